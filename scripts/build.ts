@@ -1,0 +1,42 @@
+/** Bundles each hook entrypoint and the CLI into a self-contained dist/*.mjs (committed: users install by cloning). */
+import { build } from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export const ENTRYPOINTS: Record<string, string> = {
+  'on-prompt-submit': 'src/hooks/on-prompt-submit.ts',
+  'on-stop': 'src/hooks/on-stop.ts',
+  'on-subagent-stop': 'src/hooks/on-subagent-stop.ts',
+  'on-task-gate': 'src/hooks/on-task-gate.ts',
+  'on-edit-gate': 'src/hooks/on-edit-gate.ts',
+  'on-bash-gate': 'src/hooks/on-bash-gate.ts',
+  cli: 'src/cli/minions.ts',
+};
+
+export async function buildAll(outdir = path.join(root, 'dist')): Promise<void> {
+  fs.rmSync(outdir, { recursive: true, force: true });
+  await build({
+    entryPoints: Object.fromEntries(Object.entries(ENTRYPOINTS).map(([name, file]) => [name, path.join(root, file)])),
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node18',
+    minify: true,
+    legalComments: 'eof',
+    // CommonJS dependencies (proper-lockfile, graceful-fs, write-file-atomic) use require() and __filename.
+    banner: {
+      js: "import{createRequire as __minionsRequire}from'node:module';import{fileURLToPath as __minionsPath}from'node:url';" +
+        'const require=__minionsRequire(import.meta.url);const __filename=__minionsPath(import.meta.url);',
+    },
+    logLevel: 'warning',
+  });
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await buildAll(process.argv[2] ? path.resolve(process.argv[2]) : undefined);
+}

@@ -1,0 +1,22 @@
+/** PreToolUse on Edit|Write|MultiEdit|NotebookEdit: which file may be written in this phase, by whom. */
+import path from 'node:path';
+import { editGate, type Target } from '../core/gates';
+import { PreToolUsePayload } from '../shell/payloads';
+import { realpathLoose, relativeInside } from '../shell/project';
+import { runHook } from '../shell/run-hook';
+
+await runHook({
+  name: 'on-edit-gate',
+  event: 'PreToolUse',
+  payload: PreToolUsePayload,
+  handle(payload, ctx) {
+    const raw = payload.tool_input.file_path ?? payload.tool_input.notebook_path;
+    if (typeof raw !== 'string' || raw.length === 0) return [];
+    const resolved = realpathLoose(path.resolve(payload.cwd ?? ctx.root, raw));
+    const rel = relativeInside(ctx.root, resolved);
+    const target: Target = rel === null ? { inside: false } : { inside: true, rel };
+    const loaded = ctx.load();
+    const decision = editGate(loaded.kind === 'ok' ? loaded.state : null, payload.session_id, payload.agent_type ?? null, target);
+    return decision.allow ? [] : [{ type: 'deny', reason: decision.reason }];
+  },
+});

@@ -1,0 +1,26 @@
+/** Stop: re-injects the phase prompt while the loop runs; lets the session go when it ends or idles. */
+import { isActive } from '../core/transition';
+import { changedFiles } from '../shell/git';
+import { StopPayload } from '../shell/payloads';
+import { runHook } from '../shell/run-hook';
+
+await runHook({
+  name: 'on-stop',
+  event: 'Stop',
+  payload: StopPayload,
+  handle(payload, ctx) {
+    const loaded = ctx.load();
+    if (loaded.kind === 'none' || (loaded.kind === 'ok' && loaded.state.sessionId !== payload.session_id)) return [];
+    const sessionId = payload.session_id;
+    const running = (payload.background_tasks ?? [])
+      .filter((t) => (t.status ?? 'running') === 'running' && typeof t.agent_type === 'string')
+      .map((t) => t.agent_type!);
+    return ctx.transact((l) => ({
+      kind: 'stop',
+      sessionId,
+      now: ctx.now,
+      running,
+      changedFiles: l.kind === 'ok' && isActive(l.state) && l.state.currentPhase === 'R1' ? changedFiles(ctx.root, l.state.base) : [],
+    }));
+  },
+});

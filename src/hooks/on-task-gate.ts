@@ -1,0 +1,18 @@
+/** PreToolUse on Agent|Task: which agent may be dispatched in this phase. */
+import { isPluginAgent } from '../core/agents';
+import { isActive } from '../core/transition';
+import { PreToolUsePayload } from '../shell/payloads';
+import { runHook } from '../shell/run-hook';
+
+await runHook({
+  name: 'on-task-gate',
+  event: 'PreToolUse',
+  payload: PreToolUsePayload,
+  handle(payload, ctx) {
+    const subagentType = payload.tool_input.subagent_type;
+    if (typeof subagentType !== 'string' || !isPluginAgent(subagentType)) return [];
+    const loaded = ctx.load();
+    if (loaded.kind !== 'ok' || loaded.state.sessionId !== payload.session_id || !isActive(loaded.state)) return [];
+    return ctx.transact(() => ({ kind: 'dispatch', sessionId: payload.session_id, now: ctx.now, subagentType }));
+  },
+});

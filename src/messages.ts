@@ -1,0 +1,221 @@
+/** Every model-facing and user-facing text of the plugin. */
+import { FIXER_TYPE, REVIEWERS, agentType, type Reviewer } from './core/agents';
+import { fixSummaryFile, reviewDir, reviewerFile, verdictFile, STATE_FILE } from './state/paths';
+import type { Counts, State } from './state/schema';
+import type { Severity } from './review/reviewer-output';
+
+const PREFIX = 'minions:';
+const MAX_LISTED_FILES = 40;
+
+export const USAGE = 'Usage: /minions:review [--max-iterations N] [--force] <what to review>';
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+export const countsText = (c: Counts): string =>
+  (['critical', 'warning', 'info'] as const)
+    .filter((k) => c[k] > 0)
+    .map((k) => `${c[k]} ${k}`)
+    .join(', ') || 'none';
+const iterationText = (s: Pick<State, 'iteration' | 'maxIterations'>): string => `Iteration ${s.iteration}/${s.maxIterations}`;
+
+function changedFilesText(files: readonly string[], base: string | null): string {
+  const against = base ? `against ${base.slice(0, 12)}` : 'in the working tree';
+  if (files.length === 0) return `Changed files (${against}): none detected; review what the task names.`;
+  const listed = files.slice(0, MAX_LISTED_FILES).join(', ');
+  const more = files.length > MAX_LISTED_FILES ? ` … and ${files.length - MAX_LISTED_FILES} more (git status shows them)` : '';
+  return `Changed files (${against}): ${listed}${more}`;
+}
+
+// ── Model-facing: the phase prompts ────────────────────────────────────────────
+
+export function r1Prompt(state: State, changedFiles: readonly string[], missing: readonly Reviewer[] = REVIEWERS): string {
+  const n = state.iteration;
+  const lines = [`[PHASE R1] minions review — ${iterationText(state)}`, `Task: ${state.task}`, changedFilesText(changedFiles, state.base)];
+  if (n > 1) {
+    const prev = reviewDir(n - 1);
+    lines.push(`Previous round (reviewers verify its fixes first): reviews ${prev}/r1-*.json, verdict ${verdictFile(n - 1)}, fix summary ${fixSummaryFile(n - 1)}`);
+  }
+  lines.push('');
+  lines.push(
+    missing.length === REVIEWERS.length
+      ? 'Dispatch all five reviewers now in ONE message: one Agent call each, subagent_type as named, run_in_background: false.'
+      : `Still missing ${missing.length} of ${REVIEWERS.length} reviews. Dispatch only these now, in ONE message, run_in_background: false:`,
+  );
+  for (const r of missing) lines.push(`- ${agentType(r)} → ${reviewerFile(n, r)}`);
+  lines.push(
+    'Give each reviewer: the task, the changed files' + (n > 1 ? ', the previous-round paths' : '') + ', and "Write your JSON findings to <its path>".',
+    'Then end your turn. The hooks validate the reviews, write the verdict and give you the next step. Do not review, fix or edit files yourself.',
+  );
+  return lines.join('\n');
+}
+
+export function r2Prompt(state: State, counts: Counts & { total: number }): string {
+  const n = state.iteration;
+  return [
+    `[PHASE R2] minions review — ${iterationText(state)}`,
+    `Task: ${state.task}`,
+    `The review found ${plural(counts.total, 'issue')} (${countsText(counts)}). Verdict: ${verdictFile(n)}`,
+    '',
+    'Dispatch the fixer now, once: one Agent call, run_in_background: false.',
+    `- ${FIXER_TYPE} → ${fixSummaryFile(n)}`,
+    'Give it: the task, "Fix every issue, at every severity, listed in these review files:"',
+    ...REVIEWERS.map((r) => `  ${reviewerFile(n, r)}`),
+    `and "Write your fix summary to ${fixSummaryFile(n)}".`,
+    'Then end your turn. Do not fix or edit files yourself.',
+  ].join('\n');
+}
+
+export const reviewerInvalid = (path: string, error: string): string =>
+  `Your review output is invalid: ${error}. Fix exactly that and write the whole JSON object again to ${path} with the Write tool ` +
+  '(or end your reply with it in one ```json block). Schema: {"issues":[{"severity":"critical|warning|info","category":"…","file":"…","line":12,"description":"…","evidence":"…","suggestion":"…"}],"summary":{"critical":0,"warning":0,"info":0,"verdict":"clean|issues_found"}}';
+
+export const reviewerMissing = (path: string): string =>
+  `No review output found: write your JSON findings to ${path} with the Write tool (or end your reply with them in one \`\`\`json block). ` +
+  'Use {"issues":[],"summary":{"critical":0,"warning":0,"info":0,"verdict":"clean"}} if you found nothing.';
+
+export const fixerMissingSummary = (path: string): string =>
+  `Your fix summary is missing or empty. Write it to ${path}: one line per issue, "[fixed]", "[could not fix]" or "[declined]" with the reason, then the tests you ran.`;
+
+// ── Gate refusals: each says the phase and what is expected ─────────────────────
+
+export const deny = {
+  reviewerAlready: (r: Reviewer, state: State, status: string): string =>
+    `minions R1 (${iterationText(state)}): ${agentType(r)} ${status === 'running' ? 'is already running' : 'has already reviewed this iteration'}; ` +
+    `each reviewer runs once per iteration. Wait for the others, then end your turn.`,
+  fixerInR1: (state: State): string =>
+    `minions R1 (${iterationText(state)}): the fixer runs in R2, after the reviewers' verdict. Dispatch the missing reviewers or end your turn.`,
+  reviewerInR2: (state: State): string =>
+    `minions R2 (${iterationText(state)}): reviews are done for this iteration; dispatch ${FIXER_TYPE} once, then end your turn.`,
+  fixerAlready: (state: State): string =>
+    `minions R2 (${iterationText(state)}): ${FIXER_TYPE} has already been dispatched this iteration. Wait for it, then end your turn.`,
+  otherPluginAgent: (type: string, state: State): string =>
+    `minions ${state.currentPhase} (${iterationText(state)}): ${type} is not part of this phase. ` +
+    (state.currentPhase === 'R1' ? 'Dispatch the five reviewers named in the [PHASE R1] prompt.' : `Dispatch ${FIXER_TYPE}.`),
+  stateFile: (): string =>
+    `minions: ${STATE_FILE}, the verdicts and the lock belong to the hooks; they cannot be edited. Use /minions:status to read the loop, /minions:cancel to end it.`,
+  reviewerWrite: (r: Reviewer, own: string, phase: string): string =>
+    phase === 'R1'
+      ? `minions R1: reviewers are read-only; ${agentType(r)} may write only its own output, ${own}. Report the problem as a finding instead.`
+      : `minions R2: reviews are over for this iteration; ${agentType(r)} may not write files.`,
+  fixerWrite: (phase: string, summary: string): string =>
+    phase === 'R1'
+      ? `minions R1: the fixer runs only in R2. End your turn.`
+      : `minions R2: the fixer may edit project files outside .agents/ and its summary ${summary}; nothing else under .agents/.`,
+  orchestratorWrite: (state: State): string =>
+    `minions ${state.currentPhase} (${iterationText(state)}): while the review loop runs, project files are changed only by ${FIXER_TYPE} in R2. ` +
+    `Dispatch the agents the [PHASE ${state.currentPhase}] prompt names, then end your turn; /minions:cancel ends the loop.`,
+  gitMutation: (who: string, sub: string): string =>
+    `minions: ${who} may not run "git ${sub}": the review loop never changes git history, the index or the checkout. ` +
+    'Read-only git (status, diff, log, show, blame) is fine; the user commits when the loop ends.',
+  reviewerShellWrite: (who: string): string =>
+    `minions R1: ${who} is read-only; shell commands that write or delete project files are refused. Run read-only commands and report what you find.`,
+};
+
+// ── User-facing: progress and outcomes (systemMessage) ─────────────────────────
+
+export const notify = {
+  started: (state: State, archived: string | null): string =>
+    `${PREFIX} review loop started — R1, ${iterationText(state)}: five reviewers on "${truncate(state.task, 80)}"` +
+    (archived ? ` (previous loop archived to ${archived})` : ''),
+  reviewerDone: (state: State, r: Reviewer, counts: Counts | null, done: number, source: string): string =>
+    `${PREFIX} R1 ${iterationText(state)} — ${r} ${counts ? (counts.critical + counts.warning + counts.info === 0 ? 'clean' : countsText(counts)) : 'output invalid, counted as issues found'}${source} (${done}/5 in)`,
+  verdict: (state: State, total: number, counts: Counts, next: string): string =>
+    `${PREFIX} review ${state.iteration}/${state.maxIterations}: ${total === 0 ? 'no issues' : `${plural(total, 'issue')} (${countsText(counts)})`} → ${next}`,
+  fixDone: (prev: number, state: State, summary: string): string =>
+    `${PREFIX} fix round ${prev} done (${summary}) → R1, ${iterationText(state)}`,
+  fixNoSummary: (prev: number, state: State): string =>
+    `${PREFIX} fix round ${prev} ended without a summary → R1, ${iterationText(state)} re-reviews the code as it is`,
+  waiting: (state: State, agents: readonly string[]): string =>
+    `${PREFIX} ${state.currentPhase} ${iterationText(state)} — waiting for ${agents.join(', ')} (running in the background)`,
+  paused: (state: State, missing: string): string =>
+    `${PREFIX} paused in ${state.currentPhase} (${iterationText(state)}${missing}): the orchestrator stopped twice without progress. ` +
+    'Type "continue" to resume, /minions:status to inspect, /minions:cancel to end.',
+  reinject: (state: State, what: string): string => `${PREFIX} ${state.currentPhase} ${iterationText(state)} — ${what}`,
+  brokenState: (path: string, problem: string): string =>
+    `${PREFIX} the loop state ${path} is unreadable (${problem}); the loop is suspended and nothing is gated. ` +
+    'Run /minions:cancel (or delete the file) to clear it, or /minions:review to start a fresh loop.',
+  cancelled: (state: State, archived: string): string =>
+    `${PREFIX} review loop cancelled in ${state.currentPhase} (${iterationText(state)}); files archived to ${archived}`,
+};
+
+export function outcome(state: State, openIssues: readonly { severity: Severity; file: string; line: number | null; description: string }[]): string {
+  const last = state.iterations[state.iterations.length - 1]!;
+  const dir = reviewDir(state.iteration);
+  if (state.currentPhase === 'DONE') {
+    return `${PREFIX} DONE — review ${state.iteration}/${state.maxIterations} found no issues${state.iteration > 1 ? ` after ${plural(state.iteration - 1, 'fix round')}` : ''}. Reviews: ${dir}/`;
+  }
+  if (state.currentPhase === 'CANCELLED') return `${PREFIX} the review loop was cancelled.`;
+  const v = last.verdict;
+  const head = `${PREFIX} STOPPED — ${stopReasonText(state.stopReason)}; ${v ? `${plural(v.total, 'issue')} still open (${countsText(v)})` : 'issues still open'}. Verdict: ${verdictFile(state.iteration)}`;
+  const shown = openIssues.slice(0, 5).map((i) => `  ${i.severity} ${i.file}${i.line ? `:${i.line}` : ''} — ${truncate(i.description, 100)}`);
+  const more = openIssues.length > shown.length ? [`  … and ${openIssues.length - shown.length} more in the verdict`] : [];
+  return [head, ...shown, ...more].join('\n');
+}
+
+export function stopReasonText(reason: string | null): string {
+  switch (reason) {
+    case 'max_iterations':
+      return 'the iteration budget is spent';
+    default:
+      return reason ?? 'stopped';
+  }
+}
+
+// ── Prompt-submit refusals and CLI ──────────────────────────────────────────────
+
+export const refuse = {
+  badArgs: (problem: string): string => `${PREFIX} ${problem}. ${USAGE} (N is a whole number from 1 to 20; the default is 5).`,
+  busy: (state: State, minutesAgo: number): string =>
+    `${PREFIX} another session's review loop is running in this project (${state.currentPhase}, ${iterationText(state)}, "${truncate(state.task, 60)}", updated ${minutesAgo} min ago). ` +
+    'Wait for it to finish, run /minions:cancel in that session, or take over with /minions:review --force <task>.',
+  notOwner: (): string =>
+    `${PREFIX} the review loop in this project belongs to another session; run /minions:cancel there, or /minions:cancel --force here.`,
+  noLoop: (): string => `${PREFIX} no review loop is running in this project.`,
+};
+
+export function truncate(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+// ── /minions:status ─────────────────────────────────────────────────────────────
+
+const ago = (then: string, now: string): string => {
+  const minutes = Math.max(0, Math.round((Date.parse(now) - Date.parse(then)) / 60000));
+  return minutes < 1 ? 'just now' : minutes < 120 ? `${minutes} min ago` : `${Math.round(minutes / 60)} h ago`;
+};
+
+export function statusReport(state: State, now: string, sessionId: string | null, where: string): string {
+  const live = state.status === 'in_progress';
+  const it = state.iterations[state.iterations.length - 1]!;
+  const owner = sessionId && state.sessionId === sessionId ? 'this session' : `session ${state.sessionId.slice(0, 8)}`;
+  const lines = [
+    `minions review loop — ${state.currentPhase}, ${iterationText(state)} (${live ? 'in progress' : state.status}${state.stopReason && state.stopReason !== 'cancelled' ? `: ${stopReasonText(state.stopReason)}` : ''})`,
+    `Task: ${truncate(state.task, 200)}`,
+    `Started ${ago(state.startedAt, now)} by ${owner}; last update ${ago(state.updatedAt, now)}.`,
+  ];
+  if (state.currentPhase === 'R1') {
+    const parts = REVIEWERS.map((r) => {
+      const run = it.r1.reviewers[r];
+      if (run.status === 'valid') return `${r} ✓ ${run.counts && run.counts.critical + run.counts.warning + run.counts.info > 0 ? countsText(run.counts) : 'clean'}`;
+      if (run.status === 'invalid') return `${r} ✗ invalid output`;
+      return `${r} ${run.status === 'running' ? '… running' : 'pending'}`;
+    });
+    lines.push(`Reviewers (iteration ${state.iteration}): ${parts.join(', ')}`);
+  }
+  for (const past of state.iterations) {
+    if (!past.verdict) continue;
+    const v = past.verdict;
+    lines.push(`Review ${past.iteration}: ${v.total === 0 ? (v.overall === 'clean' ? 'clean' : 'invalid output, no findings') : `${plural(v.total, 'issue')} (${countsText(v)})`} — ${verdictFile(past.iteration)}` +
+      (past.r2.status === 'complete' ? `; fixed, see ${fixSummaryFile(past.iteration)}` : past.r2.status === 'running' ? '; fixer running' : ''));
+  }
+  if (state.currentPhase === 'STOPPED' && state.openIssues.length) {
+    lines.push('Open issues:', ...state.openIssues.slice(0, 10).map((i) => `  ${i.severity} ${i.file}${i.line ? `:${i.line}` : ''} — ${truncate(i.description, 100)}`));
+  }
+  lines.push(`Files: ${where}`);
+  if (live) lines.push('End it with /minions:cancel.');
+  return lines.join('\n');
+}
+
+export const statusNone = (): string => 'minions: no review loop has run in this project. Start one with /minions:review <what to review>.';
+export const statusBroken = (path: string, problem: string): string =>
+  `minions: the loop state ${path} is unreadable (${problem}). Run /minions:cancel to archive it, or /minions:review to start afresh.`;

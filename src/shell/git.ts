@@ -1,0 +1,22 @@
+/** The few git facts the prompts need. Never throws: outside a repository the answers are empty. */
+import { execFileSync } from 'node:child_process';
+
+function git(root: string, args: string[]): string | null {
+  try {
+    return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000, maxBuffer: 4 * 1024 * 1024 });
+  } catch {
+    return null;
+  }
+}
+
+export function head(root: string): string | null {
+  return git(root, ['rev-parse', '--verify', '-q', 'HEAD'])?.trim() || null;
+}
+
+/** Files changed against base (or in the working tree), untracked included, the plugin's own files left out. */
+export function changedFiles(root: string, base: string | null): string[] {
+  const tracked = base ? git(root, ['diff', '--name-only', base]) : git(root, ['diff', '--name-only', '--cached']);
+  const untracked = git(root, ['ls-files', '--others', '--exclude-standard']);
+  const files = new Set(`${tracked ?? ''}\n${untracked ?? ''}`.split('\n').map((f) => f.trim()).filter((f) => f && !f.startsWith('.agents/')));
+  return [...files].sort();
+}

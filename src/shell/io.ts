@@ -1,0 +1,57 @@
+/** stdin and stdout for a hook process. */
+import type { Effect } from '../core/transition';
+
+/** Payloads over this size are refused as malformed rather than parsed. */
+export const MAX_PAYLOAD_BYTES = 8 * 1024 * 1024;
+
+export async function readStdin(limit = MAX_PAYLOAD_BYTES): Promise<string> {
+  if (process.stdin.isTTY) return '';
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new Error(`the payload is larger than ${limit} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export type HookEventName = 'UserPromptSubmit' | 'PreToolUse' | 'SubagentStop' | 'Stop';
+
+/** The one place that maps effects to each event's output shape. Returns null for "say nothing". */
+export function renderOutput(event: HookEventName, effects: readonly Effect[]): Record<string, unknown> | null {
+  const out: Record<string, unknown> = {};
+  const notes = effects.flatMap((e) => (e.type === 'notify' ? [e.text] : []));
+  if (notes.length) out.systemMessage = notes.join('\n');
+  const first = <T extends Effect['type']>(type: T) => effects.find((e): e is Extract<Effect, { type: T }> => e.type === type);
+
+  if (event === 'UserPromptSubmit') {
+    const refused = first('refuse');
+    if (refused) {
+      out.decision = 'block';
+      out.reason = refused.reason;
+    } else {
+      const context = effects.flatMap((e) => (e.type === 'context' ? [e.text] : []));
+      if (context.length) out.hookSpecificOutput = { hookEventName: 'UserPromptSubmit', additionalContext: context.join('\n\n') };
+    }
+  } else if (event === 'PreToolUse') {
+    const denied = first('deny');
+    if (denied) out.hookSpecificOutput = { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: denied.reason };
+  } else {
+    // additionalContext continues the turn like decision:block (same host cap) without the host
+    // labelling it a hook error to the user and the model.
+    const blocked = first('block');
+    if (blocked) out.hookSpecificOutput = { hookEventName: event, additionalContext: blocked.reason };
+  }
+  return Object.keys(out).length ? out : null;
+}
+
+export function writeStdout(output: Record<string, unknown> | null): void {
+  if (output) process.stdout.write(`${JSON.stringify(output)}\n`);
+}
+
+export function reportError(hook: string, message: string, detail?: unknown): void {
+  const oneLine = message.replace(/\s+/g, ' ').slice(0, 500);
+  process.stderr.write(`minions ${hook}: ${oneLine}${process.env.MINIONS_DEBUG ? '' : ' (set MINIONS_DEBUG=1 for details)'}\n`);
+  if (process.env.MINIONS_DEBUG && detail instanceof Error && detail.stack) process.stderr.write(`${detail.stack}\n`);
+}

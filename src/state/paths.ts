@@ -1,0 +1,14 @@
+import type { Reviewer } from '../core/agents';
+
+/** Project-relative paths, POSIX separators: the layout of seed 001. */
+export const TMP_DIR = '.agents/tmp';
+export const STATE_FILE = `${TMP_DIR}/state.json`;
+export const LOCK_FILE = `${TMP_DIR}/state.lock`;
+export const PHASES_DIR = `${TMP_DIR}/phases`;
+export const ARCHIVE_DIR = `${TMP_DIR}/archive`;
+
+export const reviewDir = (iteration: number): string => `${PHASES_DIR}/review-${iteration}`;
+export const reviewerFile = (iteration: number, reviewer: Reviewer): string => `${reviewDir(iteration)}/r1-${reviewer}.json`;
+export const verdictFile = (iteration: number): string => `${reviewDir(iteration)}/r1-verdict.json`;
+export const fixSummaryFile = (iteration: number): string => `${reviewDir(iteration)}/r2-fix-summary.md`;
+export const archiveDir = (runId: string): string => `${ARCHIVE_DIR}/${runId}`;

@@ -1,0 +1,75 @@
+import * as z from 'zod';
+import { REVIEWERS } from '../core/agents';
+
+/** The state file, `.agents/tmp/state.json`: written by the hooks alone. */
+export const STATE_VERSION = 1;
+
+export const Phase = z.enum(['R1', 'R2', 'DONE', 'STOPPED', 'CANCELLED']);
+export type Phase = z.infer<typeof Phase>;
+
+export const Counts = z.object({
+  critical: z.number().int().nonnegative(),
+  warning: z.number().int().nonnegative(),
+  info: z.number().int().nonnegative(),
+});
+export type Counts = z.infer<typeof Counts>;
+
+export const ReviewerRun = z.object({
+  /** pending: not dispatched; running: dispatched; valid/invalid: final for this iteration. */
+  status: z.enum(['pending', 'running', 'valid', 'invalid']),
+  dispatches: z.number().int().nonnegative(),
+  /** Failed validations in the current run; reset on each dispatch. */
+  failures: z.number().int().nonnegative(),
+  error: z.string().nullable(),
+  counts: Counts.nullable(),
+});
+export type ReviewerRun = z.infer<typeof ReviewerRun>;
+
+const reviewerRuns = z.object(
+  Object.fromEntries(REVIEWERS.map((r) => [r, ReviewerRun])) as Record<(typeof REVIEWERS)[number], typeof ReviewerRun>,
+);
+
+export const VerdictSummary = Counts.extend({
+  overall: z.enum(['clean', 'issues_found']),
+  total: z.number().int().nonnegative(),
+});
+export type VerdictSummary = z.infer<typeof VerdictSummary>;
+
+export const IterationRecord = z.object({
+  iteration: z.number().int().positive(),
+  startedAt: z.string(),
+  r1: z.object({ status: z.enum(['pending', 'complete']), reviewers: reviewerRuns }),
+  r2: z.object({
+    status: z.enum(['pending', 'running', 'complete', 'no_summary', 'skipped']),
+    dispatches: z.number().int().nonnegative(),
+    failures: z.number().int().nonnegative(),
+  }),
+  verdict: VerdictSummary.nullable(),
+});
+export type IterationRecord = z.infer<typeof IterationRecord>;
+
+export const State = z.object({
+  version: z.literal(STATE_VERSION),
+  plugin: z.literal('minions'),
+  pipeline: z.literal('review'),
+  runId: z.string().min(1),
+  status: z.enum(['in_progress', 'done', 'stopped', 'cancelled']),
+  task: z.string(),
+  sessionId: z.string().min(1),
+  iteration: z.number().int().positive(),
+  maxIterations: z.number().int().min(1).max(20),
+  currentPhase: Phase,
+  /** git HEAD when the loop started; null outside a repository or before the first commit. */
+  base: z.string().nullable(),
+  startedAt: z.string(),
+  updatedAt: z.string(),
+  stopReason: z.string().nullable(),
+  /** Consecutive Stop blocks without progress, keyed by a digest of the progress made so far. */
+  stopGuard: z.object({ key: z.string(), blocks: z.number().int().nonnegative() }),
+  /** The issues still open when the loop STOPPED (first 20), for the closing message. */
+  openIssues: z
+    .array(z.object({ severity: z.enum(['critical', 'warning', 'info']), file: z.string(), line: z.number().nullable(), description: z.string() }))
+    .default([]),
+  iterations: z.array(IterationRecord).min(1),
+});
+export type State = z.infer<typeof State>;
