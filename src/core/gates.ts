@@ -73,7 +73,8 @@ const REDIRECT = /(?:^|[^0-9&<>])>>?\s*(?!&|\/dev\/|\/tmp\/)(["']?)[^\s;&|]+/;
 
 /** True when a shell command visibly writes or deletes files (redirections to /tmp and /dev are fine). */
 export function shellWrites(command: string): boolean {
-  return SHELL_WRITERS.test(command) || IN_PLACE.test(command) || REDIRECT.test(command);
+  const unquoted = command.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "''");
+  return SHELL_WRITERS.test(unquoted) || IN_PLACE.test(unquoted) || REDIRECT.test(unquoted);
 }
 
 /** A reviewer may write its own output with the shell (`cat > <its path>`): that redirection is not a project write. */

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_TASK, parseCommand } from '../../src/core/args';
+
+describe('parseCommand', () => {
+  it.each([
+    ['/minions:review fix the parser', { kind: 'review', task: 'fix the parser', maxIterations: 5, force: false }],
+    ['/minions:review --max-iterations 3 fix x', { kind: 'review', task: 'fix x', maxIterations: 3, force: false }],
+    ['/minions:review --max-iterations=20 fix x', { kind: 'review', task: 'fix x', maxIterations: 20, force: false }],
+    ['/minions:review --force --max-iterations 1 a b', { kind: 'review', task: 'a b', maxIterations: 1, force: true }],
+    ['/minions:review fix the --verbose flag --max-iterations 2', { kind: 'review', task: 'fix the --verbose flag', maxIterations: 2, force: false }],
+    ['/minions:review -- --weird task', { kind: 'review', task: '--weird task', maxIterations: 5, force: false }],
+    ['/minions:review', { kind: 'review', task: DEFAULT_TASK, maxIterations: 5, force: false }],
+    ['  /minions:review\n multi\nline task', { kind: 'review', task: 'multi line task', maxIterations: 5, force: false }],
+    ['/minions:status', { kind: 'status' }],
+    ['/minions:cancel', { kind: 'cancel', force: false }],
+    ['/minions:cancel --force', { kind: 'cancel', force: true }],
+  ])('%j', (prompt, command) => {
+    expect(parseCommand(prompt)).toEqual({ ok: true, command });
+  });
+
+  it.each([
+    ['hello', null],
+    ['/minions:reviewer x', null],
+    ['please run /minions:review x', null],
+    ['<task-notification>/minions:review</task-notification>', null],
+  ])('ignores %j', (prompt, command) => {
+    expect(parseCommand(prompt)).toEqual({ ok: true, command });
+  });
+
+  it.each([
+    ['/minions:review --max-iterations 0 x', '--max-iterations must be a whole number from 1 to 20, not "0"'],
+    ['/minions:review --max-iterations 21 x', '--max-iterations must be a whole number from 1 to 20, not "21"'],
+    ['/minions:review --max-iterations abc x', '--max-iterations must be a whole number from 1 to 20, not "abc"'],
+    ['/minions:review --max-iterations 2.5 x', '--max-iterations must be a whole number from 1 to 20, not "2.5"'],
+    ['/minions:review --max-iterations -3 x', '--max-iterations must be a whole number from 1 to 20, not "-3"'],
+    ['/minions:review --max-iterations', '--max-iterations needs a number'],
+    ['/minions:review --max-iterations=', '--max-iterations needs a number'],
+    ['/minions:review --maxiter 3 x', 'unknown option "--maxiter"'],
+  ])('refuses %j', (prompt, error) => {
+    expect(parseCommand(prompt)).toEqual({ ok: false, error });
+  });
+});

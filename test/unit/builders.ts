@@ -1,0 +1,74 @@
+/** Builders for pure unit tests: states, events and reviewer outputs as plain data. */
+import { REVIEWERS, type Reviewer } from '../../src/core/agents';
+import { initialState, type Event, type Loaded } from '../../src/core/transition';
+import type { Finding } from '../../src/review/reviewer-output';
+import type { IterationRecord, ReviewerRun, State } from '../../src/state/schema';
+
+export const NOW = '2026-11-30T10:00:00.000Z';
+export const LATER = '2026-11-30T10:05:00.000Z';
+export const OWNER = 'session-owner';
+export const OTHER = 'session-other';
+
+export function stateBuilder(overrides: Partial<State> = {}) {
+  let state: State = { ...initialState(OWNER, 'review the parser', 3, 'abc123', NOW), ...overrides };
+  const lastIt = (): IterationRecord => state.iterations[state.iterations.length - 1]!;
+  const setLast = (it: IterationRecord) => {
+    state = { ...state, iterations: [...state.iterations.slice(0, -1), it] };
+  };
+  const api = {
+    reviewer(r: Reviewer, run: Partial<ReviewerRun>) {
+      const it = lastIt();
+      setLast({ ...it, r1: { ...it.r1, reviewers: { ...it.r1.reviewers, [r]: { ...it.r1.reviewers[r], ...run } } } });
+      return api;
+    },
+    allReviewers(run: Partial<ReviewerRun>) {
+      for (const r of REVIEWERS) api.reviewer(r, run);
+      return api;
+    },
+    inR2(total = 2) {
+      const it = lastIt();
+      setLast({ ...it, r1: { ...it.r1, status: 'complete' }, verdict: { overall: 'issues_found', total, critical: 1, warning: total - 1, info: 0 } });
+      state = { ...state, currentPhase: 'R2' };
+      api.allReviewers({ status: 'valid', dispatches: 1 });
+      return api;
+    },
+    r2(r2: Partial<IterationRecord['r2']>) {
+      const it = lastIt();
+      setLast({ ...it, r2: { ...it.r2, ...r2 } });
+      return api;
+    },
+    with(patch: Partial<State>) {
+      state = { ...state, ...patch };
+      return api;
+    },
+    build: (): State => state,
+    loaded: (): Loaded => ({ kind: 'ok', state }),
+  };
+  return api;
+}
+
+export const finding = (over: Partial<Finding> = {}): Finding => ({
+  severity: 'warning',
+  category: 'logic-error',
+  file: 'src/a.ts',
+  line: 3,
+  description: 'off by one',
+  evidence: 'for (let i = 0; i <= n; i++)',
+  suggestion: 'use <',
+  ...over,
+});
+
+export function reviewJson(issues: Finding[] = [], summaryOverride: Record<string, unknown> = {}): string {
+  const counts = { critical: 0, warning: 0, info: 0 };
+  for (const i of issues) counts[i.severity] += 1;
+  return JSON.stringify({ issues, summary: { ...counts, verdict: issues.length ? 'issues_found' : 'clean', ...summaryOverride } });
+}
+
+export const noFiles = (): Record<Reviewer, string | null> => Object.fromEntries(REVIEWERS.map((r) => [r, null])) as Record<Reviewer, string | null>;
+
+export function reviewerStop(reviewer: Reviewer, files: Record<Reviewer, string | null>, message: string | null = null, sessionId = OWNER): Event {
+  return { kind: 'reviewer-stop', sessionId, now: LATER, reviewer, files, message };
+}
+
+export const stop = (running: string[] = [], sessionId = OWNER): Event => ({ kind: 'stop', sessionId, now: LATER, running, changedFiles: ['src/a.ts'] });
+export const dispatch = (subagentType: string, sessionId = OWNER): Event => ({ kind: 'dispatch', sessionId, now: LATER, subagentType });

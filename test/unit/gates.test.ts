@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { bashGate, editGate, gitMutation, shellWrites, type Target } from '../../src/core/gates';
+import { OTHER, OWNER, stateBuilder } from './builders';
+
+const inside = (rel: string): Target => ({ inside: true, rel });
+const R1 = stateBuilder().build();
+const R2 = stateBuilder().inR2().build();
+const OWN = '.agents/tmp/phases/review-1/r1-critic.json';
+const SUMMARY = '.agents/tmp/phases/review-1/r2-fix-summary.md';
+
+describe('editGate: the policy table', () => {
+  // who, phase, target, allowed
+  it.each([
+    ['minions:critic', R1, OWN, true],
+    ['minions:critic', R1, '.agents/tmp/phases/review-1/r1-pedant.json', false],
+    ['minions:critic', R1, '.agents/tmp/phases/review-2/r1-critic.json', false],
+    ['minions:critic', R1, 'src/a.ts', false],
+    ['minions:critic', R2, OWN, false],
+    ['minions:critic', R2, 'src/a.ts', false],
+    ['minions:silent-failure-hunter', R1, '.agents/tmp/phases/review-1/r1-silent-failure-hunter.json', true],
+    ['minions:review-fixer', R1, 'src/a.ts', false],
+    ['minions:review-fixer', R1, SUMMARY, false],
+    ['minions:review-fixer', R2, 'src/a.ts', true],
+    ['minions:review-fixer', R2, 'README.md', true],
+    ['minions:review-fixer', R2, SUMMARY, true],
+    ['minions:review-fixer', R2, '.agents/tmp/phases/review-1/r1-critic.json', false],
+    ['minions:review-fixer', R2, '.agents/notes.md', false],
+    ['minions:review-fixer', R2, '.agents', false],
+    [null, R1, 'src/a.ts', false],
+    [null, R2, 'src/a.ts', false],
+    [null, R1, SUMMARY, false],
+    ['other:agent', R1, 'src/a.ts', false],
+    ['general-purpose', R2, 'src/a.ts', false],
+  ])('%s in %s writing %s → %s', (who, state, rel, allowed) => {
+    const decision = editGate(state, OWNER, who, inside(rel));
+    expect(decision.allow).toBe(allowed);
+    if (!decision.allow) expect(decision.reason).toMatch(/^minions/);
+  });
+
+  it.each([
+    '.agents/tmp/state.json',
+    '.agents/tmp/state.json.tmp',
+    '.agents/tmp/state.lock',
+    '.agents/tmp/phases/review-1/r1-verdict.json',
+    '.agents/tmp/phases/run.json',
+    '.agents/tmp/archive/x/state.json',
+  ])('%s belongs to the hooks, for everyone', (rel) => {
+    for (const [state, session, who] of [[R1, OWNER, 'minions:review-fixer'], [R2, OWNER, 'minions:review-fixer'], [R1, OTHER, null], [null, OWNER, null]] as const) {
+      expect(editGate(state, session, who, inside(rel))).toEqual({ allow: false, reason: expect.stringMatching(/belong to the hooks/) });
+    }
+  });
+
+  it.each([
+    ['outside the project', R1, OWNER, null, { inside: false } as Target],
+    ['another session', R1, OTHER, null, inside('src/a.ts')],
+    ['no loop', null, OWNER, null, inside('src/a.ts')],
+    ['a finished loop', stateBuilder({ status: 'done', currentPhase: 'DONE' }).build(), OWNER, null, inside('src/a.ts')],
+    ['a cancelled loop', stateBuilder({ status: 'cancelled', currentPhase: 'CANCELLED' }).build(), OWNER, 'minions:critic', inside('src/a.ts')],
+  ])('allows %s', (_, state, session, who, target) => {
+    expect(editGate(state, session, who, target)).toEqual({ allow: true });
+  });
+});
+
+describe('bashGate', () => {
+  it.each([
+    'git commit -am x', 'git push', 'git reset --hard', 'git checkout -- src/a.ts', 'git stash', 'git rebase main', 'git add .',
+    'git -C /repo commit -m x', 'cd src && git restore a.ts', 'git --no-pager -c core.x=y merge other', 'echo ok; git switch -c b',
+    'git branch -D old', 'git branch newbranch', 'git apply --index p.diff', '/usr/bin/git clean -fdx', 'FOO=1 git tag v1',
+  ])('denies the loop agents %j', (command) => {
+    for (const who of ['minions:review-fixer', 'minions:witness']) {
+      const decision = bashGate(R2, OWNER, who, command);
+      expect(decision.allow, `${who}: ${command}`).toBe(false);
+      expect(!decision.allow && decision.reason).toMatch(/may not run "git /);
+    }
+  });
+
+  it.each(['git status', 'git diff HEAD', 'git log --oneline -5', 'git show HEAD:src/a.ts', 'git blame src/a.ts', 'git branch', 'git branch -a', 'git branch --show-current', 'npm test 2>&1 | tail -20'])(
+    'allows %j',
+    (command) => {
+      expect(bashGate(R1, OWNER, 'minions:witness', command)).toEqual({ allow: true });
+      expect(bashGate(R2, OWNER, 'minions:review-fixer', command)).toEqual({ allow: true });
+    },
+  );
+
+  it.each([
+    ["sed -i 's/a/b/' src/a.ts", false],
+    ['echo x > src/a.ts', false],
+    ['cat foo >> notes.txt', false],
+    ['rm -rf src', false],
+    ['npm test > /tmp/out.txt 2>&1', true],
+    ['node -e "1" 2>/dev/null', true],
+    ['npm test 2>&1', true],
+    ['cat > .agents/tmp/phases/review-1/r1-witness.json <<EOF', true],
+    ['cat > /abs/project/.agents/tmp/phases/review-1/r1-witness.json', true],
+    ['cat > .agents/tmp/phases/review-1/r1-critic.json', false],
+  ])('a reviewer running %j → allowed %s', (command, allowed) => {
+    expect(bashGate(R1, OWNER, 'minions:witness', command).allow).toBe(allowed);
+  });
+
+  it('the fixer may write files with the shell', () => {
+    expect(bashGate(R2, OWNER, 'minions:review-fixer', "sed -i 's/a/b/' src/a.ts")).toEqual({ allow: true });
+  });
+
+  it.each([
+    ['the orchestrator', R1, OWNER, null],
+    ['another session', R1, OTHER, 'minions:witness'],
+    ['no loop', null, OWNER, 'minions:witness'],
+    ["another plugin's agent", R1, OWNER, 'other:agent'],
+  ])('leaves %s alone', (_, state, session, who) => {
+    expect(bashGate(state, session, who, 'git commit -am x')).toEqual({ allow: true });
+  });
+});
+
+describe('helpers', () => {
+  it.each([
+    ['git commit', 'commit'],
+    ['git status && git push origin', 'push'],
+    ['echo $(git stash)', 'stash'],
+    ['git log', null],
+    ['digit commit', null],
+  ])('gitMutation(%j) = %j', (command, sub) => {
+    expect(gitMutation(command)).toBe(sub);
+  });
+  it.each([
+    ['ls -la', false],
+    ['touch x', true],
+    ['a | tee out.txt', true],
+    ['grep -r "a > b" src', false],
+    ["echo 'x' > out.txt", true],
+  ])('shellWrites(%j) = %j', (command, writes) => {
+    expect(shellWrites(command)).toBe(writes);
+  });
+});

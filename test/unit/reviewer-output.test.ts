@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { extractJsonFromMessage, parseReview } from '../../src/review/reviewer-output';
+import { finding, reviewJson } from './builders';
+
+describe('parseReview', () => {
+  it('accepts a clean review', () => {
+    expect(parseReview(reviewJson())).toEqual({ ok: true, issues: [], counts: { critical: 0, warning: 0, info: 0 }, verdict: 'clean', notes: [] });
+  });
+
+  it('counts from the list, not the summary', () => {
+    const text = reviewJson([finding({ severity: 'critical' }), finding()], { critical: 0, warning: 5 });
+    const parsed = parseReview(text);
+    expect(parsed).toMatchObject({ ok: true, counts: { critical: 1, warning: 1, info: 0 }, verdict: 'issues_found' });
+    expect(parsed.ok && parsed.notes).toEqual(['summary.critical said 0, the list has 1', 'summary.warning said 5, the list has 1']);
+  });
+
+  it('"clean" with issues listed is issues_found', () => {
+    const parsed = parseReview(reviewJson([finding()], { verdict: 'clean' }));
+    expect(parsed).toMatchObject({ ok: true, verdict: 'issues_found' });
+    expect(parsed.ok && parsed.notes[0]).toMatch(/said "clean" with 1 issue/);
+  });
+
+  it('normalises severity case, line 0 and missing evidence', () => {
+    const text = JSON.stringify({ issues: [{ severity: 'Critical', category: 'x', file: 'a.ts', line: 0, description: 'd' }], summary: { verdict: 'issues_found' } });
+    expect(parseReview(text)).toMatchObject({ ok: true, issues: [{ severity: 'critical', line: null, evidence: '', suggestion: '' }] });
+  });
+
+  it.each([
+    ['not json', /^not valid JSON/],
+    ['[]', /\(top level\): /],
+    [JSON.stringify({ issues: [] }), /^summary: /],
+    [JSON.stringify({ summary: { verdict: 'clean' } }), /^issues: /],
+    [reviewJson([finding({ severity: 'high' as never })]), /^issues\[0\]\.severity: /],
+    [reviewJson([finding({ file: '' })]), /^issues\[0\]\.file: must be a path relative to the project root/],
+    [reviewJson([finding({ description: '  ' })]), /^issues\[0\]\.description: must say what is wrong/],
+    [reviewJson([finding({ line: 2.5 })]), /^issues\[0\]\.line: /],
+    [reviewJson([], { verdict: 'issues_found' }), /issues\[\] is empty/],
+    [reviewJson([], { verdict: 'maybe' }), /^summary\.verdict: /],
+  ])('refuses %s with a precise error', (text, error) => {
+    const parsed = parseReview(text);
+    expect(parsed.ok).toBe(false);
+    expect(!parsed.ok && parsed.error).toMatch(error);
+  });
+});
+
+describe('extractJsonFromMessage', () => {
+  it.each([
+    ['Done.\n```json\n{"a":1}\n```', '{"a":1}'],
+    ['```json\n{"a":1}\n```\nthen\n```json\n{"b":2}\n```', '{"b":2}'],
+    ['```\n{"a":1}\n```', '{"a":1}'],
+    ['{"whole":true}', '{"whole":true}'],
+    ['```ts\nconst x = 1\n```', null],
+    ['no json here', null],
+    ['', null],
+    [null, null],
+  ])('%j → %j', (message, json) => {
+    expect(extractJsonFromMessage(message)).toBe(json);
+  });
+});

@@ -1,0 +1,352 @@
+import { describe, expect, it } from 'vitest';
+import { REVIEWERS } from '../../src/core/agents';
+import { transition, type Effect, type Event, type Loaded } from '../../src/core/transition';
+import { LATER, NOW, OTHER, OWNER, dispatch, finding, noFiles, reviewJson, reviewerStop, stateBuilder, stop } from './builders';
+
+const types = (effects: Effect[]) => effects.map((e) => e.type);
+const find = <T extends Effect['type']>(effects: Effect[], type: T) => effects.find((e): e is Extract<Effect, { type: T }> => e.type === type);
+const start = (prompt: Partial<{ task: string; maxIterations: number; force: boolean }> = {}, sessionId = OWNER, now = LATER): Event => ({
+  kind: 'command',
+  sessionId,
+  now,
+  head: 'def456',
+  changedFiles: ['src/a.ts'],
+  command: { kind: 'review', task: 'check a', maxIterations: 5, force: false, ...prompt },
+});
+const cancel = (sessionId = OWNER, force = false): Event => ({ kind: 'command', sessionId, now: LATER, head: null, changedFiles: [], command: { kind: 'cancel', force } });
+const NONE: Loaded = { kind: 'none' };
+const BROKEN: Loaded = { kind: 'broken', problem: 'not valid JSON' };
+
+describe('starting a loop', () => {
+  it('from nothing: R1, iteration 1, the R1 prompt as context', () => {
+    const { state, effects } = transition(NONE, start({ maxIterations: 3 }));
+    expect(state).toMatchObject({ status: 'in_progress', currentPhase: 'R1', iteration: 1, maxIterations: 3, sessionId: OWNER, base: 'def456', task: 'check a' });
+    expect(state!.iterations).toHaveLength(1);
+    expect(types(effects)).toEqual(['archive-previous', 'mkdir', 'write', 'context', 'notify']);
+    const context = find(effects, 'context')!.text;
+    expect(context).toContain('[PHASE R1]');
+    expect(context).toContain('Iteration 1/3');
+    for (const r of REVIEWERS) expect(context).toContain(`- minions:${r} → .agents/tmp/phases/review-1/r1-${r}.json`);
+  });
+
+  it("refuses while another session's loop is fresh, naming --force", () => {
+    const loaded = stateBuilder({ sessionId: OTHER }).loaded();
+    const out = transition(loaded, start());
+    expect(out.state).toBe((loaded as { state: unknown }).state);
+    expect(types(out.effects)).toEqual(['refuse']);
+    expect(find(out.effects, 'refuse')!.reason).toMatch(/another session.*--force/);
+  });
+
+  it.each([
+    ['--force', stateBuilder({ sessionId: OTHER }).loaded(), { force: true }, LATER],
+    ['a stale loop (3 h)', stateBuilder({ sessionId: OTHER }).loaded(), {}, '2026-11-30T13:00:01.000Z'],
+    ['the same session', stateBuilder().loaded(), {}, LATER],
+    ['a finished loop', stateBuilder({ sessionId: OTHER, status: 'done', currentPhase: 'DONE' }).loaded(), {}, LATER],
+  ])('takes over with %s and archives the old run', (_, loaded, flags, now) => {
+    const out = transition(loaded, start(flags, OWNER, now));
+    expect(out.state).toMatchObject({ sessionId: OWNER, iteration: 1, currentPhase: 'R1' });
+    expect(out.effects[0]).toEqual({ type: 'archive-previous', into: (loaded as { state: { runId: string } }).state.runId });
+  });
+
+  it('archives a broken state file and starts', () => {
+    const out = transition(BROKEN, start());
+    expect(out.state?.currentPhase).toBe('R1');
+    expect(out.effects[0]).toEqual({ type: 'archive-previous', into: null });
+  });
+});
+
+describe('cancelling', () => {
+  it('the owner cancels: state marked, everything archived', () => {
+    const out = transition(stateBuilder().loaded(), cancel());
+    expect(out.state).toMatchObject({ status: 'cancelled', currentPhase: 'CANCELLED', stopReason: 'cancelled' });
+    expect(out.effects).toContainEqual({ type: 'archive-run', into: out.state!.runId, phases: true });
+    expect(find(out.effects, 'notify')!.text).toMatch(/cancelled in R1/);
+  });
+  it("refuses another session's fresh loop without --force", () => {
+    expect(types(transition(stateBuilder({ sessionId: OTHER }).loaded(), cancel()).effects)).toEqual(['refuse']);
+  });
+  it("--force cancels another session's loop", () => {
+    expect(transition(stateBuilder({ sessionId: OTHER }).loaded(), cancel(OWNER, true)).state?.status).toBe('cancelled');
+  });
+  it('nothing to cancel', () => {
+    expect(transition(NONE, cancel())).toEqual({ state: null, effects: [{ type: 'context', text: expect.stringMatching(/no review loop/) }] });
+  });
+  it('a broken state is archived', () => {
+    expect(types(transition(BROKEN, cancel()).effects)).toEqual(['archive-previous', 'notify']);
+  });
+  it('a finished loop is retired, not re-cancelled', () => {
+    const out = transition(stateBuilder({ status: 'done', currentPhase: 'DONE' }).loaded(), cancel());
+    expect(out.state?.status).toBe('done');
+    expect(types(out.effects)).toEqual(['archive-run', 'context']);
+  });
+});
+
+describe('the dispatch gate', () => {
+  it.each(REVIEWERS)('R1 allows %s once, then denies it', (r) => {
+    const first = transition(stateBuilder().loaded(), dispatch(`minions:${r}`));
+    expect(first.effects).toEqual([]);
+    const run = first.state!.iterations[0]!.r1.reviewers[r];
+    expect(run).toMatchObject({ status: 'running', dispatches: 1 });
+    const second = transition({ kind: 'ok', state: first.state! }, dispatch(`minions:${r}`));
+    expect(second.state).toBe(first.state);
+    expect(find(second.effects, 'deny')!.reason).toMatch(/already running/);
+  });
+
+  it.each([
+    ['a reviewer already valid', stateBuilder().reviewer('critic', { status: 'valid', dispatches: 1 }), 'minions:critic', /already reviewed/],
+    ['a reviewer recorded invalid', stateBuilder().reviewer('critic', { status: 'invalid', dispatches: 1 }), 'minions:critic', /already reviewed/],
+    ['the fixer in R1', stateBuilder(), 'minions:review-fixer', /fixer runs in R2/],
+    ['another minions agent in R1', stateBuilder(), 'minions:planner', /not part of this phase/],
+    ['a reviewer in R2', stateBuilder().inR2(), 'minions:pedant', /reviews are done/],
+    ['the fixer twice in R2', stateBuilder().inR2().r2({ status: 'running', dispatches: 1 }), 'minions:review-fixer', /already been dispatched/],
+    ['another minions agent in R2', stateBuilder().inR2(), 'minions:planner', /not part of this phase/],
+  ])('denies %s', (_, builder, type, reason) => {
+    const out = transition(builder.loaded(), dispatch(type));
+    expect(out.state).toBe(builder.build());
+    expect(find(out.effects, 'deny')!.reason).toMatch(reason);
+    expect(find(out.effects, 'deny')!.reason).toMatch(/^minions R[12] \(Iteration \d\/\d\)/);
+  });
+
+  it('R2 allows the fixer once when the verdict has issues', () => {
+    const out = transition(stateBuilder().inR2().loaded(), dispatch('minions:review-fixer'));
+    expect(out.effects).toEqual([]);
+    expect(out.state!.iterations[0]!.r2).toMatchObject({ status: 'running', dispatches: 1 });
+  });
+
+  it.each([
+    ["other plugins' agents", stateBuilder(), 'other:helper', OWNER],
+    ['built-in agents', stateBuilder(), 'general-purpose', OWNER],
+    ['another session', stateBuilder(), 'minions:review-fixer', OTHER],
+    ['a finished loop', stateBuilder({ status: 'done', currentPhase: 'DONE' }), 'minions:review-fixer', OWNER],
+  ])('allows %s without a word', (_, builder, type, session) => {
+    expect(transition(builder.loaded(), dispatch(type, session))).toEqual({ state: builder.build(), effects: [] });
+  });
+});
+
+describe('a reviewer stops', () => {
+  const clean = reviewJson();
+  const withIssue = reviewJson([finding({ severity: 'critical' })]);
+  const files = (over: Partial<Record<string, string | null>>) => ({ ...noFiles(), ...over });
+
+  it('valid file: recorded, progress shown, no verdict before the fifth', () => {
+    const out = transition(stateBuilder().reviewer('critic', { status: 'running', dispatches: 1 }).loaded(), reviewerStop('critic', files({ critic: withIssue })));
+    expect(out.state!.iterations[0]!.r1.reviewers.critic).toMatchObject({ status: 'valid', counts: { critical: 1, warning: 0, info: 0 } });
+    expect(types(out.effects)).toEqual(['notify']);
+    expect(find(out.effects, 'notify')!.text).toBe('minions: R1 Iteration 1/3 — critic 1 critical (1/5 in)');
+  });
+
+  it('invalid file: continued with the precise error, once', () => {
+    const builder = stateBuilder().reviewer('pedant', { status: 'running', dispatches: 1 });
+    const bad = reviewJson([finding({ severity: 'severe' as never })]);
+    const out = transition(builder.loaded(), reviewerStop('pedant', files({ pedant: bad })));
+    expect(out.state!.iterations[0]!.r1.reviewers.pedant).toMatchObject({ status: 'running', failures: 1 });
+    const block = find(out.effects, 'block')!.reason;
+    expect(block).toContain('issues[0].severity');
+    expect(block).toContain('.agents/tmp/phases/review-1/r1-pedant.json');
+
+    const again = transition({ kind: 'ok', state: out.state! }, reviewerStop('pedant', files({ pedant: bad })));
+    expect(again.state!.iterations[0]!.r1.reviewers.pedant).toMatchObject({ status: 'invalid', failures: 2 });
+    expect(types(again.effects)).toEqual(['notify']);
+    expect(find(again.effects, 'notify')!.text).toMatch(/pedant output invalid, counted as issues found/);
+  });
+
+  it('no output at all: continued with where to write it', () => {
+    const out = transition(stateBuilder().loaded(), reviewerStop('witness', noFiles(), 'I looked around.'));
+    expect(find(out.effects, 'block')!.reason).toMatch(/No review output found: write your JSON findings to \.agents\/tmp\/phases\/review-1\/r1-witness\.json/);
+  });
+
+  it('JSON in the final message: the hook writes the file', () => {
+    const out = transition(stateBuilder().loaded(), reviewerStop('witness', noFiles(), `Findings:\n\`\`\`json\n${withIssue}\n\`\`\``));
+    const write = find(out.effects, 'write')!;
+    expect(write.path).toBe('.agents/tmp/phases/review-1/r1-witness.json');
+    expect(JSON.parse(write.content)).toEqual(JSON.parse(withIssue));
+    expect(out.state!.iterations[0]!.r1.reviewers.witness.status).toBe('valid');
+    expect(find(out.effects, 'notify')!.text).toMatch(/taken from its final message/);
+  });
+
+  it('an invalid file loses to a valid final message', () => {
+    const out = transition(stateBuilder().loaded(), reviewerStop('witness', files({ witness: '{oops' }), `\`\`\`json\n${clean}\n\`\`\``));
+    expect(out.state!.iterations[0]!.r1.reviewers.witness.status).toBe('valid');
+  });
+
+  it.each([
+    ['already valid', stateBuilder().reviewer('critic', { status: 'valid' })],
+    ['already invalid', stateBuilder().reviewer('critic', { status: 'invalid' })],
+    ['in R2', stateBuilder().inR2()],
+    ['after DONE', stateBuilder({ status: 'done', currentPhase: 'DONE' })],
+  ])('a late or repeated stop changes nothing (%s)', (_, builder) => {
+    expect(transition(builder.loaded(), reviewerStop('critic', files({ critic: withIssue })))).toEqual({ state: builder.build(), effects: [] });
+  });
+
+  const fourDone = (text: string) => {
+    let b = stateBuilder();
+    for (const r of REVIEWERS.slice(0, 4)) b = b.reviewer(r, { status: 'valid', dispatches: 1 });
+    return { builder: b, files: Object.fromEntries(REVIEWERS.map((r) => [r, text])) as Record<(typeof REVIEWERS)[number], string> };
+  };
+
+  it('the fifth clean review: verdict written, DONE', () => {
+    const { builder, files: all } = fourDone(clean);
+    const out = transition(builder.loaded(), reviewerStop('silent-failure-hunter', all));
+    expect(out.state).toMatchObject({ status: 'done', currentPhase: 'DONE' });
+    const verdict = JSON.parse(find(out.effects, 'write')!.content);
+    expect(verdict).toMatchObject({ iteration: 1, overall_verdict: 'clean', total_issues: 0, next: 'DONE' });
+    expect(find(out.effects.filter((e) => e.type === 'notify').slice(-1), 'notify')!.text).toBe('minions: review 1/3: no issues → DONE');
+  });
+
+  it('the fifth review with issues and budget left: R2', () => {
+    const { builder, files: all } = fourDone(withIssue);
+    const out = transition(builder.loaded(), reviewerStop('silent-failure-hunter', all));
+    expect(out.state).toMatchObject({ status: 'in_progress', currentPhase: 'R2', iteration: 1 });
+    expect(out.state!.iterations[0]!.verdict).toEqual({ overall: 'issues_found', total: 5, critical: 5, warning: 0, info: 0 });
+    const verdict = JSON.parse(find(out.effects, 'write')!.content);
+    expect(verdict.issues).toHaveLength(5);
+    expect(verdict.issues[0]).toMatchObject({ reviewer: 'critic', severity: 'critical', file: 'src/a.ts' });
+  });
+
+  it('the fifth review with issues on the last iteration: STOPPED with the open issues', () => {
+    const { builder, files: all } = fourDone(withIssue);
+    const out = transition(builder.with({ maxIterations: 1 }).loaded(), reviewerStop('silent-failure-hunter', all));
+    expect(out.state).toMatchObject({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'max_iterations' });
+    expect(out.state!.openIssues).toHaveLength(5);
+    expect(JSON.parse(find(out.effects, 'write')!.content).next).toBe('STOPPED');
+  });
+
+  it('an invalid review and no findings: issues_found, the next iteration re-reviews without a fixer', () => {
+    let b = stateBuilder().reviewer('critic', { status: 'invalid', dispatches: 1, error: 'not valid JSON' });
+    for (const r of REVIEWERS.slice(1, 4)) b = b.reviewer(r, { status: 'valid', dispatches: 1 });
+    const all = { ...Object.fromEntries(REVIEWERS.map((r) => [r, clean])), critic: '{bad' } as Record<(typeof REVIEWERS)[number], string>;
+    const out = transition(b.loaded(), reviewerStop('silent-failure-hunter', all));
+    expect(out.state).toMatchObject({ currentPhase: 'R1', iteration: 2 });
+    expect(out.state!.iterations[0]!.r2.status).toBe('skipped');
+    const verdict = JSON.parse(find(out.effects, 'write')!.content);
+    expect(verdict).toMatchObject({ overall_verdict: 'issues_found', total_issues: 0, next: 'R1', reviewers: { critic: { status: 'invalid' } } });
+    expect(find(out.effects, 'mkdir')!.path).toBe('.agents/tmp/phases/review-2');
+  });
+});
+
+describe('the fixer stops', () => {
+  it('with a summary: next iteration, back to R1', () => {
+    const out = transition(stateBuilder().inR2().r2({ status: 'running', dispatches: 1 }).loaded(), {
+      kind: 'fixer-stop', sessionId: OWNER, now: LATER, summary: '- [fixed] a\n- [fixed] b\n- [declined] c — wrong',
+    });
+    expect(out.state).toMatchObject({ currentPhase: 'R1', iteration: 2 });
+    expect(out.state!.iterations.map((i) => i.iteration)).toEqual([1, 2]);
+    expect(out.state!.iterations[0]!.r2.status).toBe('complete');
+    expect(out.effects).toEqual([
+      { type: 'mkdir', path: '.agents/tmp/phases/review-2' },
+      { type: 'notify', text: 'minions: fix round 1 done (2 fixed, 1 declined) → R1, Iteration 2/3' },
+    ]);
+  });
+
+  it('without a summary: continued once, then the loop moves on', () => {
+    const first = transition(stateBuilder().inR2().r2({ status: 'running' }).loaded(), { kind: 'fixer-stop', sessionId: OWNER, now: LATER, summary: '  \n' });
+    expect(find(first.effects, 'block')!.reason).toMatch(/r2-fix-summary\.md/);
+    expect(first.state!.currentPhase).toBe('R2');
+    const second = transition({ kind: 'ok', state: first.state! }, { kind: 'fixer-stop', sessionId: OWNER, now: LATER, summary: null });
+    expect(second.state).toMatchObject({ currentPhase: 'R1', iteration: 2 });
+    expect(second.state!.iterations[0]!.r2.status).toBe('no_summary');
+  });
+
+  it.each([
+    ['in R1', stateBuilder()],
+    ['already complete', stateBuilder().inR2().r2({ status: 'complete' })],
+  ])('changes nothing %s', (_, builder) => {
+    expect(transition(builder.loaded(), { kind: 'fixer-stop', sessionId: OWNER, now: LATER, summary: 'x' })).toEqual({ state: builder.build(), effects: [] });
+  });
+});
+
+describe('the orchestrator stops', () => {
+  it('R1, idle: the prompt is re-injected twice, then the stop is let through with a way to resume', () => {
+    let loaded: Loaded = stateBuilder().loaded();
+    for (const n of [1, 2]) {
+      const out = transition(loaded, stop());
+      expect(find(out.effects, 'block')!.reason).toContain('[PHASE R1]');
+      expect(out.state!.stopGuard.blocks).toBe(n);
+      loaded = { kind: 'ok', state: out.state! };
+    }
+    const third = transition(loaded, stop());
+    expect(types(third.effects)).toEqual(['notify']);
+    expect(find(third.effects, 'notify')!.text).toMatch(/paused in R1.*Type "continue" to resume/);
+  });
+
+  it('progress between stops resets the guard', () => {
+    const first = transition(stateBuilder().loaded(), stop());
+    const second = transition({ kind: 'ok', state: first.state! }, stop());
+    expect(second.state!.stopGuard.blocks).toBe(2);
+    const progress = transition({ kind: 'ok', state: second.state! }, dispatch('minions:critic'));
+    const third = transition({ kind: 'ok', state: progress.state! }, stop());
+    expect(third.state!.stopGuard.blocks).toBe(1);
+    expect(find(third.effects, 'block')).toBeDefined();
+  });
+
+  it('R1 names only the reviewers still missing', () => {
+    const b = stateBuilder().reviewer('critic', { status: 'valid', dispatches: 1 }).reviewer('pedant', { status: 'valid', dispatches: 1 }).reviewer('witness', { status: 'invalid', dispatches: 1 });
+    const reason = find(transition(b.loaded(), stop()).effects, 'block')!.reason;
+    expect(reason).toContain('Still missing 2 of 5 reviews');
+    expect(reason).toContain('- minions:security-reviewer →');
+    expect(reason).toContain('- minions:silent-failure-hunter →');
+    expect(reason).not.toContain('- minions:critic');
+  });
+
+  it('a reviewer recorded as running but gone is pending again, so it may be re-dispatched', () => {
+    const out = transition(stateBuilder().reviewer('witness', { status: 'running', dispatches: 1 }).loaded(), stop());
+    expect(out.state!.iterations[0]!.r1.reviewers.witness).toMatchObject({ status: 'pending', dispatches: 1, error: 'ended without output' });
+    expect(transition({ kind: 'ok', state: out.state! }, dispatch('minions:witness')).effects).toEqual([]);
+  });
+
+  it('phase agents running in the background: the turn ends without a re-dispatch', () => {
+    const builder = stateBuilder().reviewer('critic', { status: 'running', dispatches: 1 });
+    const out = transition(builder.loaded(), stop(['minions:critic', 'other:thing']));
+    expect(out.state).toBe(builder.build());
+    expect(out.effects).toEqual([{ type: 'notify', text: 'minions: R1 Iteration 1/3 — waiting for critic (running in the background)' }]);
+  });
+
+  it('R2: the fixer prompt', () => {
+    const reason = find(transition(stateBuilder().inR2(3).loaded(), stop()).effects, 'block')!.reason;
+    expect(reason).toContain('[PHASE R2]');
+    expect(reason).toContain('The review found 3 issues (1 critical, 2 warning)');
+    expect(reason).toContain('- minions:review-fixer → .agents/tmp/phases/review-1/r2-fix-summary.md');
+    for (const r of REVIEWERS) expect(reason).toContain(`.agents/tmp/phases/review-1/r1-${r}.json`);
+  });
+
+  it.each([
+    ['DONE', 'done', /^minions: DONE — review 1\/3 found no issues\. Reviews: \.agents\/tmp\/phases\/review-1\/$/],
+    ['STOPPED', 'stopped', /^minions: STOPPED — the iteration budget is spent; issues still open\. Verdict: .*\n  critical src\/a\.ts:3 — off by one$/],
+  ] as const)('%s: the outcome once, and the state file retired', (phase, status, pattern) => {
+    const b = stateBuilder({ currentPhase: phase, status, stopReason: phase === 'STOPPED' ? 'max_iterations' : null, openIssues: [{ severity: 'critical', file: 'src/a.ts', line: 3, description: 'off by one' }] });
+    const out = transition(b.loaded(), stop());
+    expect(find(out.effects, 'notify')!.text).toMatch(pattern);
+    expect(find(out.effects, 'archive-run')).toEqual({ type: 'archive-run', into: b.build().runId, phases: false });
+    expect(find(out.effects, 'block')).toBeUndefined();
+  });
+
+  it('a broken state never blocks: it says which file and how to clear it', () => {
+    const out = transition(BROKEN, stop([], OTHER));
+    expect(types(out.effects)).toEqual(['notify']);
+    expect(find(out.effects, 'notify')!.text).toMatch(/\.agents\/tmp\/state\.json is unreadable \(not valid JSON\).*\/minions:cancel/);
+  });
+
+  it("another session's stop is left alone", () => {
+    const b = stateBuilder();
+    expect(transition(b.loaded(), stop([], OTHER))).toEqual({ state: b.build(), effects: [] });
+  });
+});
+
+describe('prompts in the owning session', () => {
+  it('reset the idle guard and remind the model of the phase', () => {
+    const b = stateBuilder().with({ stopGuard: { key: 'k', blocks: 2 } });
+    const out = transition(b.loaded(), { kind: 'prompt', sessionId: OWNER, now: LATER, changedFiles: [] });
+    expect(out.state!.stopGuard).toEqual({ key: '', blocks: 0 });
+    expect(find(out.effects, 'context')!.text).toContain('[PHASE R1]');
+  });
+  it('say nothing in another session or after the loop', () => {
+    expect(transition(stateBuilder().loaded(), { kind: 'prompt', sessionId: OTHER, now: LATER, changedFiles: [] }).effects).toEqual([]);
+    expect(transition(stateBuilder({ status: 'done', currentPhase: 'DONE' }).loaded(), { kind: 'prompt', sessionId: OWNER, now: LATER, changedFiles: [] }).effects).toEqual([]);
+  });
+});
+
+it('timestamps: updatedAt moves with every change', () => {
+  const out = transition(stateBuilder().loaded(), dispatch('minions:critic'));
+  expect(out.state!.startedAt).toBe(NOW);
+  expect(out.state!.updatedAt).toBe(LATER);
+});
