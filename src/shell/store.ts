@@ -1,9 +1,6 @@
 /** The state file as a small database: validated reads, one lock, atomic writes, an archive. */
 import fs from 'node:fs';
 import path from 'node:path';
-import fse from 'fs-extra';
-import lockfile from 'proper-lockfile';
-import writeFileAtomic from 'write-file-atomic';
 import { State, STATE_VERSION } from '../state/schema';
 import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, TMP_DIR } from '../state/paths';
 import type { Effect, Loaded } from '../core/transition';
@@ -37,13 +34,20 @@ export function migrate(data: unknown): Loaded {
   return result.success ? { kind: 'ok', state: result.data } : { kind: 'broken', problem: describeZodError(result.error) };
 }
 
+// The lock and the atomic writer are loaded on first use: the read-only gates never pay for them.
+async function writeAtomic(file: string, content: string): Promise<void> {
+  const { default: writeFileAtomic } = await import('write-file-atomic');
+  await writeFileAtomic(file, content);
+}
+
 export async function save(root: string, state: State): Promise<void> {
-  await writeFileAtomic(statePath(root), `${JSON.stringify(state, null, 2)}\n`);
+  await writeAtomic(statePath(root), `${JSON.stringify(state, null, 2)}\n`);
 }
 
 /** Runs fn under the project's inter-process lock; a lock left by a dead process is taken over after 10 s. */
 export async function withLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
-  await fse.ensureDir(path.join(root, TMP_DIR));
+  fs.mkdirSync(path.join(root, TMP_DIR), { recursive: true });
+  const { default: lockfile } = await import('proper-lockfile');
   let release: () => Promise<void>;
   try {
     release = await lockfile.lock(path.join(root, TMP_DIR), {
@@ -70,11 +74,11 @@ export const isPreSave = (effect: Effect): boolean => PRE_SAVE.has(effect.type);
 export async function applyFileEffect(root: string, effect: Effect, now: string): Promise<void> {
   switch (effect.type) {
     case 'write':
-      await fse.ensureDir(path.dirname(path.join(root, effect.path)));
-      await writeFileAtomic(path.join(root, effect.path), effect.content);
+      fs.mkdirSync(path.dirname(path.join(root, effect.path)), { recursive: true });
+      await writeAtomic(path.join(root, effect.path), effect.content);
       return;
     case 'mkdir':
-      await fse.ensureDir(path.join(root, effect.path));
+      fs.mkdirSync(path.join(root, effect.path), { recursive: true });
       return;
     case 'archive-previous': {
       const into = effect.into ?? previousRunId(root) ?? `unknown-${now.replace(/[-:.]/g, '')}`;
@@ -106,7 +110,8 @@ async function archive(root: string, id: string, withPhases: boolean): Promise<v
   if (withPhases) moves.push([path.join(root, PHASES_DIR), path.join(dir, 'phases')]);
   for (const [from, to] of moves) {
     if (!fs.existsSync(from)) continue;
-    await fse.ensureDir(path.dirname(to));
-    await fse.move(from, fs.existsSync(to) ? `${to}.${Date.now()}` : to);
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    // Same file system (both under .agents/tmp), so a rename moves it atomically.
+    fs.renameSync(from, fs.existsSync(to) ? `${to}.${Date.now()}` : to);
   }
 }
