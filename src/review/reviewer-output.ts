@@ -19,9 +19,18 @@ export const Finding = z.object({
 });
 export type Finding = z.infer<typeof Finding>;
 
+/** From iteration 2 a reviewer may answer for earlier findings, by fingerprint. */
+export const PreviousMark = z.object({
+  fingerprint: z.string().min(1),
+  status: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase().replace(/[\s-]+/g, '_') : v), z.enum(['FIXED', 'PARTIAL', 'NOT_FIXED'])),
+  note: z.string().optional(),
+});
+export type PreviousMark = z.infer<typeof PreviousMark>;
+
 export const ReviewerOutput = z.object({
   reviewer: z.string().optional(),
   issues: z.array(Finding),
+  previous: z.array(PreviousMark).default([]),
   summary: z.object({
     critical: z.number().int().nonnegative().optional(),
     warning: z.number().int().nonnegative().optional(),
@@ -32,7 +41,7 @@ export const ReviewerOutput = z.object({
 export type ReviewerOutput = z.infer<typeof ReviewerOutput>;
 
 export type ParsedReview =
-  | { ok: true; issues: Finding[]; counts: Counts; verdict: 'clean' | 'issues_found'; notes: string[] }
+  | { ok: true; issues: Finding[]; previous: PreviousMark[]; counts: Counts; verdict: 'clean' | 'issues_found'; notes: string[] }
   | { ok: false; error: string };
 
 export function countBySeverity(issues: readonly { severity: Severity }[]): Counts {
@@ -51,7 +60,7 @@ export function parseReview(text: string): ParsedReview {
   }
   const result = ReviewerOutput.safeParse(data);
   if (!result.success) return { ok: false, error: describeZodError(result.error) };
-  const { issues, summary } = result.data;
+  const { issues, summary, previous } = result.data;
   if (summary.verdict === 'issues_found' && issues.length === 0) {
     return { ok: false, error: 'summary.verdict is "issues_found" but issues[] is empty: list every issue, or set the verdict to "clean"' };
   }
@@ -64,7 +73,7 @@ export function parseReview(text: string): ParsedReview {
     const said = summary[key];
     if (said !== undefined && said !== counts[key]) notes.push(`summary.${key} said ${said}, the list has ${counts[key]}`);
   }
-  return { ok: true, issues, counts, verdict: issues.length > 0 ? 'issues_found' : 'clean', notes };
+  return { ok: true, issues, previous, counts, verdict: issues.length > 0 ? 'issues_found' : 'clean', notes };
 }
 
 /** The JSON a reviewer put in its final message: the last ```json fence, else the whole message. */
