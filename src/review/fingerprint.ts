@@ -7,14 +7,14 @@ import { createHash } from 'node:crypto';
 /** Category families: reviewers name the same kind of defect differently. Checked in order. */
 const FAMILIES: [family: string, pattern: RegExp][] = [
   ['security', /secur|inject|travers|xss|csrf|ssrf|secret|credential|auth|crypt|sanit|escap|redos|deserial|taint|privilege|permission|vuln/],
-  ['error-handling', /error|exception|swallow|silent|catch|fallback|ignored|unhandled|reject|failure|retry|panic/],
+  ['correctness', /logic|bug|correct|off.?by.?one|boundary|edge|wrong|race|concurren|overflow|crash|behaviou?r|regression|contract|spec/],
   ['testing', /test|coverage|assert|fixture|flaky|mock/],
-  ['performance', /perf|slow|complexity-time|quadratic|alloc|memory|leak|latency|cache/],
+  ['error-handling', /error|exception|swallow|silent|catch|fallback|ignored|unhandled|reject|failure|retry|panic/],
+  ['performance', /perf|slow|quadratic|alloc|memory|leak|latency|cache/],
   ['docs', /doc|comment|readme|typo|spelling/],
   ['naming', /nam|style|format|lint|convention|readab|consisten/],
   ['types', /type|cast|null|undefined|any\b/],
   ['design', /design|architect|complex|duplicat|dead|unused|coupling|abstraction|scope|refactor/],
-  ['correctness', /logic|bug|correct|off.?by.?one|boundary|edge|wrong|incorrect|race|concurren|overflow|crash|behaviou?r|regression|contract|spec/],
 ];
 
 export function normaliseCategory(category: string): string {

@@ -1,0 +1,247 @@
+import { describe, expect, it } from 'vitest';
+import { REVIEWERS, type Reviewer } from '../../src/core/agents';
+import { DEFAULT_RULES, aggregateRound, type RoundInput } from '../../src/review/aggregate';
+import type { Sources } from '../../src/review/grounding';
+import type { Finding } from '../../src/review/reviewer-output';
+import type { Verdict } from '../../src/review/verdict-schema';
+import { NOW, reviewJson } from './builders';
+
+const PAGE = [
+  'export function page(items, n) {',
+  '  const out = [];',
+  '  for (let i = 0; i <= n; i++) {',
+  '    out.push(items[i]);',
+  '  }',
+  '  try { save(out); } catch (e) {}',
+  '  return out;',
+  '}',
+].join('\n');
+const sources: Sources = { 'src/page.ts': { kind: 'file', text: PAGE }, 'src/util.ts': { kind: 'file', text: 'export const id = (x) => x;\n' } };
+
+const offByOne = (over: Partial<Finding> = {}): Finding => ({
+  severity: 'warning', category: 'logic-error', file: 'src/page.ts', line: 3, description: 'loop runs one past the end',
+  evidence: 'for (let i = 0; i <= n; i++) {', suggestion: 'use i < n', ...over,
+});
+const swallowed = (over: Partial<Finding> = {}): Finding => ({
+  severity: 'critical', category: 'swallowed-error', file: 'src/page.ts', line: 6, description: 'save errors are swallowed',
+  evidence: 'catch (e) {}', suggestion: 'rethrow or report the error', ...over,
+});
+const ghost = (over: Partial<Finding> = {}): Finding => ({
+  severity: 'critical', category: 'injection', file: 'src/db.ts', line: 10, description: 'SQL built by concatenation',
+  evidence: 'query("SELECT " + id)', suggestion: 'use parameters', ...over,
+});
+
+type Reports = Partial<Record<Reviewer, Finding[] | string>>;
+function round(iteration: number, reports: Reports, history: Verdict[] = [], over: Partial<RoundInput> = {}): Verdict {
+  const reviews = Object.fromEntries(
+    REVIEWERS.map((r) => {
+      const report = reports[r] ?? [];
+      const text = typeof report === 'string' ? report : reviewJson(report);
+      return [r, { text, valid: typeof report !== 'string' || !report.startsWith('!'), error: null }];
+    }),
+  ) as RoundInput['reviews'];
+  return aggregateRound({ iteration, maxIterations: 5, task: 't', now: NOW, rules: DEFAULT_RULES, reviews, sources, history, declines: {}, ...over });
+}
+const open = (v: Verdict) => v.findings.filter((f) => f.toFixer);
+
+describe('merging', () => {
+  it('the same defect from three reviewers is one finding: highest severity, all reporters, the most detailed text', () => {
+    const v = round(1, {
+      critic: [offByOne()],
+      pedant: [offByOne({ severity: 'info', category: 'off-by-one', line: 4, description: 'off by one', evidence: 'for(let i=0;i<=n;i++){' })],
+      witness: [offByOne({ severity: 'critical', category: 'bug', description: 'page() returns n+1 items: the loop bound includes n, so items[n] is undefined', suggestion: 'loop while i < n and add a test for the last page' })],
+    });
+    expect(v.findings).toHaveLength(1);
+    expect(v.findings[0]).toMatchObject({
+      severity: 'critical',
+      category: 'correctness',
+      categories: ['logic-error', 'off-by-one', 'bug'],
+      reporters: ['critic', 'pedant', 'witness'],
+      description: 'page() returns n+1 items: the loop bound includes n, so items[n] is undefined',
+      suggestion: 'loop while i < n and add a test for the last page',
+      grounding: { status: 'grounded', reason: null },
+    });
+    expect(v).toMatchObject({ total_issues: 1, critical: 1, warning: 0, info: 0 });
+  });
+
+  it('a longer quote containing a shorter one is the same defect', () => {
+    const v = round(1, { critic: [offByOne()], pedant: [offByOne({ evidence: 'for (let i = 0; i <= n; i++) {\n    out.push(items[i]);' })] });
+    expect(v.findings).toHaveLength(1);
+    expect(v.findings[0]!.reporters).toEqual(['critic', 'pedant']);
+  });
+
+  it.each([
+    ['another file', offByOne({ file: 'src/util.ts', evidence: 'export const id = (x) => x;' })],
+    ['another kind of defect at the same line', offByOne({ category: 'naming', description: 'i is a poor name' })],
+    ['other code in the same file and category', offByOne({ line: 4, evidence: 'out.push(items[i]);', description: 'unchecked index' })],
+    ['a short quote that happens to occur inside', offByOne({ evidence: 'i++' })],
+  ])('near-duplicates stay apart: %s', (_, other) => {
+    expect(round(1, { critic: [offByOne()], pedant: [other] }).findings).toHaveLength(2);
+  });
+
+  it('the fingerprint survives a line shift and a rewording', () => {
+    const a = round(1, { critic: [offByOne()] }).findings[0]!.fingerprint;
+    const b = round(1, { critic: [offByOne({ line: 5, description: 'fence-post error in the loop' })] }).findings[0]!.fingerprint;
+    expect(a).toMatch(/^[0-9a-f]{12}$/);
+    expect(b).toBe(a);
+  });
+
+  it('without evidence, the code around the line is the identity', () => {
+    const v = round(1, { critic: [offByOne({ evidence: '' })], pedant: [offByOne({ evidence: '', description: 'other words' })] });
+    expect(v.findings).toHaveLength(1);
+  });
+});
+
+describe('grounding in the verdict', () => {
+  it('an ungrounded finding is kept with the reason, not sent to the fixer, not counted against DONE', () => {
+    const v = round(1, { security: undefined, 'security-reviewer': [ghost()] } as Reports);
+    expect(v.findings).toEqual([expect.objectContaining({ file: 'src/db.ts', toFixer: false, grounding: { status: 'ungrounded', reason: 'src/db.ts does not exist' } })]);
+    expect(v).toMatchObject({ overall_verdict: 'clean', total_issues: 0, next: 'DONE', score: 1 });
+    expect(v.reviewers['security-reviewer']).toMatchObject({ ungrounded: 1, critical: 0, score: 1 });
+  });
+});
+
+describe('scores in the verdict', () => {
+  it('per reviewer and overall, from grounded merged findings', () => {
+    const v = round(1, { critic: [offByOne()], 'silent-failure-hunter': [swallowed()] });
+    expect(v).toMatchObject({ score: 0.45, band: 'repair', scale: 5, readiness: 'ALMOST' });
+    expect(v.reviewers.critic).toMatchObject({ scoring: 'findings', score: 0.9, band: 'accept' });
+    expect(v.reviewers['silent-failure-hunter']).toMatchObject({ score: 0.55, band: 'repair', readiness: 'ALMOST' });
+  });
+
+  it('a review that could only be partly read: heuristic score, its valid findings still count', () => {
+    const partly = JSON.stringify({ issues: [offByOne(), { severity: 'warning', description: 'no file' }] });
+    const v = round(1, { witness: `!${partly}` as never });
+    // Not JSON because of the "!" marker: nothing salvaged; a real partly-read review below.
+    expect(v.reviewers.witness).toMatchObject({ status: 'invalid', scoring: 'none', score: 0 });
+    const reviews = Object.fromEntries(REVIEWERS.map((r) => [r, { text: r === 'witness' ? partly : reviewJson(), valid: r !== 'witness', error: r === 'witness' ? 'summary: missing' : null }])) as RoundInput['reviews'];
+    const w = aggregateRound({ iteration: 1, maxIterations: 5, task: 't', now: NOW, rules: DEFAULT_RULES, reviews, sources, history: [], declines: {} });
+    expect(w.reviewers.witness).toMatchObject({ status: 'invalid', scoring: 'heuristic', score: 0.3, warning: 1, error: 'summary: missing' });
+    expect(w.total_issues).toBe(1);
+    expect(w.overall_verdict).toBe('issues_found');
+  });
+});
+
+describe('re-review statuses across three rounds', () => {
+  it('FIXED, NOT_FIXED, NEW, then REGRESSED', () => {
+    const r1 = round(1, { critic: [offByOne()], 'silent-failure-hunter': [swallowed()] });
+    expect(r1.statuses).toEqual([]);
+    expect(r1.findings.map((f) => f.status)).toEqual(['NEW', 'NEW']);
+
+    // Round 2: the swallowed error is fixed, the off-by-one is not, a new naming finding appears.
+    const naming = offByOne({ category: 'naming', severity: 'info', line: 2, evidence: 'const out = [];', description: 'out says nothing' });
+    const r2 = round(2, { critic: [offByOne({ line: 4, description: 'still off by one' })], pedant: [naming] }, [r1]);
+    const fpOff = r1.findings[0]!.fingerprint;
+    const fpSwallow = r1.findings[1]!.fingerprint;
+    expect(r2.statuses).toEqual([
+      expect.objectContaining({ fingerprint: fpOff, status: 'NOT_FIXED' }),
+      expect.objectContaining({ fingerprint: fpSwallow, status: 'FIXED' }),
+      expect.objectContaining({ status: 'NEW', category: 'naming' }),
+    ]);
+
+    // Round 3: the swallowed error is back.
+    const r3 = round(3, { 'silent-failure-hunter': [swallowed({ description: 'errors vanish again' })] }, [r1, r2]);
+    expect(r3.findings[0]).toMatchObject({ fingerprint: fpSwallow, status: 'REGRESSED' });
+    expect(r3.statuses).toEqual([
+      expect.objectContaining({ fingerprint: fpOff, status: 'FIXED' }),
+      expect.objectContaining({ category: 'naming', status: 'FIXED' }),
+      expect.objectContaining({ fingerprint: fpSwallow, status: 'REGRESSED' }),
+    ]);
+  });
+
+  it('PARTIAL when a reviewer marks it so', () => {
+    const r1 = round(1, { critic: [offByOne()] });
+    const fp = r1.findings[0]!.fingerprint;
+    const marked = JSON.stringify({ issues: [offByOne()], previous: [{ fingerprint: fp, status: 'partial' }], summary: { warning: 1, verdict: 'issues_found' } });
+    const r2 = round(2, { critic: marked }, [r1]);
+    expect(r2.findings[0]!.status).toBe('PARTIAL');
+    expect(r2.statuses[0]).toMatchObject({ fingerprint: fp, status: 'PARTIAL' });
+  });
+
+  it('a finding declined twice and raised again is CONTESTED: reported, not sent to the fixer, not blocking DONE', () => {
+    const r1 = round(1, { critic: [offByOne()] });
+    const fp = r1.findings[0]!.fingerprint;
+    const r2 = round(2, { critic: [offByOne()] }, [r1], { declines: { [fp]: 1 } });
+    expect(r2.findings[0]!.status).toBe('NOT_FIXED');
+    const r3 = round(3, { critic: [offByOne()] }, [r1, r2], { declines: { [fp]: 2 } });
+    expect(r3.findings[0]).toMatchObject({ fingerprint: fp, status: 'CONTESTED', toFixer: false });
+    expect(r3).toMatchObject({ overall_verdict: 'clean', next: 'DONE' });
+    expect(r3.statuses[0]).toMatchObject({ fingerprint: fp, status: 'CONTESTED' });
+  });
+});
+
+describe('stop rules', () => {
+  const crit = (n: number) => Array.from({ length: n }, (_, i) => swallowed({ line: null, evidence: '', description: `critical ${i}`, file: 'src/page.ts', category: `c${i}` }));
+
+  it.each([
+    [5, 'R2', null],
+    [6, 'STOPPED', 'structural_rework_needed'],
+  ])('structural_rework_needed: %s criticals → %s', (n, next, reason) => {
+    const findings = crit(n).map((f, i) => ({ ...f, evidence: PAGE.split('\n')[i]! }));
+    const v = round(1, { critic: findings });
+    expect(v.critical).toBe(n);
+    expect([v.next, v.stopReason]).toEqual([next, reason]);
+  });
+
+  it('the critical threshold is a setting', () => {
+    const v = round(1, { critic: [swallowed(), offByOne({ severity: 'critical' })] }, [], { rules: { ...DEFAULT_RULES, maxCritical: 1 } });
+    expect(v.stopReason).toBe('structural_rework_needed');
+  });
+
+  it('no_progress: the same open set as the previous round', () => {
+    const r1 = round(1, { critic: [offByOne()], pedant: [swallowed()] });
+    const r2 = round(2, { witness: [offByOne({ line: 4 }), swallowed({ description: 'reworded' })] }, [r1]);
+    expect([r2.next, r2.stopReason]).toEqual(['STOPPED', 'no_progress']);
+    expect(r2.stopDetail).toMatch(/same 2 finding/);
+  });
+
+  it('no_progress does not fire when the set changed', () => {
+    const r1 = round(1, { critic: [offByOne()], pedant: [swallowed()] });
+    const r2 = round(2, { critic: [offByOne()] }, [r1]);
+    expect(r2.next).toBe('R2');
+  });
+
+  it('stuck_issue: NOT_FIXED or REGRESSED in 3 consecutive rounds; not at 2', () => {
+    // Each round adds a new finding so the open set changes and no_progress stays quiet.
+    const extra = (i: number) => offByOne({ category: 'naming', line: i, evidence: PAGE.split('\n')[i - 1]!, description: `extra ${i}` });
+    const r1 = round(1, { critic: [swallowed()] });
+    const r2 = round(2, { critic: [swallowed(), extra(1)] }, [r1]);
+    expect(r2.next).toBe('R2');
+    const r3 = round(3, { critic: [swallowed(), extra(2)] }, [r1, r2]);
+    expect(r3.next).toBe('R2');
+    const r4 = round(4, { critic: [swallowed(), extra(7)] }, [r1, r2, r3]);
+    expect([r4.next, r4.stopReason]).toEqual(['STOPPED', 'stuck_issue']);
+    expect(r4.stopDetail).toMatch(/src\/page\.ts:6 \(error-handling\) has not been fixed in 3 consecutive rounds/);
+  });
+
+  it('stuck_issue threshold is a setting', () => {
+    const r1 = round(1, { critic: [swallowed()] });
+    const r2 = round(2, { critic: [swallowed(), offByOne()] }, [r1], { rules: { ...DEFAULT_RULES, stuckRounds: 1 } });
+    expect(r2.stopReason).toBe('stuck_issue');
+  });
+
+  it('max_iterations when nothing else fires', () => {
+    const v = round(5, { critic: [offByOne()] });
+    expect([v.next, v.stopReason]).toEqual(['STOPPED', 'max_iterations']);
+  });
+
+  it('clean wins over everything', () => {
+    expect(round(5, {}).next).toBe('DONE');
+  });
+
+  it('an invalid review with nothing to fix: the next round re-reviews', () => {
+    const v = round(1, { witness: '!not json' as never });
+    expect([v.overall_verdict, v.next, v.total_issues]).toEqual(['issues_found', 'R1', 0]);
+  });
+});
+
+describe('pattern memory', () => {
+  it('findings open in two or more rounds become known pitfalls, most frequent first', () => {
+    const r1 = round(1, { critic: [offByOne(), swallowed()] });
+    const r2 = round(2, { critic: [offByOne(), swallowed()] }, [r1], { rules: { ...DEFAULT_RULES } });
+    // r2 stops for no_progress, but its pitfalls are still computed
+    expect(r2.pitfalls.map((p) => [p.file, p.category, p.seen])).toEqual(expect.arrayContaining([['src/page.ts', 'correctness', 2], ['src/page.ts', 'error-handling', 2]]));
+    const r3 = round(3, { critic: [offByOne()] }, [r1, r2]);
+    expect(r3.pitfalls).toEqual([expect.objectContaining({ category: 'correctness', seen: 3, rule: 'use i < n' })]);
+  });
+});
