@@ -1,8 +1,9 @@
 /** Every model-facing and user-facing text of the plugin. */
 import { FIXER_TYPE, REVIEWERS, agentType, type Reviewer } from './core/agents';
-import { fixSummaryFile, reviewDir, reviewerFile, verdictFile, STATE_FILE } from './state/paths';
-import type { Counts, State } from './state/schema';
+import { findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewDir, reviewerFile, verdictFile, STATE_FILE } from './state/paths';
+import type { Counts, PitfallNote, State, VerdictSummary } from './state/schema';
 import type { Severity } from './review/reviewer-output';
+import type { Verdict } from './review/verdict-schema';
 
 const PREFIX = 'minions:';
 const MAX_LISTED_FILES = 40;
@@ -30,10 +31,15 @@ function changedFilesText(files: readonly string[], base: string | null): string
 export function r1Prompt(state: State, changedFiles: readonly string[], missing: readonly Reviewer[] = REVIEWERS): string {
   const n = state.iteration;
   const lines = [`[PHASE R1] minions review — ${iterationText(state)}`, `Task: ${state.task}`, changedFilesText(changedFiles, state.base)];
+  const previous = n > 1 ? state.iterations[state.iterations.length - 2] : undefined;
   if (n > 1) {
-    const prev = reviewDir(n - 1);
-    lines.push(`Previous round (reviewers verify its fixes first): reviews ${prev}/r1-*.json, verdict ${verdictFile(n - 1)}, fix summary ${fixSummaryFile(n - 1)}`);
+    lines.push(
+      `Previous round — verify it first: findings sent to the fixer ${findingsFile(n - 1)} (each has a fingerprint), ` +
+        `the fixer's answers ${fixSummaryJsonFile(n - 1)} (declines carry a reason) and ${fixSummaryFile(n - 1)}. ` +
+        'A reviewer may answer for each earlier finding in its JSON: "previous":[{"fingerprint":"…","status":"FIXED|PARTIAL|NOT_FIXED"}].',
+    );
   }
+  lines.push(...pitfallLines(previous?.verdict?.pitfalls ?? []));
   lines.push('');
   lines.push(
     missing.length === REVIEWERS.length
@@ -42,26 +48,36 @@ export function r1Prompt(state: State, changedFiles: readonly string[], missing:
   );
   for (const r of missing) lines.push(`- ${agentType(r)} → ${reviewerFile(n, r)}`);
   lines.push(
-    'Give each reviewer: the task, the changed files' + (n > 1 ? ', the previous-round paths' : '') + ', and "Write your JSON findings to <its path>".',
+    'Give each reviewer: the task, the changed files' + (n > 1 ? ', the previous-round paths and known pitfalls' : '') + ', and "Write your JSON findings to <its path>".',
     'Then end your turn. The hooks validate the reviews, write the verdict and give you the next step. Do not review, fix or edit files yourself.',
   );
   return lines.join('\n');
 }
 
-export function r2Prompt(state: State, counts: Counts & { total: number }): string {
+export function r2Prompt(state: State, verdict: VerdictSummary): string {
   const n = state.iteration;
   return [
     `[PHASE R2] minions review — ${iterationText(state)}`,
     `Task: ${state.task}`,
-    `The review found ${plural(counts.total, 'issue')} (${countsText(counts)}). Verdict: ${verdictFile(n)}`,
+    `The review found ${plural(verdict.total, 'finding')} to fix (${countsText(verdict)}); score ${verdict.score.toFixed(2)}, ${verdict.scale}/10 ${verdict.readiness.replace('_', ' ')}. Verdict: ${verdictFile(n)}`,
+    ...pitfallLines(verdict.pitfalls),
     '',
     'Dispatch the fixer now, once: one Agent call, run_in_background: false.',
     `- ${FIXER_TYPE} → ${fixSummaryFile(n)}`,
-    'Give it: the task, "Fix every issue, at every severity, listed in these review files:"',
-    ...REVIEWERS.map((r) => `  ${reviewerFile(n, r)}`),
-    `and "Write your fix summary to ${fixSummaryFile(n)}".`,
+    `Give it: the task, "Fix every finding, at every severity, in ${findingsFile(n)} (merged and checked against the code; each has a fingerprint).",`,
+    `"Write your fix summary to ${fixSummaryFile(n)} and your answer per finding to ${fixSummaryJsonFile(n)}: ` +
+      '{\"fixes\":[{\"fingerprint\":\"…\",\"status\":\"fixed|declined|could_not_fix\",\"reason\":\"…\"}]}" (a reason is required unless fixed).',
     'Then end your turn. Do not fix or edit files yourself.',
   ].join('\n');
+}
+
+/** Seed 000's pattern memory, as a prompt section. */
+function pitfallLines(pitfalls: readonly PitfallNote[]): string[] {
+  if (pitfalls.length === 0) return [];
+  return [
+    'Known pitfalls (findings that recurred in earlier rounds):',
+    ...pitfalls.map((p) => `- [seen ${p.seen}x] ${p.file} ${p.category}: ${truncate(p.description, 120)} — rule: ${truncate(p.rule, 120)}`),
+  ];
 }
 
 export const reviewerInvalid = (path: string, error: string): string =>
@@ -72,8 +88,14 @@ export const reviewerMissing = (path: string): string =>
   `No review output found: write your JSON findings to ${path} with the Write tool (or end your reply with them in one \`\`\`json block). ` +
   'Use {"issues":[],"summary":{"critical":0,"warning":0,"info":0,"verdict":"clean"}} if you found nothing.';
 
-export const fixerMissingSummary = (path: string): string =>
-  `Your fix summary is missing or empty. Write it to ${path}: one line per issue, "[fixed]", "[could not fix]" or "[declined]" with the reason, then the tests you ran.`;
+export const reviewerUngrounded = (path: string, problems: readonly string[]): string =>
+  `Most of your findings do not match the files:\n${problems.map((p) => `- ${p}`).join('\n')}\n` +
+  `Check each against the code: correct the file, line or evidence (quote the code exactly as it stands), or remove the finding, and write ${path} again. ` +
+  'If they are right as written, end your turn; they will be reported as ungrounded.';
+
+export const fixerSummaryProblems = (md: string, json: string, problems: readonly string[]): string =>
+  `Your fix summary is not complete: ${problems.join('; ')}. Write ${md} (one line per finding: [fixed], [could not fix] or [declined] with the reason, then the tests you ran) ` +
+  `and ${json}: {"fixes":[{"fingerprint":"<from r2-findings.json>","status":"fixed|declined|could_not_fix","reason":"…"}]}, one entry per finding.`;
 
 // ── Gate refusals: each says the phase and what is expected ─────────────────────
 
@@ -99,7 +121,7 @@ export const deny = {
   fixerWrite: (phase: string, summary: string): string =>
     phase === 'R1'
       ? `minions R1: the fixer runs only in R2. End your turn.`
-      : `minions R2: the fixer may edit project files outside .agents/ and its summary ${summary}; nothing else under .agents/.`,
+      : `minions R2: the fixer may edit project files outside .agents/ and its summaries ${summary} and .json; nothing else under .agents/.`,
   orchestratorWrite: (state: State): string =>
     `minions ${state.currentPhase} (${iterationText(state)}): while the review loop runs, project files are changed only by ${FIXER_TYPE} in R2. ` +
     `Dispatch the agents the [PHASE ${state.currentPhase}] prompt names, then end your turn; /minions:cancel ends the loop.`,
@@ -118,10 +140,20 @@ export const notify = {
     (archived ? ` (previous loop archived to ${archived})` : ''),
   reviewerDone: (state: State, r: Reviewer, counts: Counts | null, done: number, source: string): string =>
     `${PREFIX} R1 ${iterationText(state)} — ${r} ${counts ? (counts.critical + counts.warning + counts.info === 0 ? 'clean' : countsText(counts)) : 'output invalid, counted as issues found'}${source} (${done}/5 in)`,
-  verdict: (state: State, total: number, counts: Counts, next: string): string =>
-    `${PREFIX} review ${state.iteration}/${state.maxIterations}: ${total === 0 ? 'no issues' : `${plural(total, 'issue')} (${countsText(counts)})`} → ${next}`,
+  verdict: (state: State, v: Verdict, next: State): string => {
+    const merged = v.findings.reduce((sum, f) => sum + f.reporters.length - 1, 0);
+    const ungrounded = v.findings.filter((f) => f.grounding.status === 'ungrounded').length;
+    const contested = v.findings.filter((f) => f.status === 'CONTESTED').length;
+    const extras = [merged ? `${merged} duplicate report${merged === 1 ? '' : 's'} merged` : '', ungrounded ? `${ungrounded} ungrounded` : '', contested ? `${contested} contested` : '']
+      .filter(Boolean)
+      .join(', ');
+    const found = v.total_issues === 0 ? (v.overall_verdict === 'clean' ? 'no issues' : 'no findings to fix (a review was invalid)') : `${plural(v.total_issues, 'issue')} (${countsText(v)})`;
+    const to = { DONE: 'DONE', STOPPED: `STOPPED (${stopReasonText(v.stopReason)})`, R2: 'R2: fixing', R1: `R1: re-reviewing (iteration ${next.iteration})` }[v.next];
+    return `${PREFIX} review ${state.iteration}/${state.maxIterations}: ${found}${extras ? ` [${extras}]` : ''}; score ${v.score.toFixed(2)} ${v.band.replace(/_/g, ' ')}, ${v.scale}/10 ${v.readiness.replace('_', ' ')} → ${to}`;
+  },
   fixDone: (prev: number, state: State, summary: string): string =>
     `${PREFIX} fix round ${prev} done (${summary}) → R1, ${iterationText(state)}`,
+  fixRepeated: (prev: number, state: State): string => `${PREFIX} fix round ${prev} repeated the previous one → STOPPED (${stopReasonText(state.stopReason)})`,
   fixNoSummary: (prev: number, state: State): string =>
     `${PREFIX} fix round ${prev} ended without a summary → R1, ${iterationText(state)} re-reviews the code as it is`,
   waiting: (state: State, agents: readonly string[]): string =>
@@ -141,11 +173,17 @@ export function outcome(state: State, openIssues: readonly { severity: Severity;
   const last = state.iterations[state.iterations.length - 1]!;
   const dir = reviewDir(state.iteration);
   if (state.currentPhase === 'DONE') {
-    return `${PREFIX} DONE — review ${state.iteration}/${state.maxIterations} found no issues${state.iteration > 1 ? ` after ${plural(state.iteration - 1, 'fix round')}` : ''}. Reviews: ${dir}/`;
+    const contested = last.verdict?.contested ?? 0;
+    return (
+      `${PREFIX} DONE — review ${state.iteration}/${state.maxIterations} found no issues${state.iteration > 1 ? ` after ${plural(state.iteration - 1, 'fix round')}` : ''}` +
+      `${contested ? ` (${plural(contested, 'contested finding')} the fixer declined twice: see the verdict)` : ''}. Reviews: ${dir}/`
+    );
   }
   if (state.currentPhase === 'CANCELLED') return `${PREFIX} the review loop was cancelled.`;
   const v = last.verdict;
-  const head = `${PREFIX} STOPPED — ${stopReasonText(state.stopReason)}; ${v ? `${plural(v.total, 'issue')} still open (${countsText(v)})` : 'issues still open'}. Verdict: ${verdictFile(state.iteration)}`;
+  const head =
+    `${PREFIX} STOPPED — ${stopReasonText(state.stopReason)}${state.stopDetail ? `: ${state.stopDetail}` : ''}. ` +
+    `${v ? `${plural(v.total, 'issue')} open (${countsText(v)})` : 'issues still open'}. Verdict: ${verdictFile(v ? last.iteration : state.iteration)}`;
   const shown = openIssues.slice(0, 5).map((i) => `  ${i.severity} ${i.file}${i.line ? `:${i.line}` : ''} — ${truncate(i.description, 100)}`);
   const more = openIssues.length > shown.length ? [`  … and ${openIssues.length - shown.length} more in the verdict`] : [];
   return [head, ...shown, ...more].join('\n');
@@ -155,6 +193,12 @@ export function stopReasonText(reason: string | null): string {
   switch (reason) {
     case 'max_iterations':
       return 'the iteration budget is spent';
+    case 'no_progress':
+      return 'no progress';
+    case 'stuck_issue':
+      return 'a finding is stuck';
+    case 'structural_rework_needed':
+      return 'structural rework needed';
     default:
       return reason ?? 'stopped';
   }

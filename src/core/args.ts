@@ -1,6 +1,8 @@
 /** Parses what follows a `/minions:*` command. Pure. */
+import { DEFAULT_RULES, type StopRules } from '../review/aggregate';
+
 export type Command =
-  | { kind: 'review'; task: string; maxIterations: number; force: boolean }
+  | { kind: 'review'; task: string; maxIterations: number; force: boolean; rules: StopRules }
   | { kind: 'cancel'; force: boolean }
   | { kind: 'status' };
 
@@ -21,22 +23,33 @@ export function parseCommand(prompt: string): ParsedCommand {
   return parseReviewArgs(rest);
 }
 
+/** Numeric flags: name → [min, max, whole number?]. */
+const NUMERIC = {
+  'max-iterations': [1, 20, true],
+  'max-critical': [0, 1000, true],
+  'stuck-rounds': [1, 20, true],
+  'fixpoint-similarity': [0.5, 1, false],
+} as const;
+type NumericFlag = keyof typeof NUMERIC;
+
 export function parseReviewArgs(rest: string): ParsedCommand {
   const tokens = rest.trim().length ? rest.trim().split(/\s+/) : [];
-  let maxIterations = DEFAULT_MAX_ITERATIONS;
+  const values: Partial<Record<NumericFlag, number>> = {};
   let force = false;
   const taskTokens: string[] = [];
   let leading = true;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
-    const flag = /^--max-iterations(?:=(.*))?$/.exec(token);
+    const flag = /^--(max-iterations|max-critical|stuck-rounds|fixpoint-similarity)(?:=(.*))?$/.exec(token);
     if (flag) {
-      const value = flag[1] ?? tokens[++i];
-      if (value === undefined || value === '') return { ok: false, error: '--max-iterations needs a number' };
-      if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 20) {
-        return { ok: false, error: `--max-iterations must be a whole number from 1 to 20, not "${value}"` };
+      const name = flag[1] as NumericFlag;
+      const value = flag[2] ?? tokens[++i];
+      if (value === undefined || value === '') return { ok: false, error: `--${name} needs a number` };
+      const [min, max, whole] = NUMERIC[name];
+      if (!(whole ? /^\d+$/ : /^\d+(\.\d+)?$/).test(value) || Number(value) < min || Number(value) > max) {
+        return { ok: false, error: `--${name} must be a ${whole ? 'whole number' : 'number'} from ${min} to ${max}, not "${value}"` };
       }
-      maxIterations = Number(value);
+      values[name] = Number(value);
       continue;
     }
     if (token === '--force') {
@@ -52,5 +65,10 @@ export function parseReviewArgs(rest: string): ParsedCommand {
     taskTokens.push(token);
   }
   const task = taskTokens.join(' ').trim() || DEFAULT_TASK;
-  return { ok: true, command: { kind: 'review', task, maxIterations, force } };
+  const rules: StopRules = {
+    maxCritical: values['max-critical'] ?? DEFAULT_RULES.maxCritical,
+    stuckRounds: values['stuck-rounds'] ?? DEFAULT_RULES.stuckRounds,
+    similarity: values['fixpoint-similarity'] ?? DEFAULT_RULES.similarity,
+  };
+  return { ok: true, command: { kind: 'review', task, maxIterations: values['max-iterations'] ?? DEFAULT_MAX_ITERATIONS, force, rules } };
 }

@@ -3,7 +3,7 @@ import { isFixer, reviewerOf } from './agents';
 import { isActive } from './transition';
 import * as msg from '../messages';
 import type { State } from '../state/schema';
-import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, fixSummaryFile, reviewerFile } from '../state/paths';
+import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, fixSummaryFile, fixSummaryJsonFile, reviewerFile } from '../state/paths';
 
 export type GateDecision = { allow: true } | { allow: false; reason: string };
 const ALLOW: GateDecision = { allow: true };
@@ -21,7 +21,7 @@ export function isHookOwned(rel: string): boolean {
     rel.startsWith(`${LOCK_FILE}/`) ||
     rel.startsWith(`${ARCHIVE_DIR}/`) ||
     rel === `${PHASES_DIR}/run.json` ||
-    (rel.startsWith(`${PHASES_DIR}/`) && rel.endsWith('/r1-verdict.json'))
+    (rel.startsWith(`${PHASES_DIR}/`) && (rel.endsWith('/r1-verdict.json') || rel.endsWith('/r2-findings.json')))
   );
 }
 
@@ -40,7 +40,8 @@ export function editGate(state: State | null, sessionId: string, agentType: stri
     const summary = fixSummaryFile(state.iteration);
     if (phase !== 'R2') return denyWith(msg.deny.fixerWrite(phase, summary));
     const underAgents = target.rel === '.agents' || target.rel.startsWith('.agents/');
-    return !underAgents || target.rel === summary ? ALLOW : denyWith(msg.deny.fixerWrite(phase, summary));
+    const own = target.rel === summary || target.rel === fixSummaryJsonFile(state.iteration);
+    return !underAgents || own ? ALLOW : denyWith(msg.deny.fixerWrite(phase, summary));
   }
   return denyWith(msg.deny.orchestratorWrite(state));
 }

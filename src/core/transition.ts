@@ -4,11 +4,14 @@
  */
 import { FIXER_TYPE, REVIEWERS, isFixer, isPluginAgent, reviewerOf, type Reviewer } from './agents';
 import type { Command } from './args';
-import { aggregate, type Verdict } from './verdict';
-import { extractJsonFromMessage, parseReview } from '../review/reviewer-output';
+import { DEFAULT_RULES, aggregateRound, type StopRules } from '../review/aggregate';
+import { ground, type Sources } from '../review/grounding';
+import { describeZodError, extractJsonFromMessage, parseReview } from '../review/reviewer-output';
+import { similarity } from '../review/simhash';
+import { FixSummary, type MergedFinding, type Verdict } from '../review/verdict-schema';
 import * as msg from '../messages';
 import { STATE_VERSION, type IterationRecord, type ReviewerRun, type State } from '../state/schema';
-import { fixSummaryFile, reviewDir, reviewerFile, verdictFile, PHASES_DIR } from '../state/paths';
+import { findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewDir, reviewerFile, verdictFile, PHASES_DIR } from '../state/paths';
 
 export type Loaded = { kind: 'none' } | { kind: 'broken'; problem: string } | { kind: 'ok'; state: State };
 
@@ -41,8 +44,20 @@ export type Event =
   | (Base & { kind: 'command'; command: Command; head: string | null; changedFiles: string[] })
   | (Base & { kind: 'prompt'; changedFiles: string[] })
   | (Base & { kind: 'dispatch'; subagentType: string })
-  | (Base & { kind: 'reviewer-stop'; reviewer: Reviewer; files: Record<Reviewer, string | null>; message: string | null })
-  | (Base & { kind: 'fixer-stop'; summary: string | null })
+  | (Base & {
+      kind: 'reviewer-stop';
+      reviewer: Reviewer;
+      /** The five reviewers' output files of this iteration, as they are now. */
+      files: Record<Reviewer, string | null>;
+      message: string | null;
+      /** The project files the reviews name. */
+      sources: Sources;
+      /** Earlier rounds' verdicts, oldest first. */
+      history: Verdict[];
+      /** How often the fixer declined each fingerprint in earlier rounds. */
+      declines: Record<string, number>;
+    })
+  | (Base & { kind: 'fixer-stop'; summary: string | null; summaryJson: string | null; previousSummary: string | null })
   | (Base & { kind: 'stop'; running: string[]; changedFiles: string[] });
 
 export const STALE_AFTER_MS = 2 * 60 * 60 * 1000;
@@ -87,7 +102,7 @@ function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command' }>): 
   if (prev && isLive(prev) && prev.sessionId !== event.sessionId && !isStale(prev, event.now) && !command.force) {
     return unchanged(loaded, [{ type: 'refuse', reason: msg.refuse.busy(prev, minutesSince(prev.updatedAt, event.now)) }]);
   }
-  const state = initialState(event.sessionId, command.task, command.maxIterations, event.head, event.now);
+  const state = initialState(event.sessionId, command.task, command.maxIterations, event.head, event.now, command.rules);
   const hadPrevious = loaded.kind !== 'none';
   const into = prev ? prev.runId : null;
   const effects: Effect[] = [];
@@ -113,7 +128,7 @@ function cancel(loaded: Loaded, sessionId: string, force: boolean, now: string):
   return { state, effects: [{ type: 'archive-run', into: state.runId, phases: true }, { type: 'notify', text: msg.notify.cancelled(prev, into) }] };
 }
 
-export function initialState(sessionId: string, task: string, maxIterations: number, head: string | null, now: string): State {
+export function initialState(sessionId: string, task: string, maxIterations: number, head: string | null, now: string, rules: StopRules = DEFAULT_RULES): State {
   return {
     version: STATE_VERSION,
     plugin: 'minions',
@@ -129,6 +144,8 @@ export function initialState(sessionId: string, task: string, maxIterations: num
     startedAt: now,
     updatedAt: now,
     stopReason: null,
+    stopDetail: null,
+    rules,
     stopGuard: { key: '', blocks: 0 },
     openIssues: [],
     iterations: [newIteration(1, now)],
@@ -136,7 +153,7 @@ export function initialState(sessionId: string, task: string, maxIterations: num
 }
 
 function newIteration(iteration: number, now: string): IterationRecord {
-  const run = (): ReviewerRun => ({ status: 'pending', dispatches: 0, failures: 0, error: null, counts: null });
+  const run = (): ReviewerRun => ({ status: 'pending', dispatches: 0, failures: 0, error: null, counts: null, groundingWarned: false });
   return {
     iteration,
     startedAt: now,
@@ -205,14 +222,24 @@ function onReviewerStop(state: State, event: Extract<Event, { kind: 'reviewer-st
   const texts = { ...event.files };
   let recorded: ReviewerRun;
   let source = '';
-  if (fromFile?.ok) {
-    recorded = { ...run, status: 'valid', error: null, counts: fromFile.counts };
-  } else if (fromMessage?.ok && messageJson !== null) {
-    const pretty = json(JSON.parse(messageJson));
-    effects.push({ type: 'write', path, content: pretty });
-    texts[reviewer] = pretty;
-    recorded = { ...run, status: 'valid', error: null, counts: fromMessage.counts };
-    source = ', taken from its final message';
+  const accepted = fromFile?.ok ? fromFile : fromMessage?.ok ? fromMessage : null;
+  if (accepted) {
+    // Grounding (seed 000): a reviewer whose findings mostly do not match the files is told so, once.
+    const ungrounded = accepted.issues.flatMap((f) => {
+      const g = ground(f, event.sources);
+      return g.status === 'ungrounded' ? [`${f.file}${f.line ? `:${f.line}` : ''}: ${g.reason}`] : [];
+    });
+    if (!run.groundingWarned && ungrounded.length > 0 && ungrounded.length * 2 > accepted.issues.length) {
+      const next = setReviewer(state, event.now, reviewer, { ...run, groundingWarned: true });
+      return { state: next, effects: [{ type: 'block', reason: msg.reviewerUngrounded(path, ungrounded) }] };
+    }
+    if (!fromFile?.ok && messageJson !== null) {
+      const pretty = json(JSON.parse(messageJson));
+      effects.push({ type: 'write', path, content: pretty });
+      texts[reviewer] = pretty;
+      source = ', taken from its final message';
+    }
+    recorded = { ...run, status: 'valid', error: null, counts: accepted.counts };
   } else {
     const error = fromFile && !fromFile.ok ? fromFile.error : fromMessage && !fromMessage.ok ? fromMessage.error : null;
     const failures = run.failures + 1;
@@ -221,7 +248,6 @@ function onReviewerStop(state: State, event: Extract<Event, { kind: 'reviewer-st
       return { state: next, effects: [{ type: 'block', reason: error ? msg.reviewerInvalid(path, error) : msg.reviewerMissing(path) }] };
     }
     recorded = { ...run, status: 'invalid', failures, error: error ?? 'no output', counts: null };
-    texts[reviewer] = null;
   }
 
   let next = setReviewer(state, event.now, reviewer, recorded);
@@ -231,32 +257,69 @@ function onReviewerStop(state: State, event: Extract<Event, { kind: 'reviewer-st
   if (done.length < REVIEWERS.length) return { state: next, effects };
 
   // The fifth review is in: this hook, and only this one (under the lock), aggregates.
-  for (const r of REVIEWERS) if (runs[r].status === 'invalid') texts[r] = null;
-  const errors = Object.fromEntries(REVIEWERS.filter((r) => runs[r].error).map((r) => [r, runs[r].error!]));
-  const base = aggregate(texts, errors, { iteration: next.iteration, maxIterations: next.maxIterations, task: next.task, now: event.now });
-  const verdictNext: Verdict['next'] =
-    base.overall_verdict === 'clean' ? 'DONE' : next.iteration >= next.maxIterations ? 'STOPPED' : base.total_issues > 0 ? 'R2' : 'R1';
-  const verdict: Verdict = { ...base, next: verdictNext };
+  const reviews = Object.fromEntries(
+    REVIEWERS.map((r) => [r, { text: texts[r], valid: runs[r].status === 'valid', error: runs[r].status === 'valid' ? null : runs[r].error }]),
+  ) as Parameters<typeof aggregateRound>[0]['reviews'];
+  const verdict = aggregateRound({
+    iteration: next.iteration,
+    maxIterations: next.maxIterations,
+    task: next.task,
+    now: event.now,
+    rules: next.rules,
+    reviews,
+    sources: event.sources,
+    history: event.history,
+    declines: event.declines,
+  });
   effects.push({ type: 'write', path: verdictFile(next.iteration), content: json(verdict) });
 
-  const summary = { overall: verdict.overall_verdict, total: verdict.total_issues, critical: verdict.critical, warning: verdict.warning, info: verdict.info };
+  const open = verdict.findings.filter((f) => f.toFixer);
+  const summary = {
+    overall: verdict.overall_verdict,
+    total: verdict.total_issues,
+    critical: verdict.critical,
+    warning: verdict.warning,
+    info: verdict.info,
+    open: open.map((f) => f.fingerprint),
+    contested: verdict.findings.filter((f) => f.status === 'CONTESTED').length,
+    score: verdict.score,
+    scale: verdict.scale,
+    readiness: verdict.readiness,
+    pitfalls: verdict.pitfalls.map((p) => ({ seen: p.seen, file: p.file, category: p.category, description: clip(p.description), rule: clip(p.rule) })),
+  };
   next = updateIteration(next, event.now, (it) => ({ ...it, r1: { ...it.r1, status: 'complete' }, verdict: summary }));
   next = { ...next, stopGuard: { key: '', blocks: 0 } };
-  if (verdictNext === 'DONE') {
+  if (verdict.next === 'DONE') {
     next = { ...next, status: 'done', currentPhase: 'DONE' };
-  } else if (verdictNext === 'STOPPED') {
-    const openIssues = verdict.issues.slice(0, 20).map((i) => ({ severity: i.severity, file: i.file, line: i.line, description: i.description }));
-    next = { ...next, status: 'stopped', currentPhase: 'STOPPED', stopReason: 'max_iterations', openIssues };
-  } else if (verdictNext === 'R2') {
+  } else if (verdict.next === 'STOPPED') {
+    next = { ...next, status: 'stopped', currentPhase: 'STOPPED', stopReason: verdict.stopReason, stopDetail: verdict.stopDetail, openIssues: openIssuesOf(open) };
+  } else if (verdict.next === 'R2') {
     next = { ...next, currentPhase: 'R2' };
+    effects.push({ type: 'write', path: findingsFile(next.iteration), content: json(fixerBrief(next, verdict, open)) });
   } else {
     // Issues counted (an invalid review) but nothing to fix: the next iteration re-reviews.
     next = advanceIteration(updateIteration(next, event.now, (it) => ({ ...it, r2: { ...it.r2, status: 'skipped' } })), event.now);
     effects.push({ type: 'mkdir', path: reviewDir(next.iteration) });
   }
-  const nextLabel = { DONE: 'DONE', STOPPED: 'STOPPED (iteration budget spent)', R2: 'R2: fixing', R1: `R1: no findings to fix, re-reviewing (iteration ${next.iteration})` }[verdictNext];
-  effects.push({ type: 'notify', text: msg.notify.verdict(state, verdict.total_issues, verdict, nextLabel) });
+  effects.push({ type: 'notify', text: msg.notify.verdict(state, verdict, next) });
   return { state: next, effects };
+}
+
+const clip = (text: string): string => msg.truncate(text, 200);
+
+const openIssuesOf = (open: MergedFinding[]): State['openIssues'] =>
+  open.slice(0, 20).map((f) => ({ severity: f.severity, file: f.file, line: f.line, description: f.description }));
+
+/** What the fixer receives: the merged findings, not the reviewers' instructions (seed 002). */
+function fixerBrief(state: State, verdict: Verdict, open: MergedFinding[]) {
+  return {
+    iteration: state.iteration,
+    task: state.task,
+    findings: open.map(({ fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters }) => ({
+      fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters,
+    })),
+    knownPitfalls: verdict.pitfalls,
+  };
 }
 
 // ── SubagentStop: the fixer ─────────────────────────────────────────────────────
@@ -265,29 +328,71 @@ function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-stop' }>
   if (state.currentPhase !== 'R2') return { state, effects: [] };
   const current = currentIteration(state);
   if (current.r2.status === 'complete' || current.r2.status === 'no_summary') return { state, effects: [] };
+  const n = state.iteration;
   const hasSummary = (event.summary ?? '').trim().length > 0;
-  if (!hasSummary) {
+  const problems: string[] = [];
+  if (!hasSummary) problems.push(`${fixSummaryFile(n)} is missing or empty`);
+  const answers = checkFixAnswers(event.summaryJson, current.verdict?.open ?? []);
+  if (answers.error) problems.push(answers.error);
+  if (problems.length > 0) {
     const failures = current.r2.failures + 1;
     if (failures < MAX_OUTPUT_FAILURES) {
       return {
         state: updateIteration(state, event.now, (it) => ({ ...it, r2: { ...it.r2, failures } })),
-        effects: [{ type: 'block', reason: msg.fixerMissingSummary(fixSummaryFile(state.iteration)) }],
+        effects: [{ type: 'block', reason: msg.fixerSummaryProblems(fixSummaryFile(n), fixSummaryJsonFile(n), problems) }],
       };
     }
   }
-  const prev = state.iteration;
   const finished = updateIteration(state, event.now, (it) => ({ ...it, r2: { ...it.r2, status: hasSummary ? 'complete' : 'no_summary' } }));
+  const tally = hasSummary ? summaryTally(event.summary!, answers.summary) : null;
+
+  // Seed 000's fixpoint: two consecutive fix summaries that say the same thing end the loop.
+  if (hasSummary && event.previousSummary && similarity(event.summary!, event.previousSummary) >= state.rules.similarity) {
+    const percent = Math.round(similarity(event.summary!, event.previousSummary) * 100);
+    const stopped: State = {
+      ...finished,
+      status: 'stopped',
+      currentPhase: 'STOPPED',
+      stopReason: 'no_progress',
+      stopDetail: `the fix summaries of rounds ${n - 1} and ${n} are ${percent}% similar: the fixer is repeating itself`,
+      openIssues: state.openIssues,
+    };
+    return { state: stopped, effects: [{ type: 'notify', text: msg.notify.fixRepeated(n, stopped) }] };
+  }
   const next = advanceIteration(finished, event.now);
   return {
     state: next,
     effects: [
       { type: 'mkdir', path: reviewDir(next.iteration) },
-      { type: 'notify', text: hasSummary ? msg.notify.fixDone(prev, next, summaryTally(event.summary!)) : msg.notify.fixNoSummary(prev, next) },
+      { type: 'notify', text: tally ? msg.notify.fixDone(n, next, tally) : msg.notify.fixNoSummary(n, next) },
     ],
   };
 }
 
-function summaryTally(summary: string): string {
+/** The machine-readable answers: valid JSON, every open fingerprint answered, reasons for declines. */
+function checkFixAnswers(text: string | null, open: readonly string[]): { error: string | null; summary: FixSummary | null } {
+  if (text === null || text.trim() === '') return { error: 'the per-finding answers (r2-fix-summary.json) are missing', summary: null };
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    return { error: `r2-fix-summary.json is not valid JSON (${(err as Error).message})`, summary: null };
+  }
+  const parsed = FixSummary.safeParse(data);
+  if (!parsed.success) return { error: `r2-fix-summary.json: ${describeZodError(parsed.error)}`, summary: null };
+  const answered = new Set(parsed.data.fixes.map((f) => f.fingerprint));
+  const missing = open.filter((fp) => !answered.has(fp));
+  if (missing.length > 0) return { error: `r2-fix-summary.json has no answer for ${missing.join(', ')}`, summary: parsed.data };
+  return { error: null, summary: parsed.data };
+}
+
+function summaryTally(summary: string, answers: FixSummary | null): string {
+  if (answers && answers.fixes.length > 0) {
+    const count = (status: string): number => answers.fixes.filter((f) => f.status === status).length;
+    return [`${count('fixed')} fixed`, count('could_not_fix') ? `${count('could_not_fix')} could not fix` : '', count('declined') ? `${count('declined')} declined` : '']
+      .filter(Boolean)
+      .join(', ');
+  }
   const count = (tag: RegExp): number => (summary.match(tag) ?? []).length;
   const fixed = count(/\[fixed\]/gi);
   const notFixed = count(/\[could not fix\]/gi);

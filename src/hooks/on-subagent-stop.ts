@@ -1,19 +1,10 @@
 /** SubagentStop: validates a reviewer's output or the fixer's summary, aggregates, advances the phase. */
-import fs from 'node:fs';
-import path from 'node:path';
-import { REVIEWERS, isFixer, reviewerOf, type Reviewer } from '../core/agents';
+import { isFixer, reviewerOf } from '../core/agents';
 import { isActive } from '../core/transition';
-import { fixSummaryFile, reviewerFile } from '../state/paths';
+import { extractJsonFromMessage } from '../review/reviewer-output';
+import { fixerObservations, readDeclines, readHistory, readSources, reviewFiles } from '../shell/observe';
 import { SubagentStopPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
-
-const readOrNull = (file: string): string | null => {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
-};
 
 await runHook({
   name: 'on-subagent-stop',
@@ -29,9 +20,20 @@ await runHook({
     return ctx.transact((l) => {
       if (l.kind !== 'ok') return null;
       const n = l.state.iteration;
-      if (fixer) return { kind: 'fixer-stop', sessionId, now: ctx.now, summary: readOrNull(path.join(ctx.root, fixSummaryFile(n))) };
-      const files = Object.fromEntries(REVIEWERS.map((r) => [r, readOrNull(path.join(ctx.root, reviewerFile(n, r)))])) as Record<Reviewer, string | null>;
-      return { kind: 'reviewer-stop', sessionId, now: ctx.now, reviewer: reviewer!, files, message: payload.last_assistant_message ?? null };
+      if (fixer) return { kind: 'fixer-stop', sessionId, now: ctx.now, ...fixerObservations(ctx.root, n) };
+      const files = reviewFiles(ctx.root, n);
+      const message = payload.last_assistant_message ?? null;
+      return {
+        kind: 'reviewer-stop',
+        sessionId,
+        now: ctx.now,
+        reviewer: reviewer!,
+        files,
+        message,
+        sources: readSources(ctx.root, [...Object.values(files), extractJsonFromMessage(message)]),
+        history: readHistory(ctx.root, n),
+        declines: readDeclines(ctx.root, n),
+      };
     });
   },
 });

@@ -46,10 +46,12 @@ interface Reported {
 }
 
 export function identityOf(finding: Finding, sources: Sources): IdentityKey {
-  const file = normaliseFile(finding.file);
+  const named = normaliseFile(finding.file);
+  const source = sources[named];
+  const file = source?.kind === 'file' && source.rel ? source.rel : named;
   const family = normaliseCategory(finding.category);
   let text = isCommandEvidence(finding.evidence) ? normaliseCode(finding.evidence.split('\n').slice(0, 2).join('\n').replace(/\d+/g, '#')) : normaliseCode(finding.evidence);
-  if (!text) text = codeAround(sources, file, finding.line) || normaliseCode(finding.description);
+  if (!text) text = codeAround(sources, named, finding.line) || normaliseCode(finding.description);
   return { file, family, text };
 }
 

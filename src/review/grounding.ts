@@ -2,7 +2,8 @@
 import { flatten, normaliseCode, normaliseFile } from './fingerprint';
 
 /** What the shell saw of each file a finding names. */
-export type Source = { kind: 'file'; text: string } | { kind: 'missing' } | { kind: 'outside' } | { kind: 'not-a-file' };
+/** rel: the file's path relative to the project root, for a finding that named it another way. */
+export type Source = { kind: 'file'; text: string; rel?: string } | { kind: 'missing' } | { kind: 'outside' } | { kind: 'not-a-file' };
 export type Sources = Record<string, Source>;
 
 export type Grounding =

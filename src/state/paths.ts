@@ -11,4 +11,7 @@ export const reviewDir = (iteration: number): string => `${PHASES_DIR}/review-${
 export const reviewerFile = (iteration: number, reviewer: Reviewer): string => `${reviewDir(iteration)}/r1-${reviewer}.json`;
 export const verdictFile = (iteration: number): string => `${reviewDir(iteration)}/r1-verdict.json`;
 export const fixSummaryFile = (iteration: number): string => `${reviewDir(iteration)}/r2-fix-summary.md`;
+export const fixSummaryJsonFile = (iteration: number): string => `${reviewDir(iteration)}/r2-fix-summary.json`;
+/** The merged, grounded findings the fixer receives (hooks only). */
+export const findingsFile = (iteration: number): string => `${reviewDir(iteration)}/r2-findings.json`;
 export const archiveDir = (runId: string): string => `${ARCHIVE_DIR}/${runId}`;

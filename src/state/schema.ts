@@ -22,6 +22,8 @@ export const ReviewerRun = z.object({
   failures: z.number().int().nonnegative(),
   error: z.string().nullable(),
   counts: Counts.nullable(),
+  /** Told once that most of its findings do not match the files. */
+  groundingWarned: z.boolean().default(false),
 });
 export type ReviewerRun = z.infer<typeof ReviewerRun>;
 
@@ -29,9 +31,19 @@ const reviewerRuns = z.object(
   Object.fromEntries(REVIEWERS.map((r) => [r, ReviewerRun])) as Record<(typeof REVIEWERS)[number], typeof ReviewerRun>,
 );
 
+export const PitfallNote = z.object({ seen: z.number().int(), file: z.string(), category: z.string(), description: z.string(), rule: z.string() });
+export type PitfallNote = z.infer<typeof PitfallNote>;
+
 export const VerdictSummary = Counts.extend({
   overall: z.enum(['clean', 'issues_found']),
   total: z.number().int().nonnegative(),
+  /** Fingerprints sent to the fixer. */
+  open: z.array(z.string()).default([]),
+  contested: z.number().int().nonnegative().default(0),
+  score: z.number().min(0).max(1).default(1),
+  scale: z.number().int().min(0).max(10).default(10),
+  readiness: z.enum(['READY', 'ALMOST', 'NOT_READY']).default('READY'),
+  pitfalls: z.array(PitfallNote).default([]),
 });
 export type VerdictSummary = z.infer<typeof VerdictSummary>;
 
@@ -64,6 +76,11 @@ export const State = z.object({
   startedAt: z.string(),
   updatedAt: z.string(),
   stopReason: z.string().nullable(),
+  stopDetail: z.string().nullable().default(null),
+  /** Thresholds of the stop rules, set by flags of /minions:review. */
+  rules: z
+    .object({ maxCritical: z.number().int().nonnegative(), stuckRounds: z.number().int().positive(), similarity: z.number().min(0).max(1) })
+    .default({ maxCritical: 5, stuckRounds: 3, similarity: 0.95 }),
   /** Consecutive Stop blocks without progress, keyed by a digest of the progress made so far. */
   stopGuard: z.object({ key: z.string(), blocks: z.number().int().nonnegative() }),
   /** The issues still open when the loop STOPPED (first 20), for the closing message. */

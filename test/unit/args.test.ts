@@ -1,16 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TASK, parseCommand } from '../../src/core/args';
+import { DEFAULT_RULES } from '../../src/review/aggregate';
+
+const R = DEFAULT_RULES;
 
 describe('parseCommand', () => {
   it.each([
-    ['/minions:review fix the parser', { kind: 'review', task: 'fix the parser', maxIterations: 5, force: false }],
-    ['/minions:review --max-iterations 3 fix x', { kind: 'review', task: 'fix x', maxIterations: 3, force: false }],
-    ['/minions:review --max-iterations=20 fix x', { kind: 'review', task: 'fix x', maxIterations: 20, force: false }],
-    ['/minions:review --force --max-iterations 1 a b', { kind: 'review', task: 'a b', maxIterations: 1, force: true }],
-    ['/minions:review fix the --verbose flag --max-iterations 2', { kind: 'review', task: 'fix the --verbose flag', maxIterations: 2, force: false }],
-    ['/minions:review -- --weird task', { kind: 'review', task: '--weird task', maxIterations: 5, force: false }],
-    ['/minions:review', { kind: 'review', task: DEFAULT_TASK, maxIterations: 5, force: false }],
-    ['  /minions:review\n multi\nline task', { kind: 'review', task: 'multi line task', maxIterations: 5, force: false }],
+    ['/minions:review fix the parser', { kind: 'review', task: 'fix the parser', maxIterations: 5, force: false, rules: R }],
+    ['/minions:review --max-iterations 3 fix x', { kind: 'review', task: 'fix x', maxIterations: 3, force: false, rules: R }],
+    ['/minions:review --max-iterations=20 fix x', { kind: 'review', task: 'fix x', maxIterations: 20, force: false, rules: R }],
+    ['/minions:review --force --max-iterations 1 a b', { kind: 'review', task: 'a b', maxIterations: 1, force: true, rules: R }],
+    ['/minions:review fix the --verbose flag --max-iterations 2', { kind: 'review', task: 'fix the --verbose flag', maxIterations: 2, force: false, rules: R }],
+    ['/minions:review -- --weird task', { kind: 'review', task: '--weird task', maxIterations: 5, force: false, rules: R }],
+    ['/minions:review', { kind: 'review', task: DEFAULT_TASK, maxIterations: 5, force: false, rules: R }],
+    ['  /minions:review\n multi\nline task', { kind: 'review', task: 'multi line task', maxIterations: 5, force: false, rules: R }],
+    ['/minions:review --max-critical 2 --stuck-rounds 4 --fixpoint-similarity 0.9 x', { kind: 'review', task: 'x', maxIterations: 5, force: false, rules: { maxCritical: 2, stuckRounds: 4, similarity: 0.9 } }],
+    ['/minions:review --max-critical=0 x', { kind: 'review', task: 'x', maxIterations: 5, force: false, rules: { ...R, maxCritical: 0 } }],
     ['/minions:status', { kind: 'status' }],
     ['/minions:cancel', { kind: 'cancel', force: false }],
     ['/minions:cancel --force', { kind: 'cancel', force: true }],
@@ -36,6 +41,9 @@ describe('parseCommand', () => {
     ['/minions:review --max-iterations', '--max-iterations needs a number'],
     ['/minions:review --max-iterations=', '--max-iterations needs a number'],
     ['/minions:review --maxiter 3 x', 'unknown option "--maxiter"'],
+    ['/minions:review --stuck-rounds 0 x', '--stuck-rounds must be a whole number from 1 to 20, not "0"'],
+    ['/minions:review --fixpoint-similarity 1.5 x', '--fixpoint-similarity must be a number from 0.5 to 1, not "1.5"'],
+    ['/minions:review --max-critical -1 x', '--max-critical must be a whole number from 0 to 1000, not "-1"'],
   ])('refuses %j', (prompt, error) => {
     expect(parseCommand(prompt)).toEqual({ ok: false, error });
   });

@@ -2,6 +2,7 @@
 import { REVIEWERS, type Reviewer } from '../../src/core/agents';
 import { initialState, type Event, type Loaded } from '../../src/core/transition';
 import type { Finding } from '../../src/review/reviewer-output';
+import type { Sources } from '../../src/review/grounding';
 import type { IterationRecord, ReviewerRun, State } from '../../src/state/schema';
 
 export const NOW = '2026-11-30T10:00:00.000Z';
@@ -27,7 +28,12 @@ export function stateBuilder(overrides: Partial<State> = {}) {
     },
     inR2(total = 2) {
       const it = lastIt();
-      setLast({ ...it, r1: { ...it.r1, status: 'complete' }, verdict: { overall: 'issues_found', total, critical: 1, warning: total - 1, info: 0 } });
+      const open = Array.from({ length: total }, (_, i) => `fp${i}`);
+      setLast({
+        ...it,
+        r1: { ...it.r1, status: 'complete' },
+        verdict: { overall: 'issues_found', total, critical: 1, warning: total - 1, info: 0, open, contested: 0, score: 0.35, scale: 4, readiness: 'NOT_READY', pitfalls: [] },
+      });
       state = { ...state, currentPhase: 'R2' };
       api.allReviewers({ status: 'valid', dispatches: 1 });
       return api;
@@ -66,9 +72,19 @@ export function reviewJson(issues: Finding[] = [], summaryOverride: Record<strin
 
 export const noFiles = (): Record<Reviewer, string | null> => Object.fromEntries(REVIEWERS.map((r) => [r, null])) as Record<Reviewer, string | null>;
 
-export function reviewerStop(reviewer: Reviewer, files: Record<Reviewer, string | null>, message: string | null = null, sessionId = OWNER): Event {
-  return { kind: 'reviewer-stop', sessionId, now: LATER, reviewer, files, message };
+/** The project the default finding() points into. */
+export const SOURCES: Sources = {
+  'src/a.ts': { kind: 'file', text: 'export function sum(xs, n) {\n  let s = 0;\n  for (let i = 0; i <= n; i++) s += xs[i];\n  return s;\n}\n' },
+};
+
+export function reviewerStop(reviewer: Reviewer, files: Record<Reviewer, string | null>, message: string | null = null, sessionId = OWNER, over: Partial<Extract<Event, { kind: 'reviewer-stop' }>> = {}): Event {
+  return { kind: 'reviewer-stop', sessionId, now: LATER, reviewer, files, message, sources: SOURCES, history: [], declines: {}, ...over };
 }
+
+export const fixerStop = (summary: string | null, summaryJson: string | null, previousSummary: string | null = null): Event => ({
+  kind: 'fixer-stop', sessionId: OWNER, now: LATER, summary, summaryJson, previousSummary,
+});
+export const answers = (fps: string[], status = 'fixed') => JSON.stringify({ fixes: fps.map((fingerprint) => ({ fingerprint, status, reason: 'r' })) });
 
 export const stop = (running: string[] = [], sessionId = OWNER): Event => ({ kind: 'stop', sessionId, now: LATER, running, changedFiles: ['src/a.ts'] });
 export const dispatch = (subagentType: string, sessionId = OWNER): Event => ({ kind: 'dispatch', sessionId, now: LATER, subagentType });

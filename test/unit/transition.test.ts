@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { REVIEWERS } from '../../src/core/agents';
 import { transition, type Effect, type Event, type Loaded } from '../../src/core/transition';
-import { LATER, NOW, OTHER, OWNER, dispatch, finding, noFiles, reviewJson, reviewerStop, stateBuilder, stop } from './builders';
+import { DEFAULT_RULES } from '../../src/review/aggregate';
+import { LATER, NOW, OTHER, OWNER, answers, dispatch, finding, fixerStop, noFiles, reviewJson, reviewerStop, stateBuilder, stop } from './builders';
 
 const types = (effects: Effect[]) => effects.map((e) => e.type);
 const find = <T extends Effect['type']>(effects: Effect[], type: T) => effects.find((e): e is Extract<Effect, { type: T }> => e.type === type);
@@ -11,7 +12,7 @@ const start = (prompt: Partial<{ task: string; maxIterations: number; force: boo
   now,
   head: 'def456',
   changedFiles: ['src/a.ts'],
-  command: { kind: 'review', task: 'check a', maxIterations: 5, force: false, ...prompt },
+  command: { kind: 'review', task: 'check a', maxIterations: 5, force: false, rules: DEFAULT_RULES, ...prompt },
 });
 const cancel = (sessionId = OWNER, force = false): Event => ({ kind: 'command', sessionId, now: LATER, head: null, changedFiles: [], command: { kind: 'cancel', force } });
 const NONE: Loaded = { kind: 'none' };
@@ -190,24 +191,39 @@ describe('a reviewer stops', () => {
     expect(out.state).toMatchObject({ status: 'done', currentPhase: 'DONE' });
     const verdict = JSON.parse(find(out.effects, 'write')!.content);
     expect(verdict).toMatchObject({ iteration: 1, overall_verdict: 'clean', total_issues: 0, next: 'DONE' });
-    expect(find(out.effects.filter((e) => e.type === 'notify').slice(-1), 'notify')!.text).toBe('minions: review 1/3: no issues → DONE');
+    expect(find(out.effects.filter((e) => e.type === 'notify').slice(-1), 'notify')!.text).toBe('minions: review 1/3: no issues; score 1.00 accept, 10/10 READY → DONE');
   });
 
-  it('the fifth review with issues and budget left: R2', () => {
+  it('the fifth review with issues and budget left: R2, the merged findings written for the fixer', () => {
     const { builder, files: all } = fourDone(withIssue);
     const out = transition(builder.loaded(), reviewerStop('silent-failure-hunter', all));
     expect(out.state).toMatchObject({ status: 'in_progress', currentPhase: 'R2', iteration: 1 });
-    expect(out.state!.iterations[0]!.verdict).toEqual({ overall: 'issues_found', total: 5, critical: 5, warning: 0, info: 0 });
-    const verdict = JSON.parse(find(out.effects, 'write')!.content);
-    expect(verdict.issues).toHaveLength(5);
-    expect(verdict.issues[0]).toMatchObject({ reviewer: 'critic', severity: 'critical', file: 'src/a.ts' });
+    const [verdictWrite, findingsWrite] = out.effects.filter((e) => e.type === 'write') as Extract<Effect, { type: 'write' }>[];
+    const verdict = JSON.parse(verdictWrite!.content);
+    expect(verdict.findings).toHaveLength(1);
+    expect(verdict.findings[0]).toMatchObject({ reporters: [...REVIEWERS], severity: 'critical', file: 'src/a.ts', status: 'NEW', toFixer: true });
+    expect(out.state!.iterations[0]!.verdict).toMatchObject({ overall: 'issues_found', total: 1, critical: 1, open: [verdict.findings[0].fingerprint], score: 0.55, readiness: 'ALMOST' });
+    expect(findingsWrite!.path).toBe('.agents/tmp/phases/review-1/r2-findings.json');
+    expect(JSON.parse(findingsWrite!.content).findings).toEqual([expect.objectContaining({ fingerprint: verdict.findings[0].fingerprint, severity: 'critical' })]);
+    expect(find(out.effects.filter((e) => e.type === 'notify').slice(-1), 'notify')!.text).toBe(
+      'minions: review 1/3: 1 issue (1 critical) [4 duplicate reports merged]; score 0.55 repair, 6/10 ALMOST → R2: fixing',
+    );
+  });
+
+  it('a reviewer whose findings mostly do not match the files is told so once, then accepted', () => {
+    const ghost = reviewJson([finding({ file: 'src/missing.ts' })]);
+    const first = transition(stateBuilder().reviewer('critic', { status: 'running', dispatches: 1 }).loaded(), reviewerStop('critic', files({ critic: ghost })));
+    expect(find(first.effects, 'block')!.reason).toMatch(/Most of your findings do not match the files:\n- src\/missing\.ts:3: src\/missing\.ts does not exist/);
+    expect(first.state!.iterations[0]!.r1.reviewers.critic).toMatchObject({ status: 'running', groundingWarned: true });
+    const second = transition({ kind: 'ok', state: first.state! }, reviewerStop('critic', files({ critic: ghost })));
+    expect(second.state!.iterations[0]!.r1.reviewers.critic.status).toBe('valid');
   });
 
   it('the fifth review with issues on the last iteration: STOPPED with the open issues', () => {
     const { builder, files: all } = fourDone(withIssue);
     const out = transition(builder.with({ maxIterations: 1 }).loaded(), reviewerStop('silent-failure-hunter', all));
     expect(out.state).toMatchObject({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'max_iterations' });
-    expect(out.state!.openIssues).toHaveLength(5);
+    expect(out.state!.openIssues).toHaveLength(1);
     expect(JSON.parse(find(out.effects, 'write')!.content).next).toBe('STOPPED');
   });
 
@@ -226,9 +242,8 @@ describe('a reviewer stops', () => {
 
 describe('the fixer stops', () => {
   it('with a summary: next iteration, back to R1', () => {
-    const out = transition(stateBuilder().inR2().r2({ status: 'running', dispatches: 1 }).loaded(), {
-      kind: 'fixer-stop', sessionId: OWNER, now: LATER, summary: '- [fixed] a\n- [fixed] b\n- [declined] c — wrong',
-    });
+    const json = JSON.stringify({ fixes: [{ fingerprint: 'fp0', status: 'fixed' }, { fingerprint: 'fp1', status: 'fixed' }, { fingerprint: 'fp2', status: 'declined', reason: 'wrong' }] });
+    const out = transition(stateBuilder().inR2(3).r2({ status: 'running', dispatches: 1 }).loaded(), fixerStop('- [fixed] a\n- [fixed] b\n- [declined] c — wrong', json));
     expect(out.state).toMatchObject({ currentPhase: 'R1', iteration: 2 });
     expect(out.state!.iterations.map((i) => i.iteration)).toEqual([1, 2]);
     expect(out.state!.iterations[0]!.r2.status).toBe('complete');
@@ -238,11 +253,22 @@ describe('the fixer stops', () => {
     ]);
   });
 
+  it.each([
+    ['no summary at all', '  \n', null, /r2-fix-summary\.md is missing or empty; the per-finding answers \(r2-fix-summary\.json\) are missing/],
+    ['answers not JSON', '- [fixed] x', '{', /r2-fix-summary\.json is not valid JSON/],
+    ['a decline without a reason', '- [declined] x', JSON.stringify({ fixes: [{ fingerprint: 'fp0', status: 'declined' }, { fingerprint: 'fp1', status: 'fixed' }] }), /fixes\[0\]\.reason: a declined or could_not_fix entry needs a reason/],
+    ['a finding not answered', '- [fixed] x', answers(['fp0']), /has no answer for fp1/],
+  ])('%s: the fixer is continued with what is wrong', (_, md, json, problem) => {
+    const out = transition(stateBuilder().inR2().r2({ status: 'running' }).loaded(), fixerStop(md, json));
+    expect(find(out.effects, 'block')!.reason).toMatch(problem);
+    expect(out.state!.currentPhase).toBe('R2');
+  });
+
   it('without a summary: continued once, then the loop moves on', () => {
-    const first = transition(stateBuilder().inR2().r2({ status: 'running' }).loaded(), { kind: 'fixer-stop', sessionId: OWNER, now: LATER, summary: '  \n' });
+    const first = transition(stateBuilder().inR2().r2({ status: 'running' }).loaded(), fixerStop('  \n', null));
     expect(find(first.effects, 'block')!.reason).toMatch(/r2-fix-summary\.md/);
     expect(first.state!.currentPhase).toBe('R2');
-    const second = transition({ kind: 'ok', state: first.state! }, { kind: 'fixer-stop', sessionId: OWNER, now: LATER, summary: null });
+    const second = transition({ kind: 'ok', state: first.state! }, fixerStop(null, null));
     expect(second.state).toMatchObject({ currentPhase: 'R1', iteration: 2 });
     expect(second.state!.iterations[0]!.r2.status).toBe('no_summary');
   });
@@ -251,7 +277,21 @@ describe('the fixer stops', () => {
     ['in R1', stateBuilder()],
     ['already complete', stateBuilder().inR2().r2({ status: 'complete' })],
   ])('changes nothing %s', (_, builder) => {
-    expect(transition(builder.loaded(), { kind: 'fixer-stop', sessionId: OWNER, now: LATER, summary: 'x' })).toEqual({ state: builder.build(), effects: [] });
+    expect(transition(builder.loaded(), fixerStop('x', answers(['fp0', 'fp1'])))).toEqual({ state: builder.build(), effects: [] });
+  });
+
+  it.each([
+    [0.95, 'STOPPED'],
+    [1.01, 'R1'],
+  ])('no_progress when two consecutive summaries are near-identical (threshold %s → %s)', (threshold, phase) => {
+    const summary = '- [fixed] src/a.ts:3 correctness — changed <= to < in the loop bound\nTests run: npm test, 3 passed';
+    const b = stateBuilder().inR2().r2({ status: 'running' }).with({ iteration: 2, rules: { ...DEFAULT_RULES, similarity: threshold } });
+    const out = transition(b.loaded(), fixerStop(summary, answers(['fp0', 'fp1']), summary));
+    expect(out.state!.currentPhase).toBe(phase);
+    if (phase === 'STOPPED') {
+      expect(out.state).toMatchObject({ status: 'stopped', stopReason: 'no_progress', stopDetail: expect.stringMatching(/100% similar/) });
+      expect(find(out.effects, 'notify')!.text).toBe('minions: fix round 2 repeated the previous one → STOPPED (no progress)');
+    }
   });
 });
 
@@ -304,14 +344,17 @@ describe('the orchestrator stops', () => {
   it('R2: the fixer prompt', () => {
     const reason = find(transition(stateBuilder().inR2(3).loaded(), stop()).effects, 'block')!.reason;
     expect(reason).toContain('[PHASE R2]');
-    expect(reason).toContain('The review found 3 issues (1 critical, 2 warning)');
+    expect(reason).toContain('The review found 3 findings to fix (1 critical, 2 warning); score 0.35, 4/10 NOT READY');
     expect(reason).toContain('- minions:review-fixer → .agents/tmp/phases/review-1/r2-fix-summary.md');
-    for (const r of REVIEWERS) expect(reason).toContain(`.agents/tmp/phases/review-1/r1-${r}.json`);
+    expect(reason).toContain('.agents/tmp/phases/review-1/r2-findings.json');
+    expect(reason).toContain('.agents/tmp/phases/review-1/r2-fix-summary.json');
+    // Information discipline: the fixer gets the findings, not the reviewers' files.
+    for (const r of REVIEWERS) expect(reason).not.toContain(`r1-${r}.json`);
   });
 
   it.each([
     ['DONE', 'done', /^minions: DONE — review 1\/3 found no issues\. Reviews: \.agents\/tmp\/phases\/review-1\/$/],
-    ['STOPPED', 'stopped', /^minions: STOPPED — the iteration budget is spent; issues still open\. Verdict: .*\n  critical src\/a\.ts:3 — off by one$/],
+    ['STOPPED', 'stopped', /^minions: STOPPED — the iteration budget is spent\. issues still open\. Verdict: .*\n  critical src\/a\.ts:3 — off by one$/],
   ] as const)('%s: the outcome once, and the state file retired', (phase, status, pattern) => {
     const b = stateBuilder({ currentPhase: phase, status, stopReason: phase === 'STOPPED' ? 'max_iterations' : null, openIssues: [{ severity: 'critical', file: 'src/a.ts', line: 3, description: 'off by one' }] });
     const out = transition(b.loaded(), stop());
