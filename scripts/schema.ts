@@ -1,0 +1,30 @@
+/** Generates the JSON Schemas in schema/ from the zod schemas (the single source of truth). */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as z from 'zod';
+import { ReviewerOutput } from '../src/review/reviewer-output';
+import { FixSummary, Verdict } from '../src/review/verdict-schema';
+import { State } from '../src/state/schema';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export const SCHEMAS: Record<string, { schema: z.ZodType; title: string }> = {
+  'verdict.schema.json': { schema: Verdict, title: 'minions review verdict (.agents/tmp/phases/review-N/r1-verdict.json)' },
+  'reviewer-output.schema.json': { schema: ReviewerOutput, title: "minions reviewer output (.agents/tmp/phases/review-N/r1-<reviewer>.json)" },
+  'fix-summary.schema.json': { schema: FixSummary, title: "minions fixer's answers (.agents/tmp/phases/review-N/r2-fix-summary.json)" },
+  'state.schema.json': { schema: State, title: 'minions loop state (.agents/tmp/state.json)' },
+};
+
+export function renderSchemas(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(SCHEMAS).map(([file, { schema, title }]) => [
+      file,
+      `${JSON.stringify({ title, ...z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) }, null, 2)}\n`,
+    ]),
+  );
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  for (const [file, text] of Object.entries(renderSchemas())) fs.writeFileSync(path.join(root, 'schema', file), text);
+}
