@@ -34,7 +34,7 @@ export function r1Prompt(state: State, changedFiles: readonly string[], missing:
   const previous = n > 1 ? state.iterations[state.iterations.length - 2] : undefined;
   if (n > 1) {
     lines.push(
-      `Previous round — verify it first: findings sent to the fixer ${findingsFile(n - 1)} (each has a fingerprint), ` +
+      `Previous round — verify it first: reviews ${reviewDir(n - 1)}/r1-*.json, findings sent to the fixer ${findingsFile(n - 1)} (each has a fingerprint), ` +
         `the fixer's answers ${fixSummaryJsonFile(n - 1)} (declines carry a reason) and ${fixSummaryFile(n - 1)}. ` +
         'A reviewer may answer for each earlier finding in its JSON: "previous":[{"fingerprint":"…","status":"FIXED|PARTIAL|NOT_FIXED"}].',
     );
