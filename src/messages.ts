@@ -138,8 +138,9 @@ export const notify = {
   started: (state: State, archived: string | null): string =>
     `${PREFIX} review loop started — R1, ${iterationText(state)}: five reviewers on "${truncate(state.task, 80)}"` +
     (archived ? ` (previous loop archived to ${archived})` : ''),
-  reviewerDone: (state: State, r: Reviewer, counts: Counts | null, done: number, source: string): string =>
-    `${PREFIX} R1 ${iterationText(state)} — ${r} ${counts ? (counts.critical + counts.warning + counts.info === 0 ? 'clean' : countsText(counts)) : 'output invalid, counted as issues found'}${source} (${done}/5 in)`,
+  // No running count: parallel reviewers' lines reach the user in process-exit order, not lock order.
+  reviewerDone: (state: State, r: Reviewer, counts: Counts | null, source: string): string =>
+    `${PREFIX} R1 ${iterationText(state)} — ${r} ${counts ? (counts.critical + counts.warning + counts.info === 0 ? 'clean' : countsText(counts)) : 'output invalid, counted as issues found'}${source}`,
   verdict: (state: State, v: Verdict, next: State): string => {
     const merged = v.findings.reduce((sum, f) => sum + f.reporters.length - 1, 0);
     const ungrounded = v.findings.filter((f) => f.grounding.status === 'ungrounded').length;

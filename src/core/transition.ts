@@ -253,7 +253,7 @@ function onReviewerStop(state: State, event: Extract<Event, { kind: 'reviewer-st
   let next = setReviewer(state, event.now, reviewer, recorded);
   const runs = currentIteration(next).r1.reviewers;
   const done = REVIEWERS.filter((r) => runs[r].status === 'valid' || runs[r].status === 'invalid');
-  effects.push({ type: 'notify', text: msg.notify.reviewerDone(next, reviewer, recorded.counts, done.length, source) });
+  effects.push({ type: 'notify', text: msg.notify.reviewerDone(next, reviewer, recorded.counts, source) });
   if (done.length < REVIEWERS.length) return { state: next, effects };
 
   // The fifth review is in: this hook, and only this one (under the lock), aggregates.
@@ -346,8 +346,11 @@ function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-stop' }>
   const finished = updateIteration(state, event.now, (it) => ({ ...it, r2: { ...it.r2, status: hasSummary ? 'complete' : 'no_summary' } }));
   const tally = hasSummary ? summaryTally(event.summary!, answers.summary) : null;
 
-  // Seed 000's fixpoint: two consecutive fix summaries that say the same thing end the loop.
-  if (hasSummary && event.previousSummary && similarity(event.summary!, event.previousSummary) >= state.rules.similarity) {
+  // Seed 000's fixpoint: two consecutive fix summaries that say the same thing about the same findings
+  // end the loop. Rounds that fixed different findings may read alike without repeating anything.
+  const before = state.iterations[state.iterations.length - 2]?.verdict?.open ?? [];
+  const sameFindings = (current.verdict?.open ?? []).some((fp) => before.includes(fp));
+  if (hasSummary && sameFindings && event.previousSummary && similarity(event.summary!, event.previousSummary) >= state.rules.similarity) {
     const percent = Math.round(similarity(event.summary!, event.previousSummary) * 100);
     const stopped: State = {
       ...finished,

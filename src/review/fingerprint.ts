@@ -7,13 +7,13 @@ import { createHash } from 'node:crypto';
 /** Category families: reviewers name the same kind of defect differently. Checked in order. */
 const FAMILIES: [family: string, pattern: RegExp][] = [
   ['security', /secur|inject|travers|xss|csrf|ssrf|secret|credential|auth|crypt|sanit|escap|redos|deserial|taint|privilege|permission|vuln/],
-  ['correctness', /logic|bug|correct|off.?by.?one|boundary|edge|wrong|race|concurren|overflow|crash|behaviou?r|regression|contract|spec/],
+  ['correctness', /logic|bug|correct|off.?by.?one|boundary|edge|wrong|race|concurren|overflow|crash|behaviou?r|regression|contract|spec|unit|build|compil/],
   ['testing', /test|coverage|assert|fixture|flaky|mock/],
+  ['types', /type|cast|null|undefined|any\b/],
   ['error-handling', /error|exception|swallow|silent|catch|fallback|ignored|unhandled|reject|failure|retry|panic/],
   ['performance', /perf|slow|quadratic|alloc|memory|leak|latency|cache/],
   ['docs', /doc|comment|readme|typo|spelling/],
   ['naming', /nam|style|format|lint|convention|readab|consisten/],
-  ['types', /type|cast|null|undefined|any\b/],
   ['design', /design|architect|complex|duplicat|dead|unused|coupling|abstraction|scope|refactor/],
 ];
 

@@ -6,6 +6,7 @@ describe('normaliseCategory', () => {
     ['logic-error', 'correctness'], ['Off By One', 'correctness'], ['bug', 'correctness'], ['race condition', 'correctness'],
     ['swallowed-error', 'error-handling'], ['Silent failure', 'error-handling'], ['unhandled_rejection', 'error-handling'],
     ['SQL injection', 'security'], ['path-traversal', 'security'], ['hardcoded secret', 'security'],
+    ['unit-error', 'correctness'], ['type-error', 'types'], ['build-error', 'correctness'], ['null-dereference', 'types'],
     ['missing-test', 'testing'], ['test-failure', 'testing'], ['naming', 'naming'], ['style', 'naming'],
     ['stale comment', 'docs'], ['dead-code', 'design'], ['slow loop', 'performance'], ['any type', 'types'],
     ['', 'other'], ['Weird Thing!', 'weird-thing'],
