@@ -35,6 +35,8 @@ export interface RunClaudeOptions {
   extraArgs?: string[];
   /** Use this HOME instead of a fresh temp dir (CLAUDE_CONFIG_DIR becomes <home>/.claude). */
   homeDir?: string;
+  /** Called for each stream-json event as it arrives (for live progress). */
+  onEvent?: (event: StreamEvent) => void;
 }
 
 export interface RunClaudeResult {
@@ -122,7 +124,24 @@ export function runClaude(opts: RunClaudeOptions): Promise<RunClaudeResult> {
     let stdout = "";
     let stderr = "";
     let timedOut = false;
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    let pending = "";
+    const emitLines = (final: boolean): void => {
+      if (!opts.onEvent) return;
+      const lines = pending.split("\n");
+      pending = final ? "" : lines.pop() ?? "";
+      for (const event of parseStreamJson(lines.join("\n"))) {
+        try {
+          opts.onEvent(event);
+        } catch {
+          /* a listener's error must not break the run */
+        }
+      }
+    };
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+      pending += d;
+      emitLines(false);
+    });
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     const killGroup = (sig: NodeJS.Signals): void => {
       if (child.pid === undefined) return;
@@ -148,6 +167,7 @@ export function runClaude(opts: RunClaudeOptions): Promise<RunClaudeResult> {
       if (killTimer) clearTimeout(killTimer);
       // Reap anything the CLI left behind in its group (background hooks, shells).
       killGroup("SIGKILL");
+      emitLines(true);
       resolvePromise({
         exitCode: code,
         signal,
@@ -178,9 +198,13 @@ function git(cwd: string, ...args: string[]): string {
   });
 }
 
-/** A fresh git repository under the temp dir holding `files` (relative path → content), committed. */
-export function makeGitProject(files: Record<string, string>, prefix = "e2e-project-"): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+/**
+ * A fresh git repository holding `files` (relative path → content), committed: a new temp dir, or
+ * `into` (created if missing; it should be empty).
+ */
+export function makeGitProject(files: Record<string, string>, prefix = "e2e-project-", into?: string): string {
+  const dir = into ?? mkdtempSync(join(tmpdir(), prefix));
+  mkdirSync(dir, { recursive: true });
   for (const [rel, content] of Object.entries(files)) {
     const p = join(dir, rel);
     mkdirSync(dirname(p), { recursive: true });

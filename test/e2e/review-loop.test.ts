@@ -1,0 +1,436 @@
+/**
+ * The review loop end to end: the real Claude Code CLI (node_modules/.bin/claude) runs
+ * `/minions:review` with the plugin as a clone would have it, against a scripted model on loopback,
+ * in a temp git project with planted defects and an isolated HOME.
+ *
+ * Each scenario asserts the final loop state (archived or live), the files under .agents/tmp/phases/,
+ * the project's source, and the hook answers seen in stream-json. A failing assertion prints the hook
+ * events, the state file and a compact model log, and keeps the run's files (MINIONS_E2E_VERBOSE=1 prints
+ * the diagnostics of every run; MINIONS_E2E_KEEP=1 keeps every run's project, HOME and logs).
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { copyCommittedPlugin, REPO_ROOT, runClaude, systemEvents } from './harness';
+import { startModelServer } from './model-server';
+import {
+  FINDING,
+  FIX,
+  mainDispatches,
+  parseHookMessages,
+  runLoop,
+  sampleScenario,
+  toolResults,
+  type LoopReport,
+} from './scenarios';
+import { identify, latestPhasePrompt, REVIEWER_NAMES, scriptedModel, type FixEdit, type ScenarioFinding } from './scripted-model';
+
+const RUN_TIMEOUT_MS = 120_000;
+let pluginDir: string;
+
+beforeAll(() => {
+  pluginDir = copyCommittedPlugin(REPO_ROOT);
+});
+
+afterAll(() => {
+  rmSync(pluginDir, { recursive: true, force: true });
+});
+
+/** Runs the assertions; on failure the error carries the run's diagnostics and the run's files are kept. */
+function explain(report: LoopReport, assertions: () => void, alsoRemove: string[] = []): void {
+  if (process.env.MINIONS_E2E_VERBOSE) console.log(report.diagnostics());
+  try {
+    assertions();
+  } catch (err) {
+    if (err instanceof Error) err.message = `${err.message}\n\n${report.diagnostics()}`;
+    throw err;
+  }
+  if (!process.env.MINIONS_E2E_KEEP) {
+    report.cleanup();
+    for (const dir of alsoRemove) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+type State = {
+  status: string;
+  currentPhase: string;
+  iteration: number;
+  maxIterations: number;
+  stopReason: string | null;
+  openIssues: { severity: string; file: string; line: number | null; description: string }[];
+  iterations: { iteration: number; r1: { reviewers: Record<string, { status: string; dispatches: number; failures: number }> }; r2: { status: string; dispatches: number }; verdict: { overall: string; total: number } | null }[];
+};
+
+const state = (r: LoopReport): State => r.state as unknown as State;
+
+/** The run ended normally and the loop reached `phase` at `iteration`, announced and archived. */
+function expectFinished(r: LoopReport, phase: 'DONE' | 'STOPPED', iteration: number): void {
+  expect(r.run.timedOut, 'the CLI run timed out').toBe(false);
+  expect(r.run.exitCode).toBe(0);
+  expect(r.stateWhere, 'the Stop hook archives the state when it announces the end').toBe('archive');
+  expect(existsSync(join(r.projectDir, '.agents/tmp/state.json'))).toBe(false);
+  expect(state(r).currentPhase).toBe(phase);
+  expect(state(r).status).toBe(phase === 'DONE' ? 'done' : 'stopped');
+  expect(state(r).iteration).toBe(iteration);
+  const last = r.systemMessages.at(-1) ?? '';
+  expect(last).toContain(`minions: ${phase} —`);
+  const verdict = JSON.parse(r.readPhase(`review-${iteration}/r1-verdict.json`) ?? 'null') as { next: string; overall_verdict: string } | null;
+  expect(verdict?.next).toBe(phase);
+  expect(verdict?.overall_verdict).toBe(phase === 'DONE' ? 'clean' : 'issues_found');
+  // No hook failed or complained.
+  for (const h of r.run.events.filter((e) => e.type === 'system' && e.subtype === 'hook_response')) {
+    expect({ hook: h.hook_name, exit: Number(h.exit_code), stderr: h.stderr }).toEqual({ hook: h.hook_name, exit: 0, stderr: '' });
+  }
+  expect(systemEvents(r.run.events, 'notification').filter((e) => e.key === 'stop-hook-block-cap')).toEqual([]);
+}
+
+/** review-1 … review-n each hold the five reviews and a verdict; the fix summary where a fix round ran. */
+function expectPhaseFiles(r: LoopReport, iterations: number, fixedIterations: number[]): void {
+  const expected = ['run.json'];
+  for (let i = 1; i <= iterations; i++) {
+    for (const name of REVIEWER_NAMES) expected.push(`review-${i}/r1-${name}.json`);
+    expected.push(`review-${i}/r1-verdict.json`);
+    if (fixedIterations.includes(i)) expected.push(`review-${i}/r2-findings.json`, `review-${i}/r2-fix-summary.md`, `review-${i}/r2-fix-summary.json`);
+  }
+  expect(r.phases).toEqual(expected.sort());
+}
+
+/** Agent calls per "agent@iteration", as the main thread sent them. */
+function dispatchCounts(r: LoopReport): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const d of r.dispatches) {
+    const key = `${d.agent.replace(/^minions:/, '')}@${d.iteration}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
+function oncePerIteration(reviewIterations: number, fixIterations: number[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (let i = 1; i <= reviewIterations; i++) for (const name of REVIEWER_NAMES) counts[`${name}@${i}`] = 1;
+  for (const i of fixIterations) counts[`review-fixer@${i}`] = 1;
+  return counts;
+}
+
+const only = (reviewer: string, iteration: number, findings: ScenarioFinding[]) => (r: string, i: number) => (r === reviewer && i === iteration ? findings : []);
+
+describe('minions review loop in the real CLI', () => {
+  test('1. a clean first review ends DONE at iteration 1 without a fixer', async () => {
+    const r = await runLoop(sampleScenario({ name: 'clean' }), { pluginDir, timeoutMs: RUN_TIMEOUT_MS });
+    explain(r, () => {
+      expectFinished(r, 'DONE', 1);
+      expectPhaseFiles(r, 1, []);
+      expect(dispatchCounts(r)).toEqual(oncePerIteration(1, []));
+      expect(r.dispatches.every((d) => !d.background && d.result && !d.result.isError)).toBe(true);
+      expect(r.server.requests.some((q) => q.request && identify(q.request) === 'review-fixer')).toBe(false);
+      expect(r.systemMessages[0]).toMatch(/^minions: review loop started — R1, Iteration 1\/5/);
+      expect(r.systemMessages.at(-1)).toBe('minions: DONE — review 1/5 found no issues. Reviews: .agents/tmp/phases/review-1/');
+      // The R1 prompt reached the model through the UserPromptSubmit context.
+      const ups = r.hooks.find((h) => h.event === 'UserPromptSubmit');
+      expect(ups?.additionalContext).toMatch(/^\[PHASE R1\] minions review — Iteration 1\/5/);
+      expect(r.read('src/cart.js')).toContain('for (let i = 1; i < cart.length; i++)');
+      // The orchestration skill is listed under its own name and its description reaches the model
+      // (skills/review/ was shadowed by the /minions:review command: FINDINGS.md #1).
+      const init = r.run.events.find((e) => e.type === 'system' && e.subtype === 'init');
+      expect(init?.skills).toEqual(expect.arrayContaining(['minions:review-loop']));
+      const first = JSON.stringify(r.server.requests.find((q) => q.request !== undefined && q.request.agentId === undefined && q.request.tools.length > 0)?.request?.messages ?? []);
+      expect(first).toContain('minions:review-loop: How to orchestrate a minions review loop.');
+    });
+  });
+
+  test('2. issues → fix → clean review: DONE at iteration 2 with the defects fixed', async () => {
+    const scenario = sampleScenario({
+      name: 'fix-once',
+      findings: (reviewer, i) =>
+        i !== 1 ? [] : reviewer === 'critic' ? [FINDING.offByOne] : reviewer === 'witness' ? [FINDING.failingTest] : reviewer === 'silent-failure-hunter' ? [FINDING.swallowed] : [],
+      fixer: (i) => (i === 1 ? [FIX.offByOne, FIX.swallowed] : []),
+    });
+    const r = await runLoop(scenario, { pluginDir, timeoutMs: RUN_TIMEOUT_MS });
+    explain(r, () => {
+      expectFinished(r, 'DONE', 2);
+      expectPhaseFiles(r, 2, [1]);
+      expect(dispatchCounts(r)).toEqual(oncePerIteration(2, [1]));
+      expect(state(r).iterations[0]!.verdict).toMatchObject({ overall: 'issues_found', total: 3 });
+      expect(state(r).iterations[0]!.r2.status).toBe('complete');
+      expect(r.read('src/cart.js')).toContain('for (let i = 0; i < cart.length; i++)');
+      expect(r.read('src/config.js')).toContain("if (err.code === 'ENOENT') return {};");
+      expect(r.readPhase('review-1/r2-fix-summary.md')).toMatch(/^- \[fixed\] src\/cart\.js:10 /m);
+      const verdict1 = JSON.parse(r.readPhase('review-1/r1-verdict.json')!) as { next: string; total_issues: number };
+      expect(verdict1).toMatchObject({ next: 'R2', total_issues: 3 });
+      expect(r.systemMessages).toContain('minions: fix round 1 done (3 fixed) → R1, Iteration 2/5');
+      expect(r.systemMessages.at(-1)).toBe('minions: DONE — review 2/5 found no issues after 1 fix round. Reviews: .agents/tmp/phases/review-2/');
+      // The Stop hook steered the model: R2 after the first review, R1 after the fix.
+      const continued = r.hooks.filter((h) => h.event === 'Stop' && h.additionalContext).map((h) => h.additionalContext!.split('\n')[0]);
+      expect(continued).toEqual(['[PHASE R2] minions review — Iteration 1/5', '[PHASE R1] minions review — Iteration 2/5']);
+    });
+  });
+
+  test('3. never clean with --max-iterations 2: STOPPED at iteration 2 with the reason and the open issues reported', async () => {
+    // Each round finds something new (the same open set twice would stop earlier, as no_progress).
+    const scenario = sampleScenario({
+      name: 'never-clean',
+      maxIterations: 2,
+      findings: (reviewer, i) => (reviewer === 'critic' && i === 1 ? [FINDING.offByOne] : reviewer === 'pedant' && i === 2 ? [FINDING.discountUnit] : []),
+      fixer: (i) => (i === 1 ? [FIX.offByOne] : []),
+    });
+    const r = await runLoop(scenario, { pluginDir, timeoutMs: RUN_TIMEOUT_MS });
+    explain(r, () => {
+      expectFinished(r, 'STOPPED', 2);
+      expectPhaseFiles(r, 2, [1]);
+      expect(dispatchCounts(r)).toEqual(oncePerIteration(2, [1]));
+      expect(state(r).stopReason).toBe('max_iterations');
+      expect(state(r).openIssues).toEqual([{ severity: 'critical', file: 'src/price.js', line: 3, description: FINDING.discountUnit.description }]);
+      const last = r.systemMessages.at(-1)!;
+      expect(last).toMatch(/^minions: STOPPED — the iteration budget is spent\b.*1 issue open \(1 critical\)\. Verdict: \.agents\/tmp\/phases\/review-2\/r1-verdict\.json/);
+      expect(last).toContain('\n  critical src/price.js:3 — discount() divides a percentage by 10');
+      expect(r.read('src/cart.js')).toContain('for (let i = 0; i < cart.length; i++)');
+      expect(r.read('src/price.js')).toContain('(cents * percent) / 10)');
+    });
+  });
+
+  test('3b. terse fix summaries that read alike do not stop a loop that fixes a different finding each round', async () => {
+    // FINDINGS.md #2: the no-progress fixpoint compared the prose only.
+    const same = '# Fix summary\n\n- [fixed] src/price.js docs — fixed\n\n## Tests run\n- none\n';
+    const scenario = sampleScenario({
+      name: 'terse-summaries',
+      maxIterations: 3,
+      findings: (reviewer, i) => (reviewer === 'pedant' && i === 1 ? [FINDING.discountUnit] : reviewer === 'pedant' && i === 2 ? [FINDING.formatUnit] : []),
+      fixer: (i) => (i === 1 ? { edits: [FIX.discountUnit], summary: same } : i === 2 ? { edits: [FIX.formatUnit], summary: same } : []),
+    });
+    const r = await runLoop(scenario, { pluginDir, timeoutMs: RUN_TIMEOUT_MS });
+    explain(r, () => {
+      expectFinished(r, 'DONE', 3);
+      expectPhaseFiles(r, 3, [1, 2]);
+      expect(r.readPhase('review-1/r2-fix-summary.md')).toBe(r.readPhase('review-2/r2-fix-summary.md'));
+      expect(r.systemMessages).toContain('minions: fix round 2 done (1 fixed) → R1, Iteration 3/3');
+      expect(r.read('src/price.js')).toContain('(cents / 100).toFixed(2)');
+    });
+  });
+
+  test('4. a reviewer that writes invalid JSON is continued with the validation error, rewrites, and the loop completes', async () => {
+    const invalid = '{"issues":[{"severity":"blocker","category":"style","file":"src/cart.js","line":1,"description":"x"}],"summary":{"verdict":"issues_found"}}';
+    const scenario = sampleScenario({
+      name: 'invalid-first',
+      findings: (reviewer, i) => (reviewer === 'pedant' && i === 1 ? { invalidFirst: invalid, findings: [] } : []),
+    });
+    const r = await runLoop(scenario, { pluginDir, timeoutMs: RUN_TIMEOUT_MS });
+    explain(r, () => {
+      expectFinished(r, 'DONE', 1);
+      expectPhaseFiles(r, 1, []);
+      const continued = r.hooks.filter((h) => h.event === 'SubagentStop' && h.additionalContext);
+      expect(continued).toHaveLength(1);
+      expect(continued[0]!.additionalContext).toMatch(/^Your review output is invalid: issues\[0\]\.severity: .*\.agents\/tmp\/phases\/review-1\/r1-pedant\.json/s);
+      // The pedant saw the error as a continuation and wrote again.
+      const pedant = r.server.requests.filter((q) => q.request && identify(q.request) === 'pedant').map((q) => q.request!);
+      const saw = pedant.filter((q) => JSON.stringify(q.messages).includes('SubagentStop hook additional context: Your review output is invalid'));
+      expect(saw.length).toBeGreaterThan(0);
+      const writes = pedant.flatMap((q) => r.server.requests.find((x) => x.request === q)!.response ?? []).filter((b) => b.type === 'tool_use' && b.name === 'Write');
+      expect(writes).toHaveLength(2);
+      const results = toolResults(r.server.requests);
+      expect(writes.map((w) => results.get((w as { id: string }).id)?.isError)).toEqual([false, false]);
+      expect(JSON.parse(r.readPhase('review-1/r1-pedant.json')!)).toMatchObject({ issues: [], summary: { verdict: 'clean' } });
+      expect(state(r).iterations[0]!.r1.reviewers.pedant).toMatchObject({ status: 'valid', dispatches: 1 });
+      expect(dispatchCounts(r)).toEqual(oncePerIteration(1, []));
+    });
+  });
+
+  test('5. a reviewer that only answers with a ```json fence gets its file written by the hook', async () => {
+    const scenario = sampleScenario({
+      name: 'fence-only',
+      findings: (reviewer, i) => (reviewer === 'silent-failure-hunter' && i === 1 ? { fenceOnly: true, findings: [FINDING.swallowed] } : []),
+      fixer: (i) => (i === 1 ? [FIX.swallowed] : []),
+    });
+    const r = await runLoop(scenario, { pluginDir, timeoutMs: RUN_TIMEOUT_MS });
+    explain(r, () => {
+      expectFinished(r, 'DONE', 2);
+      expectPhaseFiles(r, 2, [1]);
+      const hunter1 = r.server.requests.filter((q) => q.request && identify(q.request) === 'silent-failure-hunter' && JSON.stringify(q.request.messages).includes('review-1/r1-silent-failure-hunter.json'));
+      expect(hunter1.flatMap((q) => q.response ?? []).filter((b) => b.type === 'tool_use')).toEqual([]);
+      const written = JSON.parse(r.readPhase('review-1/r1-silent-failure-hunter.json')!) as { issues: { category: string; file: string; line: number }[] };
+      expect(written.issues).toEqual([expect.objectContaining({ category: 'swallowed-error', file: 'src/config.js', line: 7 })]);
+      expect(r.systemMessages.some((m) => m.includes('silent-failure-hunter 1 warning, taken from its final message'))).toBe(true);
+      expect(r.hooks.filter((h) => h.event === 'SubagentStop' && h.additionalContext)).toEqual([]);
+      expect(r.read('src/config.js')).toContain("if (err.code === 'ENOENT') return {};");
+    });
+  });
+
+  test('6. the orchestrator dispatching the fixer and editing a source file in R1 is denied by the host, without effect', async () => {
+    const sneaky = { file: 'src/price.js', find: '(cents / 10).toFixed(2)', replace: '(cents / 10).toFixed(2) /* orchestrator was here */' };
+    const scenario = sampleScenario({ name: 'orchestrator-quirks', orchestrator: { dispatchFixerInR1: true, editSourceInR1: sneaky } });
+    const r = await runLoop(scenario, { pluginDir, timeoutMs: RUN_TIMEOUT_MS });
+    explain(r, () => {
+      expectFinished(r, 'DONE', 1);
+      expectPhaseFiles(r, 1, []);
+      const results = toolResults(r.server.requests);
+      const mainUses = r.server.requests.filter((q) => q.request && q.request.agentId === undefined).flatMap((q) => q.response ?? []);
+      const edit = mainUses.find((b) => b.type === 'tool_use' && b.name === 'Edit') as { id: string } | undefined;
+      expect(edit).toBeDefined();
+      expect(results.get(edit!.id)).toEqual({ isError: true, text: expect.stringContaining('project files are changed only by minions:review-fixer in R2') });
+      const fixer = r.dispatches.find((d) => d.agent === 'minions:review-fixer');
+      expect(fixer?.result).toEqual({ isError: true, text: expect.stringContaining('the fixer runs in R2, after the reviewers\' verdict') });
+      const denies = r.hooks.filter((h) => h.permissionDecision === 'deny').map((h) => h.name).sort();
+      expect(denies).toEqual(['PreToolUse:Agent', 'PreToolUse:Edit']);
+      // Nothing happened: no fixer subagent ever ran, the source is untouched, reviewers ran once.
+      expect(r.server.requests.some((q) => q.request && identify(q.request) === 'review-fixer')).toBe(false);
+      expect(r.read('src/price.js')).not.toContain('orchestrator was here');
+      expect(dispatchCounts(r)).toEqual({ ...oncePerIteration(1, []), 'review-fixer@1': 1 });
+      expect(state(r).iterations[0]!.r2.dispatches).toBe(0);
+    });
+  });
+
+  test('7. reviewers launched with run_in_background: true are not dispatched twice and the loop completes', async () => {
+    const scenario = sampleScenario({
+      name: 'background',
+      agentDelayMs: 400, // the reviewers are surely still running when the orchestrator's turn ends
+      orchestrator: { background: true },
+      findings: only('critic', 1, [FINDING.offByOne]),
+      fixer: (i) => (i === 1 ? [FIX.offByOne] : []),
+    });
+    const r = await runLoop(scenario, { pluginDir, timeoutMs: RUN_TIMEOUT_MS });
+    explain(r, () => {
+      expectFinished(r, 'DONE', 2);
+      expectPhaseFiles(r, 2, [1]);
+      expect(r.dispatches.every((d) => d.background)).toBe(true);
+      expect(dispatchCounts(r)).toEqual(oncePerIteration(2, [1]));
+      expect(r.read('src/cart.js')).toContain('for (let i = 0; i < cart.length; i++)');
+      // While they ran, the Stop hook waited instead of re-injecting the phase prompt.
+      expect(r.systemMessages.some((m) => /^minions: R1 Iteration 1\/5 — waiting for /.test(m))).toBe(true);
+    });
+  });
+
+  test('8. five iterations (issues in 1–4, clean at 5) complete DONE under the default stop-hook block cap', async () => {
+    const perIteration: Record<number, [string, ScenarioFinding]> = {
+      1: ['critic', FINDING.offByOne],
+      2: ['silent-failure-hunter', FINDING.swallowed],
+      3: ['pedant', FINDING.discountUnit],
+      4: ['pedant', FINDING.formatUnit],
+    };
+    const fixes = { 1: FIX.offByOne, 2: FIX.swallowed, 3: FIX.discountUnit, 4: FIX.formatUnit } as Record<number, (typeof FIX)[keyof typeof FIX]>;
+    const scenario = sampleScenario({
+      name: 'five-iterations',
+      maxIterations: 5,
+      findings: (reviewer, i) => (perIteration[i]?.[0] === reviewer ? [perIteration[i]![1]] : []),
+      fixer: (i) => (fixes[i] ? [fixes[i]!] : []),
+    });
+    const r = await runLoop(scenario, { pluginDir, timeoutMs: RUN_TIMEOUT_MS, env: { CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: undefined } });
+    explain(r, () => {
+      expectFinished(r, 'DONE', 5);
+      expectPhaseFiles(r, 5, [1, 2, 3, 4]);
+      expect(dispatchCounts(r)).toEqual(oncePerIteration(5, [1, 2, 3, 4]));
+      // 8 Stop continuations in one turn (R2 ×4, R1 ×4), each followed by tool calls.
+      expect(r.hooks.filter((h) => h.event === 'Stop' && h.additionalContext)).toHaveLength(8);
+      expect(r.run.events.filter((e) => e.type === 'result')).toHaveLength(1);
+      const src = `${r.read('src/cart.js')}${r.read('src/config.js')}${r.read('src/price.js')}`;
+      for (const fix of Object.values(fixes)) expect(src).toContain(fix.replace);
+      expect(r.systemMessages.at(-1)).toBe('minions: DONE — review 5/5 found no issues after 4 fix rounds. Reviews: .agents/tmp/phases/review-5/');
+      // The pedant's unit-error is a correctness finding, not error handling (FINDINGS.md #3).
+      const verdict3 = JSON.parse(r.readPhase('review-3/r1-verdict.json')!) as { findings: { file: string; category: string; categories: string[] }[] };
+      expect(verdict3.findings).toEqual([expect.objectContaining({ file: 'src/price.js', category: 'correctness', categories: ['unit-error'] })]);
+    });
+  });
+
+  test('8b. seven iterations (12 Stop continuations, beyond the 8-block cap) still complete: tool calls between blocks reset the count', async () => {
+    const docFinding = (n: number): ScenarioFinding => ({
+      severity: 'info',
+      category: 'docs',
+      file: 'README.md',
+      evidence: n === 5 ? 'A tiny shop library: cart lines, prices, settings.' : 'A tiny shop library: cart lines, prices in cents, settings.',
+      description: `round ${n}: the README does not say prices are in cents / what loadConfig returns`,
+    });
+    const perIteration: Record<number, [string, ScenarioFinding]> = {
+      1: ['critic', FINDING.offByOne],
+      2: ['silent-failure-hunter', FINDING.swallowed],
+      3: ['pedant', FINDING.discountUnit],
+      4: ['pedant', FINDING.formatUnit],
+      5: ['pedant', docFinding(5)],
+      6: ['pedant', docFinding(6)],
+    };
+    // Each fix summary must read differently: two near-identical summaries in a row stop the loop (no_progress).
+    const fixes: Record<number, FixEdit> = {
+      1: FIX.offByOne,
+      2: FIX.swallowed,
+      3: FIX.discountUnit,
+      4: FIX.formatUnit,
+      5: { file: 'README.md', find: 'prices, settings.', replace: 'prices in cents, settings.', what: 'the README says prices are in cents' },
+      6: { file: 'README.md', find: 'in cents, settings.', replace: 'in cents, settings ({} when the file is missing).', what: 'the README documents the empty config for a missing file' },
+    };
+    const scenario = sampleScenario({
+      name: 'seven-iterations',
+      maxIterations: 7,
+      findings: (reviewer, i) => (perIteration[i]?.[0] === reviewer ? [perIteration[i]![1]] : []),
+      fixer: (i) => (fixes[i] ? [fixes[i]!] : []),
+    });
+    const r = await runLoop(scenario, { pluginDir, timeoutMs: RUN_TIMEOUT_MS, env: { CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: undefined } });
+    explain(r, () => {
+      expectFinished(r, 'DONE', 7);
+      expectPhaseFiles(r, 7, [1, 2, 3, 4, 5, 6]);
+      expect(dispatchCounts(r)).toEqual(oncePerIteration(7, [1, 2, 3, 4, 5, 6]));
+      expect(r.hooks.filter((h) => h.event === 'Stop' && h.additionalContext)).toHaveLength(12);
+      expect(r.read('README.md')).toContain('prices in cents, settings ({} when the file is missing).');
+    });
+  });
+
+  test('9. a second session in the same project at the same time is neither gated nor steered', async () => {
+    const scenario = sampleScenario({
+      name: 'owner-session',
+      agentDelayMs: 700,
+      findings: only('critic', 1, [FINDING.offByOne]),
+      fixer: (i) => (i === 1 ? [FIX.offByOne] : []),
+    });
+    const noteEdit = { file: 'NOTES.md', find: '- ship the cart totals this week', replace: '- ship the cart totals this week\n- second session was here' };
+    const observed: { loopLiveAtEdit: boolean | null; second: Awaited<ReturnType<typeof runClaude>> | null; phasePrompts: number; agentCalls: number } = {
+      loopLiveAtEdit: null,
+      second: null,
+      phasePrompts: -1,
+      agentCalls: -1,
+    };
+
+    const alongside = async (projectDir: string): Promise<void> => {
+      const statePath = join(projectDir, '.agents/tmp/state.json');
+      const deadline = Date.now() + 30_000;
+      while (!existsSync(statePath) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+      const plain = sampleScenario({ name: 'second-session', plainEdits: [noteEdit] });
+      const server = await startModelServer(
+        scriptedModel(plain, {
+          projectDir,
+          beforePlainEdit: () => {
+            try {
+              const s = JSON.parse(readFileSync(statePath, 'utf8')) as { status: string };
+              observed.loopLiveAtEdit = s.status === 'in_progress';
+            } catch {
+              observed.loopLiveAtEdit = false;
+            }
+          },
+        }),
+      );
+      try {
+        observed.second = await runClaude({ pluginDir, projectDir, prompt: 'Add a line to NOTES.md saying the second session was here.', serverUrl: server.url, timeoutMs: RUN_TIMEOUT_MS });
+        observed.phasePrompts = server.requests.filter((q) => q.request && latestPhasePrompt(q.request) !== null).length;
+        observed.agentCalls = mainDispatches(server.requests).length;
+      } finally {
+        await server.close();
+      }
+    };
+
+    const r = await runLoop(scenario, { pluginDir, timeoutMs: RUN_TIMEOUT_MS, alongside });
+    explain(r, () => {
+      // The loop itself is unaffected.
+      expectFinished(r, 'DONE', 2);
+      expectPhaseFiles(r, 2, [1]);
+      expect(r.read('src/cart.js')).toContain('for (let i = 0; i < cart.length; i++)');
+
+      const second = observed.second!;
+      expect(second.exitCode).toBe(0);
+      expect(second.timedOut).toBe(false);
+      expect(observed.loopLiveAtEdit, 'the second session edited while the loop was in progress').toBe(true);
+      expect(r.read('NOTES.md')).toContain('- second session was here');
+      const secondHooks = parseHookMessages(second.events);
+      expect(secondHooks.map((h) => h.name)).toEqual(expect.arrayContaining(['UserPromptSubmit', 'PreToolUse:Edit', 'Stop']));
+      for (const h of secondHooks) expect({ hook: h.name, output: h.raw.trim() }).toEqual({ hook: h.name, output: '' });
+      expect(secondHooks.filter((h) => h.event === 'Stop' && h.additionalContext)).toEqual([]);
+      expect(observed.agentCalls).toBe(0);
+      expect(observed.phasePrompts, 'no [PHASE …] prompt reached the second session').toBe(0);
+      expect(second.events.filter((e) => e.type === 'result').map((e) => e.result)).toEqual(['Done: edited NOTES.md.']);
+    }, observed.second ? [observed.second.homeDir] : []);
+  });
+});
