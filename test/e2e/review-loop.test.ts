@@ -254,6 +254,45 @@ describe('minions review loop in the real CLI', () => {
     });
   });
 
+  test('5b. the same defect from three reviewers and one ungrounded finding: the fixer gets one finding, the loop ends DONE', async () => {
+    const ghost = { severity: 'critical' as const, category: 'injection', file: 'src/payments.js', line: 12, evidence: 'db.query("SELECT * FROM cards WHERE id=" + id)', description: 'card lookup builds SQL from input', suggestion: 'use a parameterised query' };
+    const scenario = sampleScenario({
+      name: 'merge-and-ground',
+      findings: (reviewer, i) => {
+        if (i !== 1) return [];
+        if (reviewer === 'critic') return [FINDING.offByOne];
+        if (reviewer === 'pedant') return [{ ...FINDING.offByOne, severity: 'warning', category: 'logic-error', description: 'loop index starts at 1' }];
+        if (reviewer === 'witness') return [{ ...FINDING.offByOne, severity: 'info', category: 'bug', description: 'first line missing from the total' }];
+        if (reviewer === 'security-reviewer') return [ghost];
+        return [];
+      },
+      fixer: (i) => (i === 1 ? [FIX.offByOne] : []),
+    });
+    const r = await runLoop(scenario, { pluginDir, timeoutMs: RUN_TIMEOUT_MS });
+    explain(r, () => {
+      expectFinished(r, 'DONE', 2);
+      const verdict = JSON.parse(r.readPhase('review-1/r1-verdict.json')!) as { total_issues: number; findings: { reporters: string[]; toFixer: boolean; severity: string; grounding: { status: string; reason: string | null } }[] };
+      expect(verdict.total_issues).toBe(1);
+      expect(verdict.findings).toHaveLength(2);
+      expect(verdict.findings).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ reporters: ['critic', 'pedant', 'witness'], severity: 'critical', toFixer: true }),
+          expect.objectContaining({ toFixer: false, grounding: { status: 'ungrounded', reason: 'src/payments.js does not exist' } }),
+        ]),
+      );
+      const brief = JSON.parse(r.readPhase('review-1/r2-findings.json')!) as { findings: { fingerprint: string; file: string }[] };
+      expect(brief.findings).toEqual([expect.objectContaining({ file: 'src/cart.js' })]);
+      const answers = JSON.parse(r.readPhase('review-1/r2-fix-summary.json')!) as { fixes: { fingerprint: string; status: string }[] };
+      expect(answers.fixes).toEqual([{ fingerprint: brief.findings[0]!.fingerprint, status: 'fixed' }]);
+      expect(r.read('src/cart.js')).toContain('for (let i = 0; i < cart.length; i++)');
+      // The reviewer whose only finding matched no file was told so once by the real host.
+      const told = r.hooks.filter((h) => h.event === 'SubagentStop' && h.additionalContext?.startsWith('Most of your findings do not match the files'));
+      expect(told).toHaveLength(1);
+      expect(r.systemMessages.some((m) => /review 1\/5: 1 issue \(1 critical\) \[2 duplicate reports merged, 1 ungrounded\]/.test(m))).toBe(true);
+      expect(dispatchCounts(r)).toEqual(oncePerIteration(2, [1]));
+    });
+  });
+
   test('6. the orchestrator dispatching the fixer and editing a source file in R1 is denied by the host, without effect', async () => {
     const sneaky = { file: 'src/price.js', find: '(cents / 10).toFixed(2)', replace: '(cents / 10).toFixed(2) /* orchestrator was here */' };
     const scenario = sampleScenario({ name: 'orchestrator-quirks', orchestrator: { dispatchFixerInR1: true, editSourceInR1: sneaky } });
