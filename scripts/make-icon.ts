@@ -1,7 +1,8 @@
 /**
- * Draws the plugin icon, .claude-plugin/icon.png (512×512 RGBA): three goggled "minion" reviewers
- * under a magnifier. Pure node: shapes are signed distance functions sampled 4×4 per pixel, and the
- * PNG (IHDR, one zlib IDAT, IEND, CRC-32) is encoded by hand.
+ * Draws the plugin icon, .claude-plugin/icon.png (512×512 RGBA): a large magnifying glass whose lens
+ * holds five coloured dots (the five reviewers) around a white check mark (the fixer). Pure node:
+ * shapes are signed distance functions sampled 4×4 per pixel, and the PNG (IHDR, one zlib IDAT,
+ * IEND, CRC-32) is encoded by hand.
  *
  *   npx tsx scripts/make-icon.ts [out.png]
  */
@@ -17,14 +18,14 @@ type RGBA = readonly [number, number, number, number];
 type Sdf = (x: number, y: number) => number;
 
 const hex = (h: string, a = 255): RGBA => [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 16), parseInt(h.slice(5, 7), 16), a];
-const NAVY = hex('#1f2347');
-const YELLOW = hex('#ffd23f');
-const BLUE = hex('#2f6fd6');
-const STRAP = hex('#2b2b33');
-const SILVER = hex('#c9ced8');
+const BACKGROUND = hex('#1e2433');
+const RIM = hex('#d7dce6');
+const GRIP = hex('#5b6478');
+const LENS = hex('#8fc8ff', 56);
+const GLINT = hex('#ffffff', 110);
 const WHITE = hex('#ffffff');
-const PUPIL = hex('#3a2a1c');
-const INK = hex('#3a2a1c');
+/** The five reviewers, one colour each. */
+const REVIEWERS = [hex('#ff6b6b'), hex('#ff9f43'), hex('#3ddc84'), hex('#4fc3f7'), hex('#b388ff')];
 
 // ── Shapes (negative inside) ────────────────────────────────────────────────────
 
@@ -48,10 +49,17 @@ const roundedBox = (x0: number, y0: number, x1: number, y1: number, r: number): 
   return Math.hypot(Math.max(qx, 0), Math.max(qy, 0)) + Math.min(Math.max(qx, qy), 0) - r;
 };
 
+const union = (...s: Sdf[]): Sdf => (x, y) => Math.min(...s.map((f) => f(x, y)));
 const intersect = (...s: Sdf[]): Sdf => (x, y) => Math.max(...s.map((f) => f(x, y)));
 const subtract = (a: Sdf, b: Sdf): Sdf => (x, y) => Math.max(a(x, y), -b(x, y));
-const below = (y0: number): Sdf => (_x, y) => y0 - y;
 const ring = (cx: number, cy: number, r: number, width: number): Sdf => subtract(circle(cx, cy, r), circle(cx, cy, r - width));
+
+/** The half-plane to the left of the ray from (cx, cy) at angle a (radians, y down): its exact distance. */
+const leftOf = (cx: number, cy: number, a: number): Sdf => (x, y) => (x - cx) * Math.sin(a) - (y - cy) * Math.cos(a);
+
+/** The arc of a ring between angles a0 and a1 (a1 − a0 < π). */
+const arc = (cx: number, cy: number, r: number, width: number, a0: number, a1: number): Sdf =>
+  intersect(ring(cx, cy, r, width), leftOf(cx, cy, a0), (x, y) => -leftOf(cx, cy, a1)(x, y));
 
 // ── The scene, back to front ────────────────────────────────────────────────────
 
@@ -60,34 +68,40 @@ interface Layer {
   color: RGBA;
 }
 
-/** A smile: the lower part of a ring. */
-const smile = (cx: number, cy: number, r: number, width: number): Sdf => intersect(ring(cx, cy, r, width), below(cy + r * 0.45));
+/** The lens's centre and radii. */
+const CX = 214;
+const CY = 214;
+const OUTER = 150;
+const RIM_WIDTH = 28;
+const DIAG = Math.SQRT1_2;
+const along = (d: number): [number, number] => [CX + d * DIAG, CY + d * DIAG];
 
-/** A goggled capsule; the pupil is shifted by (lookX, lookY). */
-function minion(cx: number, top: number, bottom: number, r: number, lookX: number, lookY: number): Layer[] {
-  const body = capsule(cx, top + r, cx, bottom - r, r);
-  const eyeY = top + r + 8;
+/** A reviewer: a round dot with a small highlight. */
+function reviewer(cx: number, cy: number, r: number, color: RGBA): Layer[] {
   return [
-    { sdf: body, color: YELLOW },
-    { sdf: intersect(body, below(bottom - r * 1.05)), color: BLUE },
-    { sdf: intersect(body, (x, y) => Math.abs(y - eyeY) - 9), color: STRAP },
-    { sdf: circle(cx, eyeY, r * 0.56), color: SILVER },
-    { sdf: circle(cx, eyeY, r * 0.42), color: WHITE },
-    { sdf: circle(cx + lookX, eyeY + lookY, r * 0.17), color: PUPIL },
-    { sdf: circle(cx + lookX + 4, eyeY + lookY - 4, r * 0.05), color: WHITE },
-    { sdf: smile(cx, eyeY + r * 0.62, r * 0.36, 5), color: INK },
+    { sdf: circle(cx, cy, r), color },
+    { sdf: circle(cx - r * 0.32, cy - r * 0.32, r * 0.26), color: hex('#ffffff', 90) },
   ];
 }
 
+/** Five reviewers on a pentagon around the lens's centre, the first at the top. */
+const reviewers = REVIEWERS.flatMap((color, i) => {
+  const a = -Math.PI / 2 + (i * 2 * Math.PI) / REVIEWERS.length;
+  return reviewer(CX + 74 * Math.cos(a), CY + 74 * Math.sin(a), 25, color);
+});
+
 const SCENE: Layer[] = [
-  { sdf: roundedBox(0, 0, SIZE, SIZE, 104), color: NAVY },
-  // The magnifier the reviewers look up to.
-  { sdf: capsule(283, 137, 318, 172, 13), color: SILVER },
-  { sdf: circle(236, 92, 50), color: hex('#9fd3ff', 90) },
-  { sdf: ring(236, 92, 58, 14), color: SILVER },
-  ...minion(132, 232, 444, 56, 6, -7),
-  ...minion(256, 204, 452, 64, -4, -9),
-  ...minion(380, 232, 444, 56, -7, -7),
+  { sdf: roundedBox(0, 0, SIZE, SIZE, 104), color: BACKGROUND },
+  // The handle: a light neck, then a darker grip.
+  { sdf: capsule(...along(OUTER - 10), ...along(OUTER + 46), 20), color: RIM },
+  { sdf: capsule(...along(OUTER + 44), ...along(OUTER + 168), 30), color: GRIP },
+  // The lens, its rim and a glint.
+  { sdf: circle(CX, CY, OUTER - RIM_WIDTH / 2), color: LENS },
+  { sdf: ring(CX, CY, OUTER, RIM_WIDTH), color: RIM },
+  { sdf: arc(CX, CY, 112, 9, (205 * Math.PI) / 180, (250 * Math.PI) / 180), color: GLINT },
+  // The reviewers, and the fixer's check mark among them.
+  ...reviewers,
+  { sdf: union(capsule(CX - 24, CY + 2, CX - 6, CY + 20, 8.5), capsule(CX - 6, CY + 20, CX + 26, CY - 18, 8.5)), color: WHITE },
 ];
 
 // ── Rendering and PNG encoding ──────────────────────────────────────────────────
