@@ -40,6 +40,11 @@ export function parseReviewArgs(rest: string): ParsedCommand {
   let leading = true;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
+    if (leading && token === '--') {
+      // Everything after "--" is the task, flags included.
+      taskTokens.push(...tokens.slice(i + 1));
+      break;
+    }
     const flag = /^--(max-iterations|max-critical|stuck-rounds|fixpoint-similarity)(?:=(.*))?$/.exec(token);
     if (flag) {
       const name = flag[1] as NumericFlag;
@@ -54,10 +59,6 @@ export function parseReviewArgs(rest: string): ParsedCommand {
     }
     if (token === '--force') {
       force = true;
-      continue;
-    }
-    if (leading && token === '--') {
-      leading = false;
       continue;
     }
     if (leading && /^--?[A-Za-z]/.test(token)) return { ok: false, error: `unknown option "${token}"` };

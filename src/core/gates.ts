@@ -69,7 +69,7 @@ export function gitMutation(command: string): string | null {
 }
 
 const SHELL_WRITERS = /(?:^|[;&|(]\s*)(?:sudo\s+)?(rm|mv|cp|tee|touch|truncate|dd|chmod|chown|ln|install|patch|mkdir|rmdir)\b/;
-const IN_PLACE = /\b(?:sed|perl|ruby)\s+(?:-[A-Za-z]*\s+)*-[A-Za-z]*i/;
+const IN_PLACE = /\b(?:sed|perl|ruby)\s+(?:-\S+\s+)*(?:-[A-Za-z]*i|--in-place\b)/;
 const REDIRECT = /(?:^|[^0-9&<>])>>?\s*(?!&|\/dev\/|\/tmp\/)(["']?)[^\s;&|]+/;
 
 /** True when a shell command visibly writes or deletes files (redirections to /tmp and /dev are fine). */
@@ -87,10 +87,13 @@ function withoutOwnOutput(command: string, own: string): string {
 export function bashGate(state: State | null, sessionId: string, agentType: string | null, command: string): GateDecision {
   if (!state || state.sessionId !== sessionId || !isActive(state)) return ALLOW;
   const reviewer = reviewerOf(agentType);
-  if (!reviewer && !isFixer(agentType)) return ALLOW;
-  const who = agentType!;
+  const orchestrator = !agentType;
+  if (!reviewer && !isFixer(agentType) && !orchestrator) return ALLOW; // other plugins' agents
+  const who = agentType ?? 'the orchestrator';
   const sub = gitMutation(command);
   if (sub) return denyWith(msg.deny.gitMutation(who, sub));
   if (reviewer && shellWrites(withoutOwnOutput(command, reviewerFile(state.iteration, reviewer)))) return denyWith(msg.deny.reviewerShellWrite(who));
+  // The orchestrator may not change the project during the loop, by the shell either (as by Edit/Write).
+  if (orchestrator && shellWrites(command)) return denyWith(msg.deny.orchestratorWrite(state));
   return ALLOW;
 }

@@ -210,7 +210,8 @@ function onReviewerStop(state: State, event: Extract<Event, { kind: 'reviewer-st
   if (state.currentPhase !== 'R1') return { state, effects: [] };
   const current = currentIteration(state);
   const run = current.r1.reviewers[reviewer];
-  if (run.status === 'valid' || run.status === 'invalid') return { state, effects: [] }; // late or repeated: already recorded
+  // Late or repeated (already recorded), or a stop from an earlier iteration (never dispatched in this one).
+  if (run.status === 'valid' || run.status === 'invalid' || run.dispatches === 0) return { state, effects: [] };
 
   const path = reviewerFile(state.iteration, reviewer);
   const fileText = event.files[reviewer];
@@ -327,7 +328,7 @@ function fixerBrief(state: State, verdict: Verdict, open: MergedFinding[]) {
 function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-stop' }>): Outcome {
   if (state.currentPhase !== 'R2') return { state, effects: [] };
   const current = currentIteration(state);
-  if (current.r2.status === 'complete' || current.r2.status === 'no_summary') return { state, effects: [] };
+  if (current.r2.status === 'complete' || current.r2.status === 'no_summary' || current.r2.dispatches === 0) return { state, effects: [] };
   const n = state.iteration;
   const hasSummary = (event.summary ?? '').trim().length > 0;
   const problems: string[] = [];

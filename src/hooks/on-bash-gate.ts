@@ -1,4 +1,4 @@
-/** PreToolUse on Bash: the loop's agents never change git history, and reviewers never write files. */
+/** PreToolUse on Bash: during the loop, nobody in the owning session changes git history; reviewers and the orchestrator write no files. */
 import { bashGate } from '../core/gates';
 import { PreToolUsePayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
@@ -9,9 +9,9 @@ await runHook({
   payload: PreToolUsePayload,
   handle(payload, ctx) {
     const command = payload.tool_input.command;
-    if (typeof command !== 'string' || !payload.agent_type) return [];
+    if (typeof command !== 'string') return [];
     const loaded = ctx.load();
-    const decision = bashGate(loaded.kind === 'ok' ? loaded.state : null, payload.session_id, payload.agent_type, command);
+    const decision = bashGate(loaded.kind === 'ok' ? loaded.state : null, payload.session_id, payload.agent_type ?? null, command);
     return decision.allow ? [] : [{ type: 'deny', reason: decision.reason }];
   },
 });

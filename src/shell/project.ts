@@ -34,6 +34,6 @@ export function realpathLoose(p: string, depth = 0): string {
 export function relativeInside(root: string, target: string): string | null {
   const rel = path.relative(root, target);
   if (rel === '') return '.';
-  if (rel.startsWith('..') || path.isAbsolute(rel)) return null;
+  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return null; // not "..hidden.ts"
   return rel.split(path.sep).join('/');
 }

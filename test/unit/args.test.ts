@@ -12,6 +12,7 @@ describe('parseCommand', () => {
     ['/minions:review --force --max-iterations 1 a b', { kind: 'review', task: 'a b', maxIterations: 1, force: true, rules: R }],
     ['/minions:review fix the --verbose flag --max-iterations 2', { kind: 'review', task: 'fix the --verbose flag', maxIterations: 2, force: false, rules: R }],
     ['/minions:review -- --weird task', { kind: 'review', task: '--weird task', maxIterations: 5, force: false, rules: R }],
+    ['/minions:review -- --max-iterations 3 in the docs', { kind: 'review', task: '--max-iterations 3 in the docs', maxIterations: 5, force: false, rules: R }],
     ['/minions:review', { kind: 'review', task: DEFAULT_TASK, maxIterations: 5, force: false, rules: R }],
     ['  /minions:review\n multi\nline task', { kind: 'review', task: 'multi line task', maxIterations: 5, force: false, rules: R }],
     ['/minions:review --max-critical 2 --stuck-rounds 4 --fixpoint-similarity 0.9 x', { kind: 'review', task: 'x', maxIterations: 5, force: false, rules: { maxCritical: 2, stuckRounds: 4, similarity: 0.9 } }],

@@ -26,6 +26,10 @@ export function stateBuilder(overrides: Partial<State> = {}) {
       for (const r of REVIEWERS) api.reviewer(r, run);
       return api;
     },
+    /** Every reviewer dispatched and running. */
+    dispatched() {
+      return api.allReviewers({ status: 'running', dispatches: 1 });
+    },
     inR2(total = 2) {
       const it = lastIt();
       const open = Array.from({ length: total }, (_, i) => `fp${i}`);

@@ -97,12 +97,26 @@ describe('bashGate', () => {
     expect(bashGate(R1, OWNER, 'minions:witness', command).allow).toBe(allowed);
   });
 
+  it.each([
+    ['git commit -am wip', false],
+    ['echo x > src/a.ts', false],
+    ['npm test 2>&1 | tail', true],
+    ['git diff', true],
+  ])('the orchestrator during the loop: %j → allowed %s', (command, allowed) => {
+    expect(bashGate(R1, OWNER, null, command).allow).toBe(allowed);
+    expect(bashGate(R2, OWNER, null, command).allow).toBe(allowed);
+    expect(bashGate(stateBuilder({ status: 'done', currentPhase: 'DONE' }).build(), OWNER, null, command).allow).toBe(true);
+  });
+
+  it.each([["sed --in-place 's/a/b/' src/a.ts"], ["sed --in-place=.bak 's/a/b/' src/a.ts"], ["perl -pi -e 's/a/b/' x"]])('in-place edits by a reviewer: %j', (command) => {
+    expect(bashGate(R1, OWNER, 'minions:witness', command).allow).toBe(false);
+  });
+
   it('the fixer may write files with the shell', () => {
     expect(bashGate(R2, OWNER, 'minions:review-fixer', "sed -i 's/a/b/' src/a.ts")).toEqual({ allow: true });
   });
 
   it.each([
-    ['the orchestrator', R1, OWNER, null],
     ['another session', R1, OTHER, 'minions:witness'],
     ['no loop', null, OWNER, 'minions:witness'],
     ["another plugin's agent", R1, OWNER, 'other:agent'],

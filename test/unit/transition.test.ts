@@ -152,12 +152,12 @@ describe('a reviewer stops', () => {
   });
 
   it('no output at all: continued with where to write it', () => {
-    const out = transition(stateBuilder().loaded(), reviewerStop('witness', noFiles(), 'I looked around.'));
+    const out = transition(stateBuilder().dispatched().loaded(), reviewerStop('witness', noFiles(), 'I looked around.'));
     expect(find(out.effects, 'block')!.reason).toMatch(/No review output found: write your JSON findings to \.agents\/tmp\/phases\/review-1\/r1-witness\.json/);
   });
 
   it('JSON in the final message: the hook writes the file', () => {
-    const out = transition(stateBuilder().loaded(), reviewerStop('witness', noFiles(), `Findings:\n\`\`\`json\n${withIssue}\n\`\`\``));
+    const out = transition(stateBuilder().dispatched().loaded(), reviewerStop('witness', noFiles(), `Findings:\n\`\`\`json\n${withIssue}\n\`\`\``));
     const write = find(out.effects, 'write')!;
     expect(write.path).toBe('.agents/tmp/phases/review-1/r1-witness.json');
     expect(JSON.parse(write.content)).toEqual(JSON.parse(withIssue));
@@ -166,11 +166,12 @@ describe('a reviewer stops', () => {
   });
 
   it('an invalid file loses to a valid final message', () => {
-    const out = transition(stateBuilder().loaded(), reviewerStop('witness', files({ witness: '{oops' }), `\`\`\`json\n${clean}\n\`\`\``));
+    const out = transition(stateBuilder().dispatched().loaded(), reviewerStop('witness', files({ witness: '{oops' }), `\`\`\`json\n${clean}\n\`\`\``));
     expect(out.state!.iterations[0]!.r1.reviewers.witness.status).toBe('valid');
   });
 
   it.each([
+    ['never dispatched in this iteration (a stop from an earlier one)', stateBuilder()],
     ['already valid', stateBuilder().reviewer('critic', { status: 'valid' })],
     ['already invalid', stateBuilder().reviewer('critic', { status: 'invalid' })],
     ['in R2', stateBuilder().inR2()],
@@ -180,7 +181,7 @@ describe('a reviewer stops', () => {
   });
 
   const fourDone = (text: string) => {
-    let b = stateBuilder();
+    let b = stateBuilder().dispatched();
     for (const r of REVIEWERS.slice(0, 4)) b = b.reviewer(r, { status: 'valid', dispatches: 1 });
     return { builder: b, files: Object.fromEntries(REVIEWERS.map((r) => [r, text])) as Record<(typeof REVIEWERS)[number], string> };
   };
@@ -228,7 +229,7 @@ describe('a reviewer stops', () => {
   });
 
   it('an invalid review and no findings: issues_found, the next iteration re-reviews without a fixer', () => {
-    let b = stateBuilder().reviewer('critic', { status: 'invalid', dispatches: 1, error: 'not valid JSON' });
+    let b = stateBuilder().dispatched().reviewer('critic', { status: 'invalid', dispatches: 1, error: 'not valid JSON' });
     for (const r of REVIEWERS.slice(1, 4)) b = b.reviewer(r, { status: 'valid', dispatches: 1 });
     const all = { ...Object.fromEntries(REVIEWERS.map((r) => [r, clean])), critic: '{bad' } as Record<(typeof REVIEWERS)[number], string>;
     const out = transition(b.loaded(), reviewerStop('silent-failure-hunter', all));
@@ -259,13 +260,13 @@ describe('the fixer stops', () => {
     ['a decline without a reason', '- [declined] x', JSON.stringify({ fixes: [{ fingerprint: 'fp0', status: 'declined' }, { fingerprint: 'fp1', status: 'fixed' }] }), /fixes\[0\]\.reason: a declined or could_not_fix entry needs a reason/],
     ['a finding not answered', '- [fixed] x', answers(['fp0']), /has no answer for fp1/],
   ])('%s: the fixer is continued with what is wrong', (_, md, json, problem) => {
-    const out = transition(stateBuilder().inR2().r2({ status: 'running' }).loaded(), fixerStop(md, json));
+    const out = transition(stateBuilder().inR2().r2({ status: 'running', dispatches: 1 }).loaded(), fixerStop(md, json));
     expect(find(out.effects, 'block')!.reason).toMatch(problem);
     expect(out.state!.currentPhase).toBe('R2');
   });
 
   it('without a summary: continued once, then the loop moves on', () => {
-    const first = transition(stateBuilder().inR2().r2({ status: 'running' }).loaded(), fixerStop('  \n', null));
+    const first = transition(stateBuilder().inR2().r2({ status: 'running', dispatches: 1 }).loaded(), fixerStop('  \n', null));
     expect(find(first.effects, 'block')!.reason).toMatch(/r2-fix-summary\.md/);
     expect(first.state!.currentPhase).toBe('R2');
     const second = transition({ kind: 'ok', state: first.state! }, fixerStop(null, null));
@@ -276,6 +277,7 @@ describe('the fixer stops', () => {
   it.each([
     ['in R1', stateBuilder()],
     ['already complete', stateBuilder().inR2().r2({ status: 'complete' })],
+    ['never dispatched in this R2', stateBuilder().inR2()],
   ])('changes nothing %s', (_, builder) => {
     expect(transition(builder.loaded(), fixerStop('x', answers(['fp0', 'fp1'])))).toEqual({ state: builder.build(), effects: [] });
   });
@@ -283,7 +285,7 @@ describe('the fixer stops', () => {
   /** Round 2 in R2, after a round 1 whose open findings were `before`. */
   function secondRound(before: string[], now: string[], similarityThreshold = 0.95) {
     const first = stateBuilder().inR2().r2({ status: 'complete' }).build().iterations[0]!;
-    const second = stateBuilder().inR2().r2({ status: 'running' }).build().iterations[0]!;
+    const second = stateBuilder().inR2().r2({ status: 'running', dispatches: 1 }).build().iterations[0]!;
     const state = stateBuilder().build();
     return {
       kind: 'ok' as const,
