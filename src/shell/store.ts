@@ -12,6 +12,8 @@ export const statePath = (root: string): string => path.join(root, STATE_FILE);
 export function load(root: string): Loaded {
   let text: string;
   try {
+    // A FIFO would block a read forever, a directory fails it: only a regular file is read.
+    if (!fs.statSync(statePath(root)).isFile()) return { kind: 'broken', problem: 'it is not a regular file' };
     text = fs.readFileSync(statePath(root), 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'none' };
