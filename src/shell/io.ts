@@ -38,10 +38,16 @@ export function renderOutput(event: HookEventName, effects: readonly Effect[]): 
     const denied = first('deny');
     if (denied) out.hookSpecificOutput = { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: denied.reason };
   } else {
-    // additionalContext continues the turn like decision:block (same host cap) without the host
-    // labelling it a hook error to the user and the model.
     const blocked = first('block');
-    if (blocked) out.hookSpecificOutput = { hookEventName: event, additionalContext: blocked.reason };
+    if (blocked && event === 'SubagentStop') {
+      // The subagent's output is wrong: a real block, and the agent carries on with the reason.
+      out.decision = 'block';
+      out.reason = blocked.reason;
+    } else if (blocked) {
+      // The orchestrator is given its next step: additionalContext continues the turn like a block
+      // (same host cap) without the host showing it to the user and the model as a hook error.
+      out.hookSpecificOutput = { hookEventName: event, additionalContext: blocked.reason };
+    }
   }
   return Object.keys(out).length ? out : null;
 }

@@ -158,7 +158,7 @@ function progressPrinter(projectDir: string): (e: StreamEvent) => void {
         print(`  ${bold('▸')} ${styled}`);
       }
       if (h.additionalContext && h.event === 'Stop') print(`  ${dim(`↻ the Stop hook hands the model its next step: ${h.additionalContext.split('\n')[0]}`)}`);
-      if (h.additionalContext && h.event === 'SubagentStop') print(`  ${dim(`↻ an agent is sent back to redo its output: ${h.additionalContext.replace(/\s+/g, ' ').slice(0, 110)}…`)}`);
+      if (h.reason && h.decision === 'block' && h.event === 'SubagentStop') print(`  ${dim(`↻ an agent is sent back to redo its output: ${h.reason.replace(/\s+/g, ' ').slice(0, 110)}…`)}`);
       return;
     }
 

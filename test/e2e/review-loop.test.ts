@@ -217,12 +217,12 @@ describe('minions review loop in the real CLI', () => {
     explain(r, () => {
       expectFinished(r, 'DONE', 1);
       expectPhaseFiles(r, 1, []);
-      const continued = r.hooks.filter((h) => h.event === 'SubagentStop' && h.additionalContext);
+      const continued = r.hooks.filter((h) => h.event === 'SubagentStop' && h.decision === 'block');
       expect(continued).toHaveLength(1);
-      expect(continued[0]!.additionalContext).toMatch(/^Your review output is invalid: issues\[0\]\.severity: .*\.agents\/tmp\/phases\/review-1\/r1-pedant\.json/s);
+      expect(continued[0]!.reason).toMatch(/^Your review output is invalid: issues\[0\]\.severity: .*\.agents\/tmp\/phases\/review-1\/r1-pedant\.json/s);
       // The pedant saw the error as a continuation and wrote again.
       const pedant = r.server.requests.filter((q) => q.request && identify(q.request) === 'pedant').map((q) => q.request!);
-      const saw = pedant.filter((q) => JSON.stringify(q.messages).includes('SubagentStop hook additional context: Your review output is invalid'));
+      const saw = pedant.filter((q) => JSON.stringify(q.messages).includes('Stop hook feedback:\\nYour review output is invalid'));
       expect(saw.length).toBeGreaterThan(0);
       const writes = pedant.flatMap((q) => r.server.requests.find((x) => x.request === q)!.response ?? []).filter((b) => b.type === 'tool_use' && b.name === 'Write');
       expect(writes).toHaveLength(2);
@@ -249,7 +249,7 @@ describe('minions review loop in the real CLI', () => {
       const written = JSON.parse(r.readPhase('review-1/r1-silent-failure-hunter.json')!) as { issues: { category: string; file: string; line: number }[] };
       expect(written.issues).toEqual([expect.objectContaining({ category: 'swallowed-error', file: 'src/config.js', line: 7 })]);
       expect(r.systemMessages.some((m) => m.includes('silent-failure-hunter 1 warning, taken from its final message'))).toBe(true);
-      expect(r.hooks.filter((h) => h.event === 'SubagentStop' && h.additionalContext)).toEqual([]);
+      expect(r.hooks.filter((h) => h.event === 'SubagentStop' && h.decision === 'block')).toEqual([]);
       expect(r.read('src/config.js')).toContain("if (err.code === 'ENOENT') return {};");
     });
   });
@@ -286,7 +286,7 @@ describe('minions review loop in the real CLI', () => {
       expect(answers.fixes).toEqual([{ fingerprint: brief.findings[0]!.fingerprint, status: 'fixed' }]);
       expect(r.read('src/cart.js')).toContain('for (let i = 0; i < cart.length; i++)');
       // The reviewer whose only finding matched no file was told so once by the real host.
-      const told = r.hooks.filter((h) => h.event === 'SubagentStop' && h.additionalContext?.startsWith('Most of your findings do not match the files'));
+      const told = r.hooks.filter((h) => h.event === 'SubagentStop' && h.decision === 'block' && h.reason?.startsWith('Most of your findings do not match the files'));
       expect(told).toHaveLength(1);
       expect(r.systemMessages.some((m) => /review 1\/5: 1 issue \(1 critical\) \[2 duplicate reports merged, 1 ungrounded\]/.test(m))).toBe(true);
       expect(dispatchCounts(r)).toEqual(oncePerIteration(2, [1]));

@@ -14,7 +14,7 @@
  *   its path with the Write tool (the line found from the evidence in the file as it stands), then
  *   ends with one line. The fixer Reads the hooks' r2-findings.json, Reads and Edits what the scenario
  *   says, Writes r2-fix-summary.md and r2-fix-summary.json (one answer per fingerprint), then ends.
- *   A SubagentStop continuation ("SubagentStop hook additional context: …") makes them redo their output.
+ *   A SubagentStop block ("Stop hook feedback: …") makes them redo their output.
  *
  * Progress is read from the conversation itself (which tool calls were made after the latest prompt),
  * never from counters, so the policy is deterministic and survives continuations and wake-ups.

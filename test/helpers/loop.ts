@@ -158,5 +158,7 @@ export const messages = (results: readonly HookResult[]): string[] =>
   results.flatMap((r) => (typeof r.stdout?.systemMessage === 'string' ? r.stdout.systemMessage.split('\n') : []));
 
 export const additionalContext = (r: HookResult): string | undefined => r.stdout?.hookSpecificOutput?.additionalContext;
+/** The reason of a SubagentStop `decision: "block"` (the agent carries on with it). */
+export const blockReason = (r: HookResult): string | undefined => (r.stdout?.decision === 'block' ? r.stdout.reason : undefined);
 export const denyReason = (r: HookResult): string | undefined =>
   r.stdout?.hookSpecificOutput?.permissionDecision === 'deny' ? r.stdout.hookSpecificOutput.permissionDecisionReason : undefined;

@@ -107,7 +107,8 @@ describe('concurrent SubagentStops', () => {
     const prepared = new Loop(cloneTestdir(dispatched));
     prepared.writeReview(1, 'witness', 'not json');
     const first = await prepared.reviewerStop('witness');
-    expect(first.stdout?.hookSpecificOutput?.additionalContext).toMatch(/^Your review output is invalid: not valid JSON/);
+    expect(first.stdout).toMatchObject({ decision: 'block' });
+    expect(first.stdout?.reason).toMatch(/^Your review output is invalid: not valid JSON/);
     for (let round = 0; round < 2 * FEW; round++) {
       const loop = new Loop(cloneTestdir(prepared.dir));
       for (const r of REVIEWERS) if (r !== 'witness') loop.writeReview(1, r, cleanReview(r));

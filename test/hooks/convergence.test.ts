@@ -3,7 +3,7 @@
  * rounds, grounding, re-review statuses, the fixer's declines, and each stop rule ending a real loop.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Loop, additionalContext, messages, projectTestdir, type FixAnswer } from '../helpers/loop';
+import { Loop, additionalContext, blockReason, messages, projectTestdir, type FixAnswer } from '../helpers/loop';
 import { FIXER, REVIEWERS, cleanReview, findingsFile, issue, issueAt, reviewWithIssues, verdictFile, type Issue, type Reviewer } from '../helpers/reviews';
 import { removeTestdirs } from '../helpers/testdir';
 
@@ -143,7 +143,7 @@ describe('a loop that converges', () => {
     const stops = await loop.reviewersStop();
     // The reviewer whose only finding matches no file is told so, once.
     const told = stops[REVIEWERS.indexOf('security-reviewer')]!;
-    expect(additionalContext(told)).toMatch(/Most of your findings do not match the files:\n- src\/payments\.ts:40: src\/payments\.ts does not exist/);
+    expect(blockReason(told)).toMatch(/Most of your findings do not match the files:\n- src\/payments\.ts:40: src\/payments\.ts does not exist/);
     expect(loop.dir.exists(verdictFile(1))).toBe(false);
     await loop.reviewerStop('security-reviewer');
     const v1 = loop.dir.readJson(verdictFile(1));

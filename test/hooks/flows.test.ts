@@ -4,7 +4,7 @@
  * the files under .agents/tmp/phases/.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { Loop, additionalContext, messages, projectTestdir } from '../helpers/loop';
+import { Loop, additionalContext, blockReason, messages, projectTestdir } from '../helpers/loop';
 import { backgroundTask, userPromptSubmit } from '../helpers/payloads';
 import {
   FIXER,
@@ -260,8 +260,8 @@ describe.concurrent('issues → R2 → fix → iteration 2 → clean → DONE', 
     await loop.dispatch(FIXER);
     const first = await loop.fixerStop({ message: 'Fixed it.' });
     expectQuiet(first);
-    expect(additionalContext(first)).toMatch(/^Your fix summary is not complete: \.agents\/tmp\/phases\/review-1\/r2-fix-summary\.md is missing or empty; /);
-    expect(additionalContext(first)).toContain(fixAnswersFile(1));
+    expect(blockReason(first)).toMatch(/^Your fix summary is not complete: \.agents\/tmp\/phases\/review-1\/r2-fix-summary\.md is missing or empty; /);
+    expect(blockReason(first)).toContain(fixAnswersFile(1));
     expect(loop.state()).toMatchObject({ currentPhase: 'R2', iteration: 1 });
     const second = await loop.fixerStop({ stopHookActive: true });
     expectQuiet(second);
@@ -346,10 +346,9 @@ describe.concurrent('reviewer output validation', () => {
     loop.writeReview(1, 'critic', JSON.stringify(bad));
     const first = await loop.reviewerStop('critic', { agentId: 'a-critic-1' });
     expectQuiet(first);
-    expect(first.stdout?.decision).toBeUndefined();
+    expect(first.stdout?.decision).toBe('block');
     expect(first.stdout?.systemMessage).toBeUndefined();
-    const reason = additionalContext(first)!;
-    expect(first.stdout?.hookSpecificOutput?.hookEventName).toBe('SubagentStop');
+    const reason = blockReason(first)!;
     expect(reason).toMatch(/^Your review output is invalid: issues\[0\]\.severity: .*"critical".*"warning".*"info"/);
     expect(reason).toContain(`write the whole JSON object again to ${reviewerFile(1, 'critic')} with the Write tool`);
     expect(loop.state().iterations[0].r1.reviewers.critic).toMatchObject({ status: 'running', failures: 1 });
@@ -380,8 +379,8 @@ describe.concurrent('reviewer output validation', () => {
     stops.forEach((stop, i) => {
       const [r, , expected] = cases[i]!;
       expect(stop.stdout?.systemMessage, r).toBeUndefined();
-      expect(additionalContext(stop), r).toMatch(expected);
-      expect(additionalContext(stop), r).toContain(reviewerFile(1, r));
+      expect(blockReason(stop), r).toMatch(expected);
+      expect(blockReason(stop), r).toContain(reviewerFile(1, r));
       expect(loop.state().iterations[0].r1.reviewers[r], r).toMatchObject({ status: 'running', failures: 1 });
     });
   });
@@ -394,14 +393,14 @@ describe.concurrent('reviewer output validation', () => {
     const stops = await loop.reviewersStop();
     expectQuiet(stops);
     const hunter = stops[REVIEWERS.indexOf('silent-failure-hunter')]!;
-    expect(additionalContext(hunter)).toMatch(/^Your review output is invalid: not valid JSON/);
+    expect(blockReason(hunter)).toMatch(/^Your review output is invalid: not valid JSON/);
     expect(loop.state().currentPhase).toBe('R1');
     expect(loop.dir.exists(verdictFile(1))).toBe(false);
 
     // Continued, it fails again: recorded invalid, the fifth review is in, the verdict is written.
     const again = await loop.reviewerStop('silent-failure-hunter', { stopHookActive: true, message: 'Still broken, sorry.' });
     expectQuiet(again);
-    expect(additionalContext(again)).toBeUndefined();
+    expect(blockReason(again)).toBeUndefined();
     const [progress, verdictLine, ...others] = (again.stdout?.systemMessage as string).split('\n');
     expect(progress).toMatch(PROGRESS(1, 3, 'silent-failure-hunter output invalid, counted as issues found'));
     expect(verdictLine).toMatch(/^minions: review 1\/3: no findings to fix \(a review was invalid\).* → R1: re-reviewing \(iteration 2\)$/);
@@ -457,7 +456,7 @@ describe.concurrent('grounding: findings are checked against the files', () => {
     const stops = await loop.reviewersStop();
     expectQuiet(stops);
     const pedant = stops[REVIEWERS.indexOf('pedant')]!;
-    const reason = additionalContext(pedant)!;
+    const reason = blockReason(pedant)!;
     expect(reason).toMatch(/^Most of your findings do not match the files:\n/);
     expect(reason).toContain('- src/missing.ts:5: src/missing.ts does not exist');
     expect(reason).toContain('- src/cart.ts:40: line 40 is past the end of src/cart.ts (16 lines)');
@@ -468,7 +467,7 @@ describe.concurrent('grounding: findings are checked against the files', () => {
     // The pedant insists: its findings are kept as ungrounded, and they are not sent to the fixer.
     const again = await loop.reviewerStop('pedant', { stopHookActive: true });
     expectQuiet(again);
-    expect(additionalContext(again)).toBeUndefined();
+    expect(blockReason(again)).toBeUndefined();
     const verdict = loop.dir.readJson(verdictFile(1));
     expect(verdict.findings.map((f: any) => [f.grounding.status, f.toFixer])).toEqual([
       ['ungrounded', false],
