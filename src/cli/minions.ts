@@ -2,11 +2,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fg from 'fast-glob';
-import { transition } from '../core/transition';
 import * as msg from '../messages';
 import { ARCHIVE_DIR, PHASES_DIR, STATE_FILE } from '../state/paths';
 import { projectRoot } from '../shell/project';
-import { applyFileEffect, isPreSave, load, migrate, save, withLock } from '../shell/store';
+import { transact } from '../shell/run-hook';
+import { load, migrate } from '../shell/store';
 
 const USAGE = 'usage: minions status | minions cancel [--force]';
 
@@ -18,14 +18,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (command === 'status') return { code: 0, out: status(root, sessionId, now) };
   if (command === 'cancel') {
     const force = rest.includes('--force');
-    const effects = await withLock(root, async () => {
-      const loaded = load(root);
-      const out = transition(loaded, { kind: 'command', command: { kind: 'cancel', force }, sessionId: sessionId ?? '', now, head: null, changedFiles: [] });
-      for (const e of out.effects) if (isPreSave(e)) await applyFileEffect(root, e, now);
-      if (out.state && out.state !== (loaded.kind === 'ok' ? loaded.state : null)) await save(root, out.state);
-      for (const e of out.effects) if (!isPreSave(e)) await applyFileEffect(root, e, now);
-      return out.effects;
-    });
+    const effects = await transact(root, now, () => ({ kind: 'command', command: { kind: 'cancel', force }, sessionId: sessionId ?? '', now, head: null, changedFiles: [] }));
     const text = effects.flatMap((e) => (e.type === 'notify' || e.type === 'context' ? [e.text] : e.type === 'refuse' ? [e.reason] : []));
     return { code: 0, out: text.join('\n') || msg.refuse.noLoop() };
   }

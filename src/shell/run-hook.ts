@@ -56,7 +56,8 @@ export async function runHook<P>(spec: HookSpec<P>): Promise<void> {
   process.exitCode = 0;
 }
 
-async function transact(root: string, now: string, makeEvent: (loaded: Loaded) => Event | null): Promise<Effect[]> {
+/** One locked read-decide-write: load, transition, file effects, save, archive. Returns all the effects. */
+export async function transact(root: string, now: string, makeEvent: (loaded: Loaded) => Event | null): Promise<Effect[]> {
   return withLock(root, async () => {
     const loaded = load(root);
     const event = makeEvent(loaded);
