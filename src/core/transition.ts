@@ -99,15 +99,12 @@ function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command' }>): 
   if (command.kind === 'cancel') return cancel(loaded, event.sessionId, command.force, event.now);
 
   const prev = loaded.kind === 'ok' ? loaded.state : null;
-  if (prev && isLive(prev) && prev.sessionId !== event.sessionId && !isStale(prev, event.now) && !command.force) {
+  if (prev && isActive(prev) && prev.sessionId !== event.sessionId && !isStale(prev, event.now) && !command.force) {
     return unchanged(loaded, [{ type: 'refuse', reason: msg.refuse.busy(prev, minutesSince(prev.updatedAt, event.now)) }]);
   }
   const state = initialState(event.sessionId, command.task, command.maxIterations, event.head, event.now, command.rules);
-  const hadPrevious = loaded.kind !== 'none';
-  const into = prev ? prev.runId : null;
-  const effects: Effect[] = [];
-  if (hadPrevious) effects.push({ type: 'archive-previous', into });
-  else effects.push({ type: 'archive-previous', into: null });
+  // Whatever was there (a finished run's phases, a replaced or broken state) goes to the archive first.
+  const effects: Effect[] = [{ type: 'archive-previous', into: prev ? prev.runId : null }];
   effects.push(
     { type: 'mkdir', path: reviewDir(1) },
     { type: 'write', path: `${PHASES_DIR}/run.json`, content: json({ runId: state.runId, task: state.task, startedAt: state.startedAt, maxIterations: state.maxIterations }) },
@@ -121,7 +118,7 @@ function cancel(loaded: Loaded, sessionId: string, force: boolean, now: string):
   if (loaded.kind === 'none') return unchanged(loaded, [{ type: 'context', text: msg.refuse.noLoop() }]);
   if (loaded.kind === 'broken') return { state: null, effects: [{ type: 'archive-previous', into: null }, { type: 'notify', text: 'minions: the unreadable loop state was archived; nothing is gated now.' }] };
   const prev = loaded.state;
-  if (!isLive(prev)) return { state: prev, effects: [{ type: 'archive-run', into: prev.runId, phases: false }, { type: 'context', text: msg.refuse.noLoop() }] };
+  if (!isActive(prev)) return { state: prev, effects: [{ type: 'archive-run', into: prev.runId, phases: false }, { type: 'context', text: msg.refuse.noLoop() }] };
   if (prev.sessionId !== sessionId && !force && !isStale(prev, now)) return unchanged(loaded, [{ type: 'refuse', reason: msg.refuse.notOwner() }]);
   const state: State = { ...prev, status: 'cancelled', currentPhase: 'CANCELLED', stopReason: 'cancelled', updatedAt: now };
   const into = `.agents/tmp/archive/${state.runId}/`;
@@ -472,7 +469,6 @@ export function missingReviewers(state: State): Reviewer[] {
 }
 
 export const isActive = (state: State): boolean => state.status === 'in_progress' && (state.currentPhase === 'R1' || state.currentPhase === 'R2');
-const isLive = isActive;
 const isStale = (state: State, now: string): boolean => Date.parse(now) - Date.parse(state.updatedAt) > STALE_AFTER_MS;
 const minutesSince = (then: string, now: string): number => Math.max(0, Math.round((Date.parse(now) - Date.parse(then)) / 60000));
 

@@ -42,7 +42,6 @@ function round(iteration: number, reports: Reports, history: Verdict[] = [], ove
   ) as RoundInput['reviews'];
   return aggregateRound({ iteration, maxIterations: 5, task: 't', now: NOW, rules: DEFAULT_RULES, reviews, sources, history, declines: {}, ...over });
 }
-const open = (v: Verdict) => v.findings.filter((f) => f.toFixer);
 
 describe('merging', () => {
   it('the same defect from three reviewers is one finding: highest severity, all reporters, the most detailed text', () => {
