@@ -5,14 +5,23 @@ import type { Counts } from '../state/schema';
 export const Severity = z.enum(['critical', 'warning', 'info']);
 export type Severity = z.infer<typeof Severity>;
 
-const severity = z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v), Severity);
+/** Common synonyms are read as the three severities; anything else is refused with the allowed values. */
+const SEVERITY_WORDS: Record<string, Severity> = {
+  critical: 'critical', blocker: 'critical', high: 'critical', error: 'critical',
+  warning: 'warning', warn: 'warning', medium: 'warning', major: 'warning', moderate: 'warning',
+  info: 'info', low: 'info', minor: 'info', nit: 'info', suggestion: 'info', note: 'info',
+};
+const severity = z.preprocess((v) => (typeof v === 'string' ? (SEVERITY_WORDS[v.trim().toLowerCase()] ?? v) : v), Severity);
 
 export const Finding = z.object({
   severity,
   category: z.string().trim().min(1, 'must name a category, e.g. "logic-error"'),
   file: z.string().trim().min(1, 'must be a path relative to the project root'),
   /** null (or absent, or 0) for a whole-file finding. */
-  line: z.preprocess((v) => (v === undefined || v === 0 ? null : v), z.number().int().positive().nullable()),
+  line: z.preprocess((v) => {
+    const n = typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
+    return n === undefined || n === 0 ? null : n;
+  }, z.number().int().positive().nullable()),
   description: z.string().trim().min(1, 'must say what is wrong'),
   evidence: z.string().default(''),
   suggestion: z.string().default(''),

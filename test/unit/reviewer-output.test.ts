@@ -20,6 +20,11 @@ describe('parseReview', () => {
     expect(parsed.ok && parsed.notes[0]).toMatch(/said "clean" with 1 issue/);
   });
 
+  it('reads severity synonyms and a numeric-string line', () => {
+    const text = JSON.stringify({ issues: [{ severity: 'High', category: 'x', file: 'a.ts', line: '12', description: 'd' }, { severity: 'low', category: 'x', file: 'a.ts', line: 3, description: 'd' }], summary: { verdict: 'issues_found' } });
+    expect(parseReview(text)).toMatchObject({ ok: true, issues: [{ severity: 'critical', line: 12 }, { severity: 'info', line: 3 }] });
+  });
+
   it('normalises severity case, line 0 and missing evidence', () => {
     const text = JSON.stringify({ issues: [{ severity: 'Critical', category: 'x', file: 'a.ts', line: 0, description: 'd' }], summary: { verdict: 'issues_found' } });
     expect(parseReview(text)).toMatchObject({ ok: true, issues: [{ severity: 'critical', line: null, evidence: '', suggestion: '' }] });
@@ -30,7 +35,8 @@ describe('parseReview', () => {
     ['[]', /\(top level\): /],
     [JSON.stringify({ issues: [] }), /^summary: /],
     [JSON.stringify({ summary: { verdict: 'clean' } }), /^issues: /],
-    [reviewJson([finding({ severity: 'high' as never })]), /^issues\[0\]\.severity: /],
+    [reviewJson([finding({ severity: 'severe' as never })]), /^issues\[0\]\.severity: /],
+    [reviewJson([finding({ line: 'twelve' as never })]), /^issues\[0\]\.line: /],
     [reviewJson([finding({ file: '' })]), /^issues\[0\]\.file: must be a path relative to the project root/],
     [reviewJson([finding({ description: '  ' })]), /^issues\[0\]\.description: must say what is wrong/],
     [reviewJson([finding({ line: 2.5 })]), /^issues\[0\]\.line: /],
