@@ -8,7 +8,7 @@ import type { Verdict } from './review/verdict-schema';
 const PREFIX = 'minions:';
 const MAX_LISTED_FILES = 40;
 
-export const USAGE = 'Usage: /minions:review [--max-iterations N] [--force] <what to review>';
+export const USAGE = 'Usage: /minions:review [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--force] [--] <what to review>';
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 export const countsText = (c: Counts): string =>
@@ -166,6 +166,7 @@ export const notify = {
   brokenState: (path: string, problem: string): string =>
     `${PREFIX} the loop state ${path} is unreadable (${problem}); the loop is suspended and nothing is gated. ` +
     'Run /minions:cancel (or delete the file) to clear it, or /minions:review to start a fresh loop.',
+  brokenArchived: (): string => `${PREFIX} the unreadable loop state was archived; nothing is gated now.`,
   cancelled: (state: State, archived: string): string =>
     `${PREFIX} review loop cancelled in ${state.currentPhase} (${iterationText(state)}); files archived to ${archived}`,
 };
@@ -208,7 +209,7 @@ export function stopReasonText(reason: string | null): string {
 // ── Prompt-submit refusals and CLI ──────────────────────────────────────────────
 
 export const refuse = {
-  badArgs: (problem: string): string => `${PREFIX} ${problem}. ${USAGE} (N is a whole number from 1 to 20; the default is 5).`,
+  badArgs: (problem: string): string => `${PREFIX} ${problem}. ${USAGE}. Nothing was started; fix the command and send it again.`,
   busy: (state: State, minutesAgo: number): string =>
     `${PREFIX} another session's review loop is running in this project (${state.currentPhase}, ${iterationText(state)}, "${truncate(state.task, 60)}", updated ${minutesAgo} min ago). ` +
     'Wait for it to finish, run /minions:cancel in that session, or take over with /minions:review --force <task>.',

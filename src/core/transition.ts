@@ -116,7 +116,7 @@ function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command' }>): 
 
 function cancel(loaded: Loaded, sessionId: string, force: boolean, now: string): Outcome {
   if (loaded.kind === 'none') return unchanged(loaded, [{ type: 'context', text: msg.refuse.noLoop() }]);
-  if (loaded.kind === 'broken') return { state: null, effects: [{ type: 'archive-previous', into: null }, { type: 'notify', text: 'minions: the unreadable loop state was archived; nothing is gated now.' }] };
+  if (loaded.kind === 'broken') return { state: null, effects: [{ type: 'archive-previous', into: null }, { type: 'notify', text: msg.notify.brokenArchived() }] };
   const prev = loaded.state;
   if (!isActive(prev)) return { state: prev, effects: [{ type: 'archive-run', into: prev.runId, phases: false }, { type: 'context', text: msg.refuse.noLoop() }] };
   if (prev.sessionId !== sessionId && !force && !isStale(prev, now)) return unchanged(loaded, [{ type: 'refuse', reason: msg.refuse.notOwner() }]);

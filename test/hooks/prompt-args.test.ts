@@ -5,7 +5,7 @@ import { removeTestdirs } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
 
-const USAGE = 'Usage: /minions:review [--max-iterations N] [--force] <what to review> (N is a whole number from 1 to 20; the default is 5).';
+const USAGE = 'Usage: /minions:review [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--force] [--] <what to review>. Nothing was started; fix the command and send it again.';
 
 describe.concurrent('/minions:review arguments', () => {
   it.each([

@@ -1,0 +1,56 @@
+/** Every model- and user-facing text lives in src/messages.ts; these snapshots show what the model and the user read. */
+import { describe, expect, it } from 'vitest';
+import * as msg from '../../src/messages';
+import { LATER, OWNER, stateBuilder } from './builders';
+
+const CHANGED = ['src/a.ts', 'src/b.ts'];
+const pitfalls = [{ seen: 3, file: 'src/a.ts', category: 'correctness', description: 'the loop reads one past the end', rule: 'loop while i < n' }];
+
+describe('phase prompts', () => {
+  it('R1, iteration 1', () => {
+    expect(msg.r1Prompt(stateBuilder().build(), CHANGED)).toMatchSnapshot();
+  });
+
+  it('R1, iteration 2, two reviewers missing, known pitfalls', () => {
+    const first = stateBuilder().inR2().build().iterations[0]!;
+    const b = stateBuilder().reviewer('critic', { status: 'valid', dispatches: 1 }).reviewer('pedant', { status: 'valid', dispatches: 1 }).reviewer('witness', { status: 'valid', dispatches: 1 });
+    const state = { ...b.build(), iteration: 2, iterations: [{ ...first, verdict: { ...first.verdict!, pitfalls } }, { ...b.build().iterations[0]!, iteration: 2 }] };
+    expect(msg.r1Prompt(state, [], ['security-reviewer', 'silent-failure-hunter'])).toMatchSnapshot();
+  });
+
+  it('R2', () => {
+    const state = stateBuilder().inR2(3).build();
+    expect(msg.r2Prompt(state, { ...state.iterations[0]!.verdict!, pitfalls })).toMatchSnapshot();
+  });
+});
+
+describe('what the user reads', () => {
+  it('outcomes', () => {
+    const done = stateBuilder({ status: 'done', currentPhase: 'DONE', iteration: 2 }).build();
+    const stopped = stateBuilder({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'stuck_issue', stopDetail: 'src/a.ts:3 (correctness) has not been fixed in 3 consecutive rounds: it needs structural work' }).inR2(2).build();
+    const open = [
+      { severity: 'critical' as const, file: 'src/a.ts', line: 3, description: 'the loop reads one past the end' },
+      { severity: 'warning' as const, file: 'src/b.ts', line: null, description: 'errors are swallowed' },
+    ];
+    expect([msg.outcome(done, []), msg.outcome(stopped, open)].join('\n\n')).toMatchSnapshot();
+  });
+
+  it('/minions:status', () => {
+    const state = stateBuilder().reviewer('critic', { status: 'valid', dispatches: 1, counts: { critical: 1, warning: 0, info: 0 } }).reviewer('pedant', { status: 'running', dispatches: 1 }).build();
+    expect(msg.statusReport(state, LATER, OWNER, '.agents/tmp/phases/')).toMatchSnapshot();
+  });
+
+  it('refusals say what to do next', () => {
+    const state = stateBuilder().build();
+    const texts = [
+      msg.refuse.badArgs('--max-iterations must be a whole number from 1 to 20, not "0"'),
+      msg.refuse.busy(state, 12),
+      msg.deny.fixerInR1(state),
+      msg.deny.orchestratorWrite(state),
+      msg.deny.gitMutation('minions:review-fixer', 'commit'),
+      msg.notify.paused(state, '; missing: witness'),
+      msg.notify.brokenState('.agents/tmp/state.json', 'not valid JSON'),
+    ];
+    expect(texts.join('\n')).toMatchSnapshot();
+  });
+});
