@@ -53,6 +53,20 @@ describe('claude plugin validate', () => {
     expect(makeIcon().equals(readFileSync(ICON_PATH)), 'run `npx tsx scripts/make-icon.ts` and commit .claude-plugin/icon.png').toBe(true);
   });
 
+  test('installs from the clone as its own marketplace, as the README says', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'claude-home-'));
+    const env = claudeEnv('http://127.0.0.1:9', home, join(home, '.claude'));
+    const claude = (...args: string[]) => run(CLAUDE_BIN, args, { env, timeout: 60_000 }).then((r) => `${r.stdout}${r.stderr}`);
+    try {
+      expect(await claude('plugin', 'marketplace', 'add', pluginDir)).toContain('Successfully added marketplace: minions');
+      expect(await claude('plugin', 'install', 'minions@minions')).toContain('Successfully installed plugin: minions@minions');
+      const list = await claude('plugin', 'list');
+      expect(list).toMatch(/minions@minions[\s\S]*Version: 0\.1\.0[\s\S]*enabled/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   test('the README has at least 40 words', () => {
     const words = readFileSync(join(pluginDir, 'README.md'), 'utf8').split(/\s+/).filter(Boolean);
     expect(words.length).toBeGreaterThanOrEqual(40);
