@@ -30,7 +30,7 @@ function changedFilesText(files: readonly string[], base: string | null): string
 
 export function r1Prompt(state: State, changedFiles: readonly string[], missing: readonly Reviewer[] = REVIEWERS): string {
   const n = state.iteration;
-  const lines = [`[PHASE R1] minions review — ${iterationText(state)}`, `Task: ${state.task}`, changedFilesText(changedFiles, state.base)];
+  const lines = [`[PHASE R1] minions review — ${iterationText(state)}`, `Task: ${state.task}`, ...rootLine(state), changedFilesText(changedFiles, state.base)];
   const previous = n > 1 ? state.iterations[state.iterations.length - 2] : undefined;
   if (n > 1) {
     lines.push(
@@ -59,6 +59,7 @@ export function r2Prompt(state: State, verdict: VerdictSummary): string {
   return [
     `[PHASE R2] minions review — ${iterationText(state)}`,
     `Task: ${state.task}`,
+    ...rootLine(state),
     `The review found ${plural(verdict.total, 'finding')} to fix (${countsText(verdict)}); score ${verdict.score.toFixed(2)}, ${verdict.scale}/10 ${verdict.readiness.replace('_', ' ')}. Verdict: ${verdictFile(n)}`,
     ...pitfallLines(verdict.pitfalls),
     '',
@@ -70,6 +71,9 @@ export function r2Prompt(state: State, verdict: VerdictSummary): string {
     'Then end your turn. Do not fix or edit files yourself.',
   ].join('\n');
 }
+
+/** Paths in the prompts are relative to the project; the Write tool wants them absolute. */
+const rootLine = (state: State): string[] => (state.root ? [`Project root: ${state.root} (paths below are relative to it; give agents absolute paths)`] : []);
 
 /** Seed 000's pattern memory, as a prompt section. */
 function pitfallLines(pitfalls: readonly PitfallNote[]): string[] {

@@ -41,7 +41,7 @@ interface Base {
   now: string;
 }
 export type Event =
-  | (Base & { kind: 'command'; command: Command; head: string | null; changedFiles: string[] })
+  | (Base & { kind: 'command'; command: Command; head: string | null; changedFiles: string[]; root?: string | null })
   | (Base & { kind: 'prompt'; changedFiles: string[] })
   | (Base & { kind: 'dispatch'; subagentType: string })
   | (Base & {
@@ -102,7 +102,7 @@ function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command' }>): 
   if (prev && isActive(prev) && prev.sessionId !== event.sessionId && !isStale(prev, event.now) && !command.force) {
     return unchanged(loaded, [{ type: 'refuse', reason: msg.refuse.busy(prev, minutesSince(prev.updatedAt, event.now)) }]);
   }
-  const state = initialState(event.sessionId, command.task, command.maxIterations, event.head, event.now, command.rules);
+  const state = { ...initialState(event.sessionId, command.task, command.maxIterations, event.head, event.now, command.rules), root: event.root ?? null };
   // Whatever was there (a finished run's phases, a replaced or broken state) goes to the archive first.
   const effects: Effect[] = [{ type: 'archive-previous', into: prev ? prev.runId : null }];
   effects.push(
@@ -138,6 +138,7 @@ export function initialState(sessionId: string, task: string, maxIterations: num
     maxIterations,
     currentPhase: 'R1',
     base: head,
+    root: null,
     startedAt: now,
     updatedAt: now,
     stopReason: null,

@@ -26,7 +26,7 @@ await runHook({
     if (command.kind !== 'review') return [];
     return ctx.transact(() => {
       const base = head(ctx.root);
-      return { kind: 'command', command, sessionId, now: ctx.now, head: base, changedFiles: changedFiles(ctx.root, base) };
+      return { kind: 'command', command, sessionId, now: ctx.now, head: base, changedFiles: changedFiles(ctx.root, base), root: ctx.root };
     });
   },
 });

@@ -73,6 +73,8 @@ export const State = z.object({
   currentPhase: Phase,
   /** git HEAD when the loop started; null outside a repository or before the first commit. */
   base: z.string().nullable(),
+  /** The project's absolute path, for prompts: the Write tool takes absolute paths. */
+  root: z.string().nullable().default(null),
   startedAt: z.string(),
   updatedAt: z.string(),
   stopReason: z.string().nullable(),

@@ -208,7 +208,7 @@ describe('minions review loop in the real CLI', () => {
   });
 
   test('4. a reviewer that writes invalid JSON is continued with the validation error, rewrites, and the loop completes', async () => {
-    const invalid = '{"issues":[{"severity":"blocker","category":"style","file":"src/cart.js","line":1,"description":"x"}],"summary":{"verdict":"issues_found"}}';
+    const invalid = '{"issues":[{"severity":"severe","category":"style","file":"src/cart.js","line":1,"description":"x"}],"summary":{"verdict":"issues_found"}}';
     const scenario = sampleScenario({
       name: 'invalid-first',
       findings: (reviewer, i) => (reviewer === 'pedant' && i === 1 ? { invalidFirst: invalid, findings: [] } : []),

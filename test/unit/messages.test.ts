@@ -8,7 +8,7 @@ const pitfalls = [{ seen: 3, file: 'src/a.ts', category: 'correctness', descript
 
 describe('phase prompts', () => {
   it('R1, iteration 1', () => {
-    expect(msg.r1Prompt(stateBuilder().build(), CHANGED)).toMatchSnapshot();
+    expect(msg.r1Prompt(stateBuilder({ root: '/home/me/shop' }).build(), CHANGED)).toMatchSnapshot();
   });
 
   it('R1, iteration 2, two reviewers missing, known pitfalls', () => {
