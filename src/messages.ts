@@ -61,6 +61,7 @@ export function r2Prompt(state: State, verdict: VerdictSummary): string {
     `Task: ${state.task}`,
     ...rootLine(state),
     `The review found ${plural(verdict.total, 'finding')} to fix (${countsText(verdict)}); score ${verdict.score.toFixed(2)}, ${verdict.scale}/10 ${verdict.readiness.replace('_', ' ')}. Verdict: ${verdictFile(n)}`,
+    `Merged from the five reviews (the fixer needs only the findings file): ${REVIEWERS.map((r) => reviewerFile(n, r)).join(', ')}`,
     ...pitfallLines(verdict.pitfalls),
     '',
     'Dispatch the fixer now, once: one Agent call, run_in_background: false.',
