@@ -23,6 +23,10 @@ export async function buildAll(outdir = path.join(root, 'dist')): Promise<void> 
     outdir,
     outExtension: { '.js': '.mjs' },
     bundle: true,
+    // Shared code goes to dist/chunk-*.mjs once instead of into every bundle; the lock and the atomic
+    // writer (dynamic imports) become chunks that the read-only gates never load.
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
     platform: 'node',
     format: 'esm',
     target: 'node18',
