@@ -1,0 +1,79 @@
+/**
+ * CPU time of a child process, measured in interleaved pairs against a baseline command: these machines
+ * are noisy, so each sample of a case is taken right after a sample of the baseline and reported as a ratio.
+ *
+ * CPU time (user + system of the process and its children) comes from bash's `times` builtin, which
+ * prints the shell's children's totals after the command has run: no wall clock is involved.
+ */
+import { spawnSync } from 'node:child_process';
+
+export interface Command {
+  argv: string[];
+  input?: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Runs before every sample (not measured): puts the project in the state the case needs. */
+  setup?: () => void;
+}
+
+const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+const seconds = (text: string): number => {
+  const m = /^(\d+)m([\d.]+)s$/.exec(text.trim());
+  return m ? Number(m[1]) * 60 + Number(m[2]) : Number.NaN;
+};
+
+/** User + system CPU milliseconds of one run of the command (and everything it started). */
+export function cpuMs(command: Command): number {
+  command.setup?.();
+  const script = `${command.argv.map(quote).join(' ')} >/dev/null 2>/dev/null; status=$?; times >&2; exit $status`;
+  const out = spawnSync('/bin/bash', ['-c', script], {
+    input: command.input ?? '',
+    env: command.env ?? process.env,
+    cwd: command.cwd,
+    encoding: 'utf8',
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  if (out.status !== 0) throw new Error(`${command.argv.join(' ')} exited ${out.status}: ${out.stderr}`);
+  const lines = out.stderr.trim().split('\n');
+  const children = lines[lines.length - 1]!.split(/\s+/);
+  return (seconds(children[0]!) + seconds(children[1]!)) * 1000;
+}
+
+export interface PairResult {
+  name: string;
+  /** Median of the per-pair ratios case / baseline. */
+  ratio: number;
+  /** Median CPU milliseconds of the case and of the baseline. */
+  caseMs: number;
+  baseMs: number;
+  pairs: number;
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Runs baseline, case, baseline, case … `pairs` times (after one warm-up each) and reports medians. */
+export function measurePairs(name: string, baseline: Command, subject: Command, pairs: number): PairResult {
+  cpuMs(baseline);
+  cpuMs(subject);
+  const ratios: number[] = [];
+  const caseMs: number[] = [];
+  const baseMs: number[] = [];
+  for (let i = 0; i < pairs; i++) {
+    const b = cpuMs(baseline);
+    const c = cpuMs(subject);
+    baseMs.push(b);
+    caseMs.push(c);
+    ratios.push(c / Math.max(b, 0.001));
+  }
+  return { name, ratio: median(ratios), caseMs: median(caseMs), baseMs: median(baseMs), pairs };
+}
+
+export function formatPairs(results: readonly PairResult[]): string {
+  const width = Math.max(...results.map((r) => r.name.length));
+  return results
+    .map((r) => `${r.name.padEnd(width)}  ${r.ratio.toFixed(2).padStart(6)}×   ${r.caseMs.toFixed(1).padStart(7)} ms CPU (baseline ${r.baseMs.toFixed(1)} ms, ${r.pairs} pairs)`)
+    .join('\n');
+}
+
+/** The baseline every ratio is against: a bare node start. */
+export const bareNode: Command = { argv: [process.execPath, '-e', ''] };
