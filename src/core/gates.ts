@@ -1,6 +1,6 @@
 /** The edit and Bash gates' policies. Pure: paths arrive already resolved by the shell. */
 import { isFixer, reviewerOf } from './agents';
-import { isActive } from './transition';
+import { isActive } from './loop-state';
 import * as msg from '../messages';
 import type { State } from '../state/schema';
 import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, fixSummaryFile, fixSummaryJsonFile, reviewerFile } from '../state/paths';

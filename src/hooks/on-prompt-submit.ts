@@ -1,6 +1,6 @@
 /** UserPromptSubmit: starts the loop in code, and reminds an owning session where it stands. */
 import { parseCommand } from '../core/args';
-import { isActive } from '../core/transition';
+import { isActive } from '../core/loop-state';
 import * as msg from '../messages';
 import { changedFiles, head } from '../shell/git';
 import { UserPromptSubmitPayload } from '../shell/payloads';

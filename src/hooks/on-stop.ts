@@ -1,5 +1,5 @@
 /** Stop: re-injects the phase prompt while the loop runs; lets the session go when it ends or idles. */
-import { isActive } from '../core/transition';
+import { isActive } from '../core/loop-state';
 import { changedFiles } from '../shell/git';
 import { StopPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';

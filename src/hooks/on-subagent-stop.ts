@@ -1,6 +1,6 @@
 /** SubagentStop: validates a reviewer's output or the fixer's summary, aggregates, advances the phase. */
 import { isFixer, reviewerOf } from '../core/agents';
-import { isActive } from '../core/transition';
+import { isActive } from '../core/loop-state';
 import { extractJsonFromMessage } from '../review/reviewer-output';
 import { fixerObservations, readDeclines, readHistory, readSources, reviewFiles } from '../shell/observe';
 import { SubagentStopPayload } from '../shell/payloads';

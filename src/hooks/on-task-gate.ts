@@ -1,6 +1,6 @@
 /** PreToolUse on Agent|Task: which agent may be dispatched in this phase. */
 import { isPluginAgent } from '../core/agents';
-import { isActive } from '../core/transition';
+import { isActive } from '../core/loop-state';
 import { PreToolUsePayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
 

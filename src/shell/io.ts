@@ -1,5 +1,5 @@
 /** stdin and stdout for a hook process. */
-import type { Effect } from '../core/transition';
+import type { Effect } from '../core/events';
 
 /** Payloads over this size are refused as malformed rather than parsed. */
 export const MAX_PAYLOAD_BYTES = 8 * 1024 * 1024;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { State, STATE_VERSION } from '../state/schema';
 import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, TMP_DIR } from '../state/paths';
-import type { Effect, Loaded } from '../core/transition';
+import type { Effect, Loaded } from '../core/events';
 import { describeZodError } from '../review/reviewer-output';
 import { HookFailure } from './errors';
 

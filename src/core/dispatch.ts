@@ -1,0 +1,36 @@
+/** PreToolUse on Agent: which agents of the plugin may be dispatched in this phase. */
+import { isFixer, isPluginAgent, reviewerOf } from './agents';
+import type { Event, Outcome } from './events';
+import { currentIteration, isActive, updateIteration } from './loop-state';
+import * as msg from '../messages';
+import type { State } from '../state/schema';
+
+export function onDispatch(state: State, event: Extract<Event, { kind: 'dispatch' }>): Outcome {
+  if (!isActive(state) || !isPluginAgent(event.subagentType)) return { state, effects: [] };
+  const reviewer = reviewerOf(event.subagentType);
+  const current = currentIteration(state);
+  const denyWith = (reason: string): Outcome => ({ state, effects: [{ type: 'deny', reason }] });
+
+  if (state.currentPhase === 'R1') {
+    if (isFixer(event.subagentType)) return denyWith(msg.deny.fixerInR1(state));
+    if (!reviewer) return denyWith(msg.deny.otherPluginAgent(event.subagentType, state));
+    const run = current.r1.reviewers[reviewer];
+    if (run.status !== 'pending') return denyWith(msg.deny.reviewerAlready(reviewer, state, run.status));
+    return {
+      state: updateIteration(state, event.now, (it) => ({
+        ...it,
+        r1: { ...it.r1, reviewers: { ...it.r1.reviewers, [reviewer]: { ...run, status: 'running', dispatches: run.dispatches + 1, failures: 0 } } },
+      })),
+      effects: [],
+    };
+  }
+  // R2
+  if (reviewer) return denyWith(msg.deny.reviewerInR2(state));
+  if (!isFixer(event.subagentType)) return denyWith(msg.deny.otherPluginAgent(event.subagentType, state));
+  if (current.r2.status !== 'pending' || !current.verdict || current.verdict.total === 0) return denyWith(msg.deny.fixerAlready(state));
+  return {
+    state: updateIteration(state, event.now, (it) => ({ ...it, r2: { ...it.r2, status: 'running', dispatches: it.r2.dispatches + 1, failures: 0 } })),
+    effects: [],
+  };
+}
+

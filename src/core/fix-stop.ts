@@ -1,0 +1,90 @@
+/** SubagentStop of the fixer: check its summaries, detect a fixpoint, start the next review. */
+import type { Event, Outcome } from './events';
+import { MAX_OUTPUT_FAILURES, advanceIteration, currentIteration, updateIteration } from './loop-state';
+import { describeZodError } from '../review/reviewer-output';
+import { similarity } from '../review/simhash';
+import { FixSummary } from '../review/verdict-schema';
+import * as msg from '../messages';
+import type { State } from '../state/schema';
+import { fixSummaryFile, fixSummaryJsonFile, reviewDir } from '../state/paths';
+
+export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-stop' }>): Outcome {
+  if (state.currentPhase !== 'R2') return { state, effects: [] };
+  const current = currentIteration(state);
+  if (current.r2.status === 'complete' || current.r2.status === 'no_summary' || current.r2.dispatches === 0) return { state, effects: [] };
+  const n = state.iteration;
+  const hasSummary = (event.summary ?? '').trim().length > 0;
+  const problems: string[] = [];
+  if (!hasSummary) problems.push(`${fixSummaryFile(n)} is missing or empty`);
+  const answers = checkFixAnswers(event.summaryJson, current.verdict?.open ?? []);
+  if (answers.error) problems.push(answers.error);
+  if (problems.length > 0) {
+    const failures = current.r2.failures + 1;
+    if (failures < MAX_OUTPUT_FAILURES) {
+      return {
+        state: updateIteration(state, event.now, (it) => ({ ...it, r2: { ...it.r2, failures } })),
+        effects: [{ type: 'block', reason: msg.fixerSummaryProblems(fixSummaryFile(n), fixSummaryJsonFile(n), problems) }],
+      };
+    }
+  }
+  const finished = updateIteration(state, event.now, (it) => ({ ...it, r2: { ...it.r2, status: hasSummary ? 'complete' : 'no_summary' } }));
+  const tally = hasSummary ? summaryTally(event.summary!, answers.summary) : null;
+
+  // Seed 000's fixpoint: two consecutive fix summaries that say the same thing about the same findings
+  // end the loop. Rounds that fixed different findings may read alike without repeating anything.
+  const before = state.iterations[state.iterations.length - 2]?.verdict?.open ?? [];
+  const sameFindings = (current.verdict?.open ?? []).some((fp) => before.includes(fp));
+  if (hasSummary && sameFindings && event.previousSummary && similarity(event.summary!, event.previousSummary) >= state.rules.similarity) {
+    const percent = Math.round(similarity(event.summary!, event.previousSummary) * 100);
+    const stopped: State = {
+      ...finished,
+      status: 'stopped',
+      currentPhase: 'STOPPED',
+      stopReason: 'no_progress',
+      stopDetail: `the fix summaries of rounds ${n - 1} and ${n} are ${percent}% similar: the fixer is repeating itself`,
+      openIssues: state.openIssues,
+    };
+    return { state: stopped, effects: [{ type: 'notify', text: msg.notify.fixRepeated(n, stopped) }] };
+  }
+  const next = advanceIteration(finished, event.now);
+  return {
+    state: next,
+    effects: [
+      { type: 'mkdir', path: reviewDir(next.iteration) },
+      { type: 'notify', text: tally ? msg.notify.fixDone(n, next, tally) : msg.notify.fixNoSummary(n, next) },
+    ],
+  };
+}
+
+/** The machine-readable answers: valid JSON, every open fingerprint answered, reasons for declines. */
+function checkFixAnswers(text: string | null, open: readonly string[]): { error: string | null; summary: FixSummary | null } {
+  if (text === null || text.trim() === '') return { error: 'the per-finding answers (r2-fix-summary.json) are missing', summary: null };
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    return { error: `r2-fix-summary.json is not valid JSON (${(err as Error).message})`, summary: null };
+  }
+  const parsed = FixSummary.safeParse(data);
+  if (!parsed.success) return { error: `r2-fix-summary.json: ${describeZodError(parsed.error)}`, summary: null };
+  const answered = new Set(parsed.data.fixes.map((f) => f.fingerprint));
+  const missing = open.filter((fp) => !answered.has(fp));
+  if (missing.length > 0) return { error: `r2-fix-summary.json has no answer for ${missing.join(', ')}`, summary: parsed.data };
+  return { error: null, summary: parsed.data };
+}
+
+function summaryTally(summary: string, answers: FixSummary | null): string {
+  if (answers && answers.fixes.length > 0) {
+    const count = (status: string): number => answers.fixes.filter((f) => f.status === status).length;
+    return [`${count('fixed')} fixed`, count('could_not_fix') ? `${count('could_not_fix')} could not fix` : '', count('declined') ? `${count('declined')} declined` : '']
+      .filter(Boolean)
+      .join(', ');
+  }
+  const count = (tag: RegExp): number => (summary.match(tag) ?? []).length;
+  const fixed = count(/\[fixed\]/gi);
+  const notFixed = count(/\[could not fix\]/gi);
+  const declined = count(/\[declined\]/gi);
+  if (fixed + notFixed + declined === 0) return 'summary written';
+  return [`${fixed} fixed`, notFixed ? `${notFixed} could not fix` : '', declined ? `${declined} declined` : ''].filter(Boolean).join(', ');
+}
+

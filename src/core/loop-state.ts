@@ -1,0 +1,65 @@
+/** Small state helpers shared by the phase handlers. Pure, and light: the gates import this, not the handlers. */
+import { REVIEWERS, type Reviewer } from './agents';
+import type { Effect, Loaded, Outcome } from './events';
+import * as msg from '../messages';
+import type { IterationRecord, ReviewerRun, State } from '../state/schema';
+
+export const STALE_AFTER_MS = 2 * 60 * 60 * 1000;
+/** A reviewer (or the fixer) is blocked this many times for bad output, then recorded as it is. */
+export const MAX_OUTPUT_FAILURES = 2;
+/** Consecutive Stop blocks without progress before the stop is let through. */
+export const MAX_IDLE_BLOCKS = 2;
+
+export const unchanged = (loaded: Loaded, effects: Effect[] = []): Outcome => ({ state: loaded.kind === 'ok' ? loaded.state : null, effects });
+
+export function newIteration(iteration: number, now: string): IterationRecord {
+  const run = (): ReviewerRun => ({ status: 'pending', dispatches: 0, failures: 0, error: null, counts: null, groundingWarned: false });
+  return {
+    iteration,
+    startedAt: now,
+    r1: { status: 'pending', reviewers: Object.fromEntries(REVIEWERS.map((r) => [r, run()])) as IterationRecord['r1']['reviewers'] },
+    r2: { status: 'pending', dispatches: 0, failures: 0 },
+    verdict: null,
+  };
+}
+
+export function advanceIteration(state: State, now: string): State {
+  const iteration = state.iteration + 1;
+  return { ...state, iteration, currentPhase: 'R1', updatedAt: now, stopGuard: { key: '', blocks: 0 }, iterations: [...state.iterations, newIteration(iteration, now)] };
+}
+
+export function phasePrompt(state: State, changedFiles: readonly string[]): string {
+  const current = currentIteration(state);
+  if (state.currentPhase === 'R2' && current.verdict) return msg.r2Prompt(state, current.verdict);
+  return msg.r1Prompt(state, changedFiles, missingReviewers(state));
+}
+
+export function missingReviewers(state: State): Reviewer[] {
+  const runs = currentIteration(state).r1.reviewers;
+  return REVIEWERS.filter((r) => runs[r].status === 'pending' || runs[r].status === 'running');
+}
+
+export const isActive = (state: State): boolean => state.status === 'in_progress' && (state.currentPhase === 'R1' || state.currentPhase === 'R2');
+export const isStale = (state: State, now: string): boolean => Date.parse(now) - Date.parse(state.updatedAt) > STALE_AFTER_MS;
+export const minutesSince = (then: string, now: string): number => Math.max(0, Math.round((Date.parse(now) - Date.parse(then)) / 60000));
+
+export const currentIteration = (state: State): IterationRecord => state.iterations[state.iterations.length - 1]!;
+
+export function updateIteration(state: State, now: string, update: (it: IterationRecord) => IterationRecord): State {
+  const iterations = state.iterations.slice();
+  iterations[iterations.length - 1] = update(iterations[iterations.length - 1]!);
+  return { ...state, iterations, updatedAt: now };
+}
+
+export function setReviewer(state: State, now: string, reviewer: Reviewer, run: ReviewerRun): State {
+  return updateIteration(state, now, (it) => ({ ...it, r1: { ...it.r1, reviewers: { ...it.r1.reviewers, [reviewer]: run } } }));
+}
+
+/** What has happened so far; an idle orchestrator leaves it unchanged between two stops. */
+export function progressKey(state: State): string {
+  const it = currentIteration(state);
+  const reviewers = REVIEWERS.map((r) => `${it.r1.reviewers[r].status[0]}${it.r1.reviewers[r].dispatches}`).join('');
+  return `${state.currentPhase}:${state.iteration}:${reviewers}:${it.r2.status[0]}${it.r2.dispatches}`;
+}
+
+export const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;

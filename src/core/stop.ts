@@ -1,0 +1,53 @@
+/** Stop: re-inject the phase prompt while the loop runs, or let the session go. */
+import { FIXER_TYPE, REVIEWERS } from './agents';
+import type { Event, Outcome } from './events';
+import { MAX_IDLE_BLOCKS, isActive, missingReviewers, phasePrompt, progressKey, updateIteration } from './loop-state';
+import * as msg from '../messages';
+import type { IterationRecord, State } from '../state/schema';
+
+export function onStop(state: State, event: Extract<Event, { kind: 'stop' }>): Outcome {
+  if (!isActive(state)) {
+    // DONE, STOPPED or CANCELLED: say so once, then retire the state file so idle hooks cost nothing.
+    return { state, effects: [{ type: 'notify', text: msg.outcome(state, state.openIssues) }, { type: 'archive-run', into: state.runId, phases: false }] };
+  }
+  const phaseAgents = state.currentPhase === 'R1' ? REVIEWERS.map((r) => `minions:${r}`) : [FIXER_TYPE];
+  const inBackground = event.running.filter((t) => phaseAgents.includes(t));
+  if (inBackground.length > 0) {
+    // The host wakes the orchestrator when they finish; no re-dispatch, no block.
+    return { state, effects: [{ type: 'notify', text: msg.notify.waiting(state, inBackground.map((t) => t.replace(/^minions:/, ''))) }] };
+  }
+
+  // Agents recorded as running that are not running any more ended without output: they may be dispatched again.
+  let next = updateIteration(state, state.updatedAt, (it) => ({
+    ...it,
+    r1: {
+      ...it.r1,
+      reviewers: Object.fromEntries(
+        REVIEWERS.map((r) => {
+          const run = it.r1.reviewers[r];
+          return [r, run.status === 'running' ? { ...run, status: 'pending', error: run.error ?? 'ended without output' } : run];
+        }),
+      ) as IterationRecord['r1']['reviewers'],
+    },
+    r2: it.r2.status === 'running' ? { ...it.r2, status: 'pending' } : it.r2,
+  }));
+
+  const key = progressKey(next);
+  const blocks = next.stopGuard.key === key ? next.stopGuard.blocks + 1 : 1;
+  const missing = missingReviewers(next);
+  if (blocks > MAX_IDLE_BLOCKS) {
+    const what = next.currentPhase === 'R1' ? `; missing: ${missing.join(', ')}` : '';
+    next = { ...next, stopGuard: { key, blocks: next.stopGuard.blocks } };
+    return { state: next, effects: [{ type: 'notify', text: msg.notify.paused(next, what) }] };
+  }
+  next = { ...next, stopGuard: { key, blocks }, updatedAt: event.now };
+  const what = next.currentPhase === 'R1' ? `dispatching ${missing.length === REVIEWERS.length ? 'all five reviewers' : missing.join(', ')}` : 'dispatching the fixer';
+  return {
+    state: next,
+    effects: [
+      { type: 'block', reason: phasePrompt(next, event.changedFiles) },
+      { type: 'notify', text: msg.notify.reinject(next, what) },
+    ],
+  };
+}
+
