@@ -1,0 +1,172 @@
+/**
+ * Tree snapshots of the project, as git tree objects built through a private index inside the git dir.
+ * The user's index, branch, HEAD and stash are never touched: every call sets GIT_INDEX_FILE to a file of
+ * the plugin's own. Blobs are written to the repository's object store (unreferenced, so `git gc`
+ * eventually prunes them). All functions return plain data and never throw; outside a repository
+ * snapshotTree answers null and the rest answer empty.
+ *
+ * What a snapshot covers: the files under the project root that git would see with `git add -A`
+ * (tracked and untracked, .gitignore honoured), without the plugin's own `.agents/`.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** git's well-known empty tree: the "before" of a file that did not exist. */
+export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+const MAX_OUTPUT = 256 * 1024 * 1024;
+/** A snapshot hashes the whole project the first time (later ones reuse the private index's stat cache). */
+const SNAPSHOT_TIMEOUT_MS = 45_000;
+const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+type Git = (args: string[], options?: { env?: NodeJS.ProcessEnv; input?: string; timeout?: number }) => string | null;
+
+function gitIn(root: string): Git {
+  return (args, options = {}) => {
+    try {
+      return execFileSync('git', ['-c', 'core.quotepath=off', '-c', 'core.fsmonitor=false', ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['pipe', 'pipe', 'ignore'],
+        env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', ...options.env },
+        input: options.input,
+        timeout: options.timeout ?? 15_000,
+        maxBuffer: MAX_OUTPUT,
+      });
+    } catch {
+      return null;
+    }
+  };
+}
+
+interface Repo {
+  gitDir: string;
+  /** The project root's path inside the repository, '' or ending in '/'. */
+  prefix: string;
+}
+
+function repoOf(root: string): Repo | null {
+  const out = gitIn(root)(['rev-parse', '--absolute-git-dir', '--show-prefix']);
+  if (out === null) return null;
+  const [gitDir, prefix = ''] = out.split('\n');
+  return gitDir ? { gitDir, prefix } : null;
+}
+
+/** The plugin's folder inside the git dir, for files agents are never pointed at. */
+export function privateDir(root: string): string | null {
+  const repo = repoOf(root);
+  return repo ? path.join(repo.gitDir, 'minions') : null;
+}
+
+/**
+ * The project's working tree as a git tree id, or null outside a repository (or when git fails).
+ * Each call works on its own copy of the private index (seeded from the last one for speed), so
+ * concurrent hooks never meet on an index lock.
+ */
+export function snapshotTree(root: string): string | null {
+  const repo = repoOf(root);
+  if (!repo) return null;
+  const dir = path.join(repo.gitDir, 'minions');
+  const shared = path.join(dir, 'index');
+  const mine = path.join(dir, `index.${process.pid}.${Date.now()}`);
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    try {
+      fs.copyFileSync(shared, mine);
+    } catch {
+      // first snapshot: start from an empty index
+    }
+    const git = gitIn(root);
+    const env = { GIT_INDEX_FILE: mine };
+    const added = git(['add', '-A', '--ignore-errors', '--', '.', ':(exclude).agents'], { env, timeout: SNAPSHOT_TIMEOUT_MS });
+    if (added === null) return null;
+    const tree = git(['write-tree', ...(repo.prefix ? [`--prefix=${repo.prefix}`] : [])], { env })?.trim() ?? '';
+    if (!SHA.test(tree)) return null;
+    fs.renameSync(mine, shared);
+    return tree;
+  } catch {
+    return null;
+  } finally {
+    fs.rmSync(mine, { force: true });
+    fs.rmSync(`${mine}.lock`, { force: true });
+  }
+}
+
+/** The tree of a commit at the project root (the loop's base), or null. */
+export function commitTree(root: string, commit: string): string | null {
+  const repo = repoOf(root);
+  if (!repo || !SHA.test(commit)) return null;
+  const out = gitIn(root)(['rev-parse', '--verify', '-q', `${commit}:${repo.prefix}`])?.trim() ?? '';
+  return SHA.test(out) ? out : null;
+}
+
+const diffArgs = ['diff-tree', '-r', '--no-color', '--no-ext-diff', '--no-textconv', '--find-renames'];
+
+export interface Patch {
+  text: string;
+  /** True when the patch was cut at maxBytes; `files` then lists every changed path. */
+  truncated: boolean;
+  files: string[];
+}
+
+/** The unified diff between two trees (binary files named, not dumped), cut at maxBytes. */
+export function diffTrees(root: string, from: string, to: string, maxBytes = 512 * 1024): Patch {
+  const files = changedPaths(root, from, to);
+  if (from === to || files.length === 0) return { text: '', truncated: false, files };
+  const text = gitIn(root)([...diffArgs, '-p', from, to]) ?? '';
+  if (Buffer.byteLength(text) <= maxBytes) return { text, truncated: false, files };
+  const cut = Buffer.from(text).subarray(0, maxBytes).toString('utf8').replace(/\uFFFD*$/, '');
+  return { text: cut.slice(0, cut.lastIndexOf('\n') + 1), truncated: true, files };
+}
+
+/** Paths (relative to the project root) that differ between two trees. */
+export function changedPaths(root: string, from: string, to: string): string[] {
+  if (from === to) return [];
+  const out = gitIn(root)(['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, to]);
+  return out ? out.split('\0').filter(Boolean) : [];
+}
+
+/** `git diff --stat` between two trees. */
+export function diffStat(root: string, from: string, to: string): string {
+  if (from === to) return '';
+  return gitIn(root)(['diff-tree', '-r', '--stat', '--no-color', '--find-renames', from, to])?.trimEnd() ?? '';
+}
+
+/** A file's text in a tree, or null when the tree has no such file. */
+export function readBlob(root: string, tree: string, rel: string): string | null {
+  if (!SHA.test(tree)) return null;
+  return gitIn(root)(['cat-file', 'blob', `${tree}:${rel}`]);
+}
+
+export interface Restored {
+  written: string[];
+  deleted: string[];
+  failed: string[];
+}
+
+/** Puts the given paths back as they are in the tree: written when the tree has them, deleted when not. */
+export function restorePaths(root: string, tree: string, paths: readonly string[]): Restored {
+  const result: Restored = { written: [], deleted: [], failed: [] };
+  const git = gitIn(root);
+  for (const rel of paths) {
+    const file = path.join(root, rel);
+    const entry = git(['ls-tree', '-z', tree, '--', rel])?.split('\0')[0] ?? '';
+    const [mode, type, id] = entry.split(/\s+/);
+    try {
+      if (!entry || type !== 'blob' || !id) {
+        fs.rmSync(file, { force: true });
+        result.deleted.push(rel);
+        continue;
+      }
+      const content = execFileSync('git', ['cat-file', 'blob', id], { cwd: root, maxBuffer: MAX_OUTPUT, stdio: ['ignore', 'pipe', 'ignore'] });
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.rmSync(file, { force: true });
+      if (mode === '120000') fs.symlinkSync(content.toString('utf8'), file);
+      else fs.writeFileSync(file, content, { mode: mode === '100755' ? 0o755 : 0o644 });
+      result.written.push(rel);
+    } catch {
+      result.failed.push(rel);
+    }
+  }
+  return result;
+}

@@ -1,0 +1,124 @@
+/** Tree snapshots through a private index: what they cover, and that the user's git state is never touched. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { EMPTY_TREE, changedPaths, commitTree, diffStat, diffTrees, privateDir, readBlob, restorePaths, snapshotTree } from '../../src/shell/snapshot';
+import { removeTestdirs, tempDir, testdir } from '../helpers/testdir';
+
+afterAll(removeTestdirs);
+
+const userGitState = (dir: ReturnType<typeof testdir>) => ({
+  status: dir.git('status', '--porcelain=v1', '--untracked-files=all'),
+  staged: dir.git('diff', '--cached', '--name-status'),
+  head: dir.git('rev-parse', 'HEAD'),
+  branch: dir.git('symbolic-ref', 'HEAD'),
+  stash: dir.git('stash', 'list'),
+  index: fs.readFileSync(dir.abs('.git/index')),
+});
+
+describe('snapshotTree', () => {
+  test('covers tracked and untracked files, honours .gitignore, leaves out .agents/, and touches none of the user’s git state', () => {
+    const dir = testdir(
+      { 'src/a.ts': 'export const a = 1;\n', '.gitignore': 'build/\n*.log\n' },
+      { uncommitted: { 'src/a.ts': 'export const a = 2;\n', 'src/new.ts': 'new\n', 'build/out.js': 'x', 'debug.log': 'x', '.agents/tmp/state.json': '{}' } },
+    );
+    dir.git('add', 'src/new.ts'); // something staged by the user
+    const before = userGitState(dir);
+    const tree = snapshotTree(dir.root)!;
+    expect(tree).toMatch(/^[0-9a-f]{40}$/);
+    const files = dir.git('ls-tree', '-r', '--name-only', tree).trim().split('\n');
+    expect(files.sort()).toEqual(['.gitignore', 'src/a.ts', 'src/new.ts']);
+    expect(readBlob(dir.root, tree, 'src/a.ts')).toBe('export const a = 2;\n');
+    expect(userGitState(dir)).toEqual(before);
+    expect(fs.readdirSync(privateDir(dir.root)!)).toEqual(['index']);
+  });
+
+  test('the same tree twice gives the same id; a change gives another, and changedPaths names it', () => {
+    const dir = testdir({ 'a.txt': 'one\n', 'b.txt': 'two\n' });
+    const first = snapshotTree(dir.root)!;
+    expect(snapshotTree(dir.root)).toBe(first);
+    expect(first).toBe(commitTree(dir.root, dir.git('rev-parse', 'HEAD').trim()));
+    dir.write('b.txt', 'TWO\n');
+    fs.rmSync(dir.abs('a.txt'));
+    dir.write('c/d.txt', 'new\n');
+    const second = snapshotTree(dir.root)!;
+    expect(second).not.toBe(first);
+    expect(changedPaths(dir.root, first, second).sort()).toEqual(['a.txt', 'b.txt', 'c/d.txt']);
+    expect(diffStat(dir.root, first, second)).toMatch(/3 files changed/);
+    expect(changedPaths(dir.root, second, second)).toEqual([]);
+  });
+
+  test('a project in a subdirectory of the repository is snapshot on its own, with paths relative to it', () => {
+    const dir = testdir({ 'outside.txt': 'x\n', 'app/src/a.ts': 'a\n' });
+    dir.write('outside.txt', 'changed outside the project\n');
+    const tree = snapshotTree(dir.abs('app'))!;
+    expect(dir.git('ls-tree', '-r', '--name-only', tree).trim()).toBe('src/a.ts');
+    expect(commitTree(dir.abs('app'), dir.git('rev-parse', 'HEAD').trim())).toBe(tree);
+  });
+
+  test('works before the first commit, and answers null outside a repository', () => {
+    const fresh = testdir({}, { git: false });
+    fresh.git('init', '-q');
+    fresh.write('a.txt', 'a\n');
+    expect(snapshotTree(fresh.root)).toMatch(/^[0-9a-f]{40}$/);
+    const plain = tempDir();
+    fs.writeFileSync(path.join(plain, 'a.txt'), 'a\n');
+    expect(snapshotTree(plain)).toBeNull();
+    expect(privateDir(plain)).toBeNull();
+    expect(diffTrees(plain, EMPTY_TREE, EMPTY_TREE).text).toBe('');
+  });
+
+  test('a leftover private index lock from a killed hook does not stop the next snapshot', () => {
+    const dir = testdir({ 'a.txt': 'a\n' });
+    snapshotTree(dir.root);
+    fs.writeFileSync(path.join(privateDir(dir.root)!, 'index.lock'), '');
+    dir.write('a.txt', 'b\n');
+    const tree = snapshotTree(dir.root)!;
+    expect(readBlob(dir.root, tree, 'a.txt')).toBe('b\n');
+  });
+});
+
+describe('diffTrees', () => {
+  test('a unified patch that names binary files instead of dumping them', () => {
+    const dir = testdir({ 'a.txt': 'one\n' });
+    const before = snapshotTree(dir.root)!;
+    dir.write('a.txt', 'one\ntwo\n');
+    fs.writeFileSync(dir.abs('img.bin'), Buffer.from([0, 1, 2, 255, 0, 7]));
+    const after = snapshotTree(dir.root)!;
+    const patch = diffTrees(dir.root, before, after);
+    expect(patch.truncated).toBe(false);
+    expect(patch.text).toContain('+two');
+    expect(patch.text).toMatch(/Binary files \/dev\/null and b\/img.bin differ/);
+    expect(patch.files.sort()).toEqual(['a.txt', 'img.bin']);
+  });
+
+  test('a patch over the cap is cut at a line end and lists every changed file', () => {
+    const dir = testdir({ 'a.txt': 'x\n' });
+    const before = snapshotTree(dir.root)!;
+    for (let i = 0; i < 30; i++) dir.write(`f${i}.txt`, `${'line\n'.repeat(200)}`);
+    const after = snapshotTree(dir.root)!;
+    const patch = diffTrees(dir.root, before, after, 4096);
+    expect(patch.truncated).toBe(true);
+    expect(Buffer.byteLength(patch.text)).toBeLessThanOrEqual(4096);
+    expect(patch.text.endsWith('\n')).toBe(true);
+    expect(patch.files).toHaveLength(30);
+  });
+});
+
+describe('restorePaths', () => {
+  test('writes back what the tree has, deletes what it lacks, keeps the executable bit, and leaves other files alone', () => {
+    const dir = testdir({ 'a.txt': 'a1\n', 'run.sh': '#!/bin/sh\n', 'keep.txt': 'k\n' });
+    fs.chmodSync(dir.abs('run.sh'), 0o755);
+    const tree = snapshotTree(dir.root)!;
+    dir.write('a.txt', 'a2\n');
+    fs.rmSync(dir.abs('run.sh'));
+    dir.write('added.txt', 'new\n');
+    dir.write('keep.txt', 'user edit\n');
+    const result = restorePaths(dir.root, tree, ['a.txt', 'run.sh', 'added.txt']);
+    expect(result).toEqual({ written: ['a.txt', 'run.sh'], deleted: ['added.txt'], failed: [] });
+    expect(dir.read('a.txt')).toBe('a1\n');
+    expect(fs.statSync(dir.abs('run.sh')).mode & 0o111).not.toBe(0);
+    expect(dir.exists('added.txt')).toBe(false);
+    expect(dir.read('keep.txt')).toBe('user edit\n');
+  });
+});
