@@ -1,6 +1,6 @@
 /** Every model-facing and user-facing text of the plugin. */
 import { FIXER_TYPE, REVIEWERS, agentType, type Reviewer } from './core/agents';
-import { findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewDir, reviewerFile, verdictFile, STATE_FILE } from './state/paths';
+import { changedDuringReviewFile, findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewDir, reviewerFile, verdictFile, STATE_FILE } from './state/paths';
 import type { Counts, PitfallNote, State, VerdictSummary } from './state/schema';
 import type { Severity } from './review/reviewer-output';
 import type { Verdict } from './review/verdict-schema';
@@ -154,8 +154,11 @@ export const notify = {
       .filter(Boolean)
       .join(', ');
     const found = v.total_issues === 0 ? (v.overall_verdict === 'clean' ? 'no issues' : 'no findings to fix (a review was invalid)') : `${plural(v.total_issues, 'issue')} (${countsText(v)})`;
+    const changed = v.changedDuringReview.length
+      ? `; ${plural(v.changedDuringReview.length, 'project file')} changed during the review (${v.changedDuringReview.slice(0, 3).join(', ')}${v.changedDuringReview.length > 3 ? ', …' : ''}): see ${changedDuringReviewFile(state.iteration)}`
+      : '';
     const to = { DONE: 'DONE', STOPPED: `STOPPED (${stopReasonText(v.stopReason)})`, R2: 'R2: fixing', R1: `R1: re-reviewing (iteration ${next.iteration})` }[v.next];
-    return `${PREFIX} review ${state.iteration}/${state.maxIterations}: ${found}${extras ? ` [${extras}]` : ''}; score ${v.score.toFixed(2)} ${v.band.replace(/_/g, ' ')}, ${v.scale}/10 ${v.readiness.replace('_', ' ')} → ${to}`;
+    return `${PREFIX} review ${state.iteration}/${state.maxIterations}: ${found}${extras ? ` [${extras}]` : ''}; score ${v.score.toFixed(2)} ${v.band.replace(/_/g, ' ')}, ${v.scale}/10 ${v.readiness.replace('_', ' ')}${changed} → ${to}`;
   },
   fixDone: (prev: number, state: State, summary: string): string =>
     `${PREFIX} fix round ${prev} done (${summary}) → R1, ${iterationText(state)}`,
@@ -206,6 +209,8 @@ export function stopReasonText(reason: string | null): string {
       return 'a finding is stuck';
     case 'structural_rework_needed':
       return 'structural rework needed';
+    case 'changed_during_review':
+      return 'the project changed while it was being reviewed';
     default:
       return reason ?? 'stopped';
   }

@@ -33,7 +33,7 @@ interface Base {
   now: string;
 }
 export type Event =
-  | (Base & { kind: 'command'; command: Command; head: string | null; changedFiles: string[]; root?: string | null })
+  | (Base & { kind: 'command'; command: Command; head: string | null; changedFiles: string[]; root?: string | null; tree?: string | null })
   | (Base & { kind: 'prompt'; changedFiles: string[] })
   | (Base & { kind: 'dispatch'; subagentType: string })
   | (Base & {
@@ -48,7 +48,13 @@ export type Event =
       history: Verdict[];
       /** How often the fixer declined each fingerprint in earlier rounds. */
       declines: Record<string, number>;
+      /**
+       * Taken only when this stop may complete the round: the project's tree now, and what changed since the
+       * round's reviewStart tree (project files only; the reviews under .agents/ are not part of it).
+       */
+      tree?: string | null;
+      changedDuringReview?: { files: string[]; patch: string } | null;
     })
-  | (Base & { kind: 'fixer-stop'; summary: string | null; summaryJson: string | null; previousSummary: string | null })
+  | (Base & { kind: 'fixer-stop'; summary: string | null; summaryJson: string | null; previousSummary: string | null; tree?: string | null })
   | (Base & { kind: 'stop'; running: string[]; changedFiles: string[] });
 

@@ -27,7 +27,11 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
       };
     }
   }
-  const finished = updateIteration(state, event.now, (it) => ({ ...it, r2: { ...it.r2, status: hasSummary ? 'complete' : 'no_summary' } }));
+  const finished = updateIteration(state, event.now, (it) => ({
+    ...it,
+    r2: { ...it.r2, status: hasSummary ? 'complete' : 'no_summary' },
+    trees: { ...it.trees, fixEnd: event.tree ?? null },
+  }));
   const tally = hasSummary ? summaryTally(event.summary!, answers.summary) : null;
 
   // Seed 000's fixpoint: two consecutive fix summaries that say the same thing about the same findings

@@ -12,7 +12,7 @@ export const MAX_IDLE_BLOCKS = 2;
 
 export const unchanged = (loaded: Loaded, effects: Effect[] = []): Outcome => ({ state: loaded.kind === 'ok' ? loaded.state : null, effects });
 
-export function newIteration(iteration: number, now: string): IterationRecord {
+export function newIteration(iteration: number, now: string, reviewStart: string | null = null): IterationRecord {
   const run = (): ReviewerRun => ({ status: 'pending', dispatches: 0, failures: 0, error: null, counts: null, groundingWarned: false });
   return {
     iteration,
@@ -20,12 +20,17 @@ export function newIteration(iteration: number, now: string): IterationRecord {
     r1: { status: 'pending', reviewers: Object.fromEntries(REVIEWERS.map((r) => [r, run()])) as IterationRecord['r1']['reviewers'] },
     r2: { status: 'pending', dispatches: 0, failures: 0 },
     verdict: null,
+    trees: { reviewStart, reviewEnd: null, fixEnd: null },
+    changedDuringReview: [],
   };
 }
 
 export function advanceIteration(state: State, now: string): State {
   const iteration = state.iteration + 1;
-  return { ...state, iteration, currentPhase: 'R1', updatedAt: now, stopGuard: { key: '', blocks: 0 }, iterations: [...state.iterations, newIteration(iteration, now)] };
+  // The next review sees the tree the fixer left (or, with no fix round, the tree the last review ended on).
+  const last = currentIteration(state).trees;
+  const start = last.fixEnd ?? last.reviewEnd ?? last.reviewStart;
+  return { ...state, iteration, currentPhase: 'R1', updatedAt: now, stopGuard: { key: '', blocks: 0 }, iterations: [...state.iterations, newIteration(iteration, now, start)] };
 }
 
 export function phasePrompt(state: State, changedFiles: readonly string[]): string {

@@ -8,7 +8,7 @@ import { extractJsonFromMessage, parseReview } from '../review/reviewer-output';
 import type { MergedFinding, Verdict } from '../review/verdict-schema';
 import * as msg from '../messages';
 import type { ReviewerRun, State } from '../state/schema';
-import { findingsFile, reviewDir, reviewerFile, verdictFile } from '../state/paths';
+import { changedDuringReviewFile, findingsFile, reviewDir, reviewerFile, verdictFile } from '../state/paths';
 
 export function onReviewerStop(state: State, event: Extract<Event, { kind: 'reviewer-stop' }>): Outcome {
   const { reviewer } = event;
@@ -63,6 +63,7 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
   if (done.length < REVIEWERS.length) return { state: next, effects };
 
   // The fifth review is in: this hook, and only this one (under the lock), aggregates.
+  const changed = event.changedDuringReview ?? null;
   const reviews = Object.fromEntries(
     REVIEWERS.map((r) => [r, { text: texts[r], valid: runs[r].status === 'valid', error: runs[r].status === 'valid' ? null : runs[r].error }]),
   ) as Parameters<typeof aggregateRound>[0]['reviews'];
@@ -76,8 +77,10 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
     sources: event.sources,
     history: event.history,
     declines: event.declines,
+    changedDuringReview: changed?.files ?? [],
   });
   effects.push({ type: 'write', path: verdictFile(next.iteration), content: json(verdict) });
+  if (changed && changed.files.length > 0) effects.push({ type: 'write', path: changedDuringReviewFile(next.iteration), content: changed.patch });
 
   const open = verdict.findings.filter((f) => f.toFixer);
   const summary = {
@@ -93,7 +96,13 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
     readiness: verdict.readiness,
     pitfalls: verdict.pitfalls.map((p) => ({ seen: p.seen, file: p.file, category: p.category, description: clip(p.description), rule: clip(p.rule) })),
   };
-  next = updateIteration(next, event.now, (it) => ({ ...it, r1: { ...it.r1, status: 'complete' }, verdict: summary }));
+  next = updateIteration(next, event.now, (it) => ({
+    ...it,
+    r1: { ...it.r1, status: 'complete' },
+    verdict: summary,
+    trees: { ...it.trees, reviewEnd: event.tree ?? null },
+    changedDuringReview: changed?.files ?? [],
+  }));
   next = { ...next, stopGuard: { key: '', blocks: 0 } };
   if (verdict.next === 'DONE') {
     next = { ...next, status: 'done', currentPhase: 'DONE' };

@@ -15,7 +15,7 @@ export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command
   if (prev && isActive(prev) && prev.sessionId !== event.sessionId && !isStale(prev, event.now) && !command.force) {
     return unchanged(loaded, [{ type: 'refuse', reason: msg.refuse.busy(prev, minutesSince(prev.updatedAt, event.now)) }]);
   }
-  const state = { ...initialState(event.sessionId, command.task, command.maxIterations, event.head, event.now, command.rules), root: event.root ?? null };
+  const state = { ...initialState(event.sessionId, command.task, command.maxIterations, event.head, event.now, command.rules, event.tree ?? null), root: event.root ?? null };
   // Whatever was there (a finished run's phases, a replaced or broken state) goes to the archive first.
   const effects: Effect[] = [{ type: 'archive-previous', into: prev ? prev.runId : null }];
   effects.push(
@@ -38,7 +38,15 @@ function cancel(loaded: Loaded, sessionId: string, force: boolean, now: string):
   return { state, effects: [{ type: 'archive-run', into: state.runId, phases: true }, { type: 'notify', text: msg.notify.cancelled(prev, into) }] };
 }
 
-export function initialState(sessionId: string, task: string, maxIterations: number, head: string | null, now: string, rules: StopRules = DEFAULT_RULES): State {
+export function initialState(
+  sessionId: string,
+  task: string,
+  maxIterations: number,
+  head: string | null,
+  now: string,
+  rules: StopRules = DEFAULT_RULES,
+  tree: string | null = null,
+): State {
   return {
     version: STATE_VERSION,
     plugin: 'minions',
@@ -51,6 +59,7 @@ export function initialState(sessionId: string, task: string, maxIterations: num
     maxIterations,
     currentPhase: 'R1',
     base: head,
+    baseTree: tree,
     root: null,
     startedAt: now,
     updatedAt: now,
@@ -59,7 +68,7 @@ export function initialState(sessionId: string, task: string, maxIterations: num
     rules,
     stopGuard: { key: '', blocks: 0 },
     openIssues: [],
-    iterations: [newIteration(1, now)],
+    iterations: [newIteration(1, now, tree)],
   };
 }
 

@@ -32,6 +32,8 @@ export interface RoundInput {
   history: Verdict[];
   /** How often the fixer declined each fingerprint, over all earlier rounds. */
   declines: Record<string, number>;
+  /** Project files that changed while this round was being reviewed: the reviews may not describe the tree. */
+  changedDuringReview?: string[];
 }
 
 /** A finding declined this many times and raised again is contested. */
@@ -151,6 +153,7 @@ export function aggregateRound(input: RoundInput): Verdict {
     findings,
     statuses,
     pitfalls,
+    changedDuringReview: input.changedDuringReview ?? [],
     next,
     stopReason,
     stopDetail,
@@ -159,6 +162,14 @@ export function aggregateRound(input: RoundInput): Verdict {
 
   function decide(input: RoundInput, overall: string, open: MergedFinding[], critical: number): Pick<Verdict, 'next' | 'stopReason' | 'stopDetail'> {
     const stop = (stopReason: StopReason, stopDetail: string) => ({ next: 'STOPPED' as const, stopReason, stopDetail });
+    const changed = input.changedDuringReview ?? [];
+    if (overall === 'clean' && changed.length > 0) {
+      // Clean, but about a tree that is no longer there: review the tree as it is now, never DONE on this one.
+      if (input.iteration >= input.maxIterations) {
+        return stop('changed_during_review', `${changed.length} project file(s) changed while the last review ran (${changed.slice(0, 5).join(', ')}): the clean review does not cover them`);
+      }
+      return { next: 'R1', stopReason: null, stopDetail: null };
+    }
     if (overall === 'clean') return { next: 'DONE', stopReason: null, stopDetail: null };
     if (critical > input.rules.maxCritical) {
       return stop('structural_rework_needed', `${critical} critical findings in one round (more than ${input.rules.maxCritical}): the change needs structural rework, not patching`);

@@ -75,7 +75,7 @@ export const ReviewerResult = z.object({
   notes: z.array(z.string()),
 });
 
-export const StopReason = z.enum(['max_iterations', 'no_progress', 'stuck_issue', 'structural_rework_needed']);
+export const StopReason = z.enum(['max_iterations', 'no_progress', 'stuck_issue', 'structural_rework_needed', 'changed_during_review']);
 export type StopReason = z.infer<typeof StopReason>;
 
 export const Verdict = z.object({
@@ -90,6 +90,10 @@ export const Verdict = z.object({
   findings: z.array(MergedFinding).describe('every merged finding, open, ungrounded and contested'),
   statuses: z.array(StatusRow).describe("from iteration 2: every finding of the previous round, and this round's new ones"),
   pitfalls: z.array(Pitfall),
+  changedDuringReview: z
+    .array(z.string())
+    .default([])
+    .describe('project files that changed while this round was reviewed (by anyone): this round cannot end DONE'),
   next: z.enum(['DONE', 'R2', 'R1', 'STOPPED']),
   stopReason: StopReason.nullable(),
   stopDetail: z.string().nullable(),

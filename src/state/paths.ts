@@ -14,4 +14,6 @@ export const fixSummaryFile = (iteration: number): string => `${reviewDir(iterat
 export const fixSummaryJsonFile = (iteration: number): string => `${reviewDir(iteration)}/r2-fix-summary.json`;
 /** The merged, grounded findings the fixer receives (hooks only). */
 export const findingsFile = (iteration: number): string => `${reviewDir(iteration)}/r2-findings.json`;
+/** The project changes made while round N was being reviewed, whoever made them (hooks only). */
+export const changedDuringReviewFile = (iteration: number): string => `${reviewDir(iteration)}/r1-changed-during-review.patch`;
 export const archiveDir = (runId: string): string => `${ARCHIVE_DIR}/${runId}`;

@@ -57,6 +57,15 @@ export const IterationRecord = z.object({
     failures: z.number().int().nonnegative(),
   }),
   verdict: VerdictSummary.nullable(),
+  /**
+   * Git tree ids of the project (src/shell/snapshot.ts) at this iteration's phase boundaries; null outside
+   * git. reviewStart is the tree the reviewers were given (the base tree, or the previous round's fixEnd).
+   */
+  trees: z
+    .object({ reviewStart: z.string().nullable(), reviewEnd: z.string().nullable(), fixEnd: z.string().nullable() })
+    .default({ reviewStart: null, reviewEnd: null, fixEnd: null }),
+  /** Project files that changed while this round was being reviewed (by anyone): named, saved as a patch. */
+  changedDuringReview: z.array(z.string()).default([]),
 });
 export type IterationRecord = z.infer<typeof IterationRecord>;
 
@@ -73,6 +82,8 @@ export const State = z.object({
   currentPhase: Phase,
   /** git HEAD when the loop started; null outside a repository or before the first commit. */
   base: z.string().nullable(),
+  /** The project's tree when the loop started (uncommitted work included); null outside git. */
+  baseTree: z.string().nullable().default(null),
   /** The project's absolute path, for prompts: the Write tool takes absolute paths. */
   root: z.string().nullable().default(null),
   startedAt: z.string(),

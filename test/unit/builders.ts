@@ -47,6 +47,11 @@ export function stateBuilder(overrides: Partial<State> = {}) {
       setLast({ ...it, r2: { ...it.r2, ...r2 } });
       return api;
     },
+    trees(trees: Partial<IterationRecord['trees']>) {
+      const it = lastIt();
+      setLast({ ...it, trees: { ...it.trees, ...trees } });
+      return api;
+    },
     with(patch: Partial<State>) {
       state = { ...state, ...patch };
       return api;
