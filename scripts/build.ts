@@ -28,6 +28,8 @@ export async function buildAll(outdir = path.join(root, 'dist')): Promise<void> 
     splitting: true,
     chunkNames: 'chunk-[hash]',
     platform: 'node',
+    // node_modules may be a symlink (a worktree sharing another's): paths, and so chunk names, stay the same.
+    preserveSymlinks: true,
     format: 'esm',
     target: 'node18',
     minify: true,
