@@ -1,4 +1,7 @@
-/** Bundles each hook entrypoint and the CLI into a self-contained dist/*.mjs (committed: users install by cloning). */
+/**
+ * Bundles each hook entrypoint and the CLI into a self-contained dist/*.mjs, then assembles plugin/:
+ * the folder the marketplace entry points at, holding only what runs (both committed).
+ */
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,6 +46,24 @@ export async function buildAll(outdir = path.join(root, 'dist')): Promise<void> 
   });
 }
 
+/**
+ * What a user's install holds, relative to the repository root: the bundles, the agents, commands,
+ * hooks and skill, the manifest and icon, README and LICENSE. No package.json and no lockfile: the host
+ * installs a plugin's npm dependencies only when its folder has a package.json with a lockfile, and
+ * this folder has nothing to install.
+ */
+export const SHIPPED = ['.claude-plugin/plugin.json', '.claude-plugin/icon.png', 'README.md', 'LICENSE', 'agents', 'commands', 'hooks', 'skills', 'dist'];
+
+/** The shipped folder the marketplace entry (`"source": "./plugin"`) points at. */
+export const PLUGIN_DIR = 'plugin';
+
+/** Copies SHIPPED from `from` (a repository root) into `dest`, replacing what was there. */
+export function assemblePlugin(from = root, dest = path.join(root, PLUGIN_DIR)): void {
+  fs.rmSync(dest, { recursive: true, force: true });
+  for (const rel of SHIPPED) fs.cpSync(path.join(from, rel), path.join(dest, rel), { recursive: true });
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   await buildAll(process.argv[2] ? path.resolve(process.argv[2]) : undefined);
+  if (!process.argv[2]) assemblePlugin();
 }

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { CLAUDE_BIN, copyCommittedPlugin, REPO_ROOT, runClaude, type StreamEvent } from './harness';
+import { CLAUDE_BIN, copyShippedPlugin, REPO_ROOT, runClaude, type StreamEvent } from './harness';
 import { startModelServer, type ModelServer } from './model-server';
 import { FINDING, FIX, makeScenarioProject, parseHookMessage, SAMPLE_TASK, sampleScenario } from './scenarios';
 import { scriptedModel, type Scenario } from './scripted-model';
@@ -331,7 +331,7 @@ async function main(): Promise<number> {
   }
 
   const root = mkdtempSync(join(tmpdir(), 'minions-demo-'));
-  const pluginDir = copyCommittedPlugin(REPO_ROOT, join(root, 'plugin'));
+  const pluginDir = copyShippedPlugin(join(root, 'plugin'));
   const scenario: Scenario = { ...DEMO, maxIterations: o.maxIterations, task: o.task ?? SAMPLE_TASK };
   const projectDir = o.project ?? makeScenarioProject(scenario, 'minions-demo-', join(root, 'sample-shop'));
   const before = join(root, 'before');

@@ -8,10 +8,11 @@
  * killed (whole process group) at the timeout.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, existsSync, lstatSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, existsSync, lstatSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PLUGIN_DIR } from "../../scripts/build";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** The repository root (test/e2e/../..). */
@@ -23,7 +24,8 @@ export const CLAUDE_BIN = process.env.MINIONS_CLAUDE_BIN ?? join(REPO_ROOT, "nod
 export type StreamEvent = { type: string; subtype?: string; [k: string]: unknown };
 
 export interface RunClaudeOptions {
-  pluginDir: string;
+  /** `--plugin-dir`; omitted: the plugins installed in the run's HOME (see homeDir). */
+  pluginDir?: string;
   projectDir: string;
   prompt: string;
   serverUrl: string;
@@ -37,7 +39,12 @@ export interface RunClaudeOptions {
   homeDir?: string;
   /** Called for each stream-json event as it arrives (for live progress). */
   onEvent?: (event: StreamEvent) => void;
+  /** `--permission-mode`; default bypassPermissions. */
+  permissionMode?: PermissionMode;
 }
+
+/** The CLI's `--permission-mode` values the tests use. */
+export type PermissionMode = "bypassPermissions" | "default" | "acceptEdits";
 
 export interface RunClaudeResult {
   exitCode: number | null;
@@ -103,10 +110,9 @@ export function runClaude(opts: RunClaudeOptions): Promise<RunClaudeResult> {
   const args = [
     "-p",
     opts.prompt,
-    "--plugin-dir",
-    opts.pluginDir,
+    ...(opts.pluginDir === undefined ? [] : ["--plugin-dir", opts.pluginDir]),
     "--permission-mode",
-    "bypassPermissions",
+    opts.permissionMode ?? "bypassPermissions",
     "--output-format",
     "stream-json",
     "--verbose",
@@ -235,6 +241,13 @@ export function copyCommittedPlugin(repoDir: string, dest?: string): string {
     if (isSymlink(src)) symlinkSync(readlinkSync(src), dst);
     else if (lstatSync(src).isFile()) copyFileSync(src, dst);
   }
+  return out;
+}
+
+/** A copy of the shipped plugin folder (plugin/, what `claude plugin install` copies), in a new temp dir or `dest`. */
+export function copyShippedPlugin(dest?: string): string {
+  const out = dest ?? mkdtempSync(join(tmpdir(), "e2e-plugin-"));
+  cpSync(join(REPO_ROOT, PLUGIN_DIR), out, { recursive: true });
   return out;
 }
 

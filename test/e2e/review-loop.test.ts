@@ -1,6 +1,6 @@
 /**
  * The review loop end to end: the real Claude Code CLI (node_modules/.bin/claude) runs
- * `/minions:review` with the plugin as a clone would have it, against a scripted model on loopback,
+ * `/minions:review` with the plugin as an install has it (plugin/), against a scripted model on loopback,
  * in a temp git project with planted defects and an isolated HOME.
  *
  * Each scenario asserts the final loop state (archived or live), the files under .agents/tmp/phases/,
@@ -11,7 +11,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { copyCommittedPlugin, REPO_ROOT, runClaude, systemEvents } from './harness';
+import { copyShippedPlugin, runClaude, systemEvents } from './harness';
 import { startModelServer } from './model-server';
 import {
   FINDING,
@@ -29,7 +29,7 @@ const RUN_TIMEOUT_MS = 120_000;
 let pluginDir: string;
 
 beforeAll(() => {
-  pluginDir = copyCommittedPlugin(REPO_ROOT);
+  pluginDir = copyShippedPlugin();
 });
 
 afterAll(() => {

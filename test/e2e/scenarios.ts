@@ -202,7 +202,10 @@ export interface LoopReport {
 }
 
 export interface RunLoopOptions {
-  pluginDir: string;
+  /** `--plugin-dir`; omitted: the plugins installed in `homeDir`. */
+  pluginDir?: string;
+  /** The CLI's HOME (default: a fresh temp dir). */
+  homeDir?: string;
   timeoutMs?: number;
   onEvent?: (e: StreamEvent) => void;
   model?: ScriptedModelOptions;
@@ -224,10 +227,12 @@ export async function runLoop(scenario: Scenario, opts: RunLoopOptions): Promise
   const server = await startModelServer(scriptedModel(scenario, { projectDir, ...opts.model }), { logFile: modelLog });
   try {
     const running = runClaude({
-      pluginDir: opts.pluginDir,
+      ...(opts.pluginDir === undefined ? {} : { pluginDir: opts.pluginDir }),
+      ...(opts.homeDir === undefined ? {} : { homeDir: opts.homeDir }),
       projectDir,
       prompt: reviewPrompt(scenario),
       serverUrl: server.url,
+      ...(scenario.permissionMode ? { permissionMode: scenario.permissionMode } : {}),
       timeoutMs: opts.timeoutMs ?? 120_000,
       ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
       ...(opts.env ? { env: opts.env } : {}),

@@ -22,6 +22,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import type { PermissionMode } from './harness';
 import {
   contentText,
   text,
@@ -120,6 +121,8 @@ export interface Scenario {
   plainEdits?: FixEdit[];
   /** Delay before each subagent answer (ms), to make a run last longer. */
   agentDelayMs?: number;
+  /** The CLI's `--permission-mode` (default bypassPermissions). */
+  permissionMode?: PermissionMode;
 }
 
 export interface ScriptedModelOptions {

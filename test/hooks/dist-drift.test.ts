@@ -1,15 +1,27 @@
 /**
- * dist/ is committed (users run it as cloned): it must be exactly what src/ builds to. Rebuilds into a
- * temp dir with the project's own build (scripts/build.ts) and compares file by file.
+ * dist/ and plugin/ are committed: users run dist/ as cloned, and an install copies plugin/. dist/ must
+ * be exactly what src/ builds to, and plugin/ exactly the shipped files of this checkout (scripts/build.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ENTRYPOINTS, buildAll } from '../../scripts/build';
+import { ENTRYPOINTS, PLUGIN_DIR, SHIPPED, assemblePlugin, buildAll } from '../../scripts/build';
 import { REPO_ROOT } from '../helpers/run';
 import { removeTestdirs, tempDir } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
+
+/** Every file under dir, relative, sorted. */
+function filesUnder(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+    .filter((entry) => entry.isFile() || entry.isSymbolicLink())
+    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+function differingFiles(a: string, b: string, files: string[]): string[] {
+  return files.filter((file) => !fs.readFileSync(path.join(a, file)).equals(fs.readFileSync(path.join(b, file))));
+}
 
 describe('dist/', () => {
   it('is exactly what src/ builds to', async () => {
@@ -20,7 +32,30 @@ describe('dist/', () => {
     // One bundle per entrypoint, plus the chunks of code they share.
     expect(built.filter((file) => !/^chunk-[A-Z0-9]+\.mjs$/.test(file))).toEqual(Object.keys(ENTRYPOINTS).map((name) => `${name}.mjs`).sort());
     expect(fs.readdirSync(committed).sort(), 'files in dist/').toEqual(built);
-    const differing = built.filter((file) => !fs.readFileSync(path.join(outdir, file)).equals(fs.readFileSync(path.join(committed, file))));
-    expect(differing, 'dist/ is stale: run `npm run build` and commit dist/').toEqual([]);
+    expect(differingFiles(outdir, committed, built), 'dist/ is stale: run `npm run build` and commit dist/').toEqual([]);
+  });
+});
+
+describe('plugin/ (what the marketplace entry installs)', () => {
+  it('is exactly the shipped files of this checkout, as regular files', () => {
+    const outdir = path.join(tempDir('minions-plugin-'), PLUGIN_DIR);
+    assemblePlugin(REPO_ROOT, outdir);
+    const committed = path.join(REPO_ROOT, PLUGIN_DIR);
+    const expected = filesUnder(outdir);
+    expect(filesUnder(committed), 'files in plugin/: run `npm run build` and commit plugin/').toEqual(expected);
+    expect(differingFiles(outdir, committed, expected), 'plugin/ is stale: run `npm run build` and commit plugin/').toEqual([]);
+    // The host refuses to validate links and would copy whatever they point at.
+    expect(expected.filter((file) => !fs.lstatSync(path.join(committed, file)).isFile())).toEqual([]);
+  });
+
+  it('holds only what runs: nothing for the host to install, no sources, no tests', () => {
+    const top = fs.readdirSync(path.join(REPO_ROOT, PLUGIN_DIR)).sort();
+    expect(top).toEqual([...new Set(SHIPPED.map((rel) => rel.split('/')[0]!))].sort());
+    for (const absent of ['package.json', 'package-lock.json', 'npm-shrinkwrap.json', 'bun.lock', 'node_modules', 'src', 'test']) expect(top).not.toContain(absent);
+  });
+
+  it('is where the marketplace entry points', () => {
+    const marketplace = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, '.claude-plugin', 'marketplace.json'), 'utf8')) as { plugins: { name: string; source: string }[] };
+    expect(marketplace.plugins).toEqual([expect.objectContaining({ name: 'minions', source: `./${PLUGIN_DIR}` })]);
   });
 });

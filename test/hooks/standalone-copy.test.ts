@@ -1,15 +1,15 @@
 /**
- * Users install the plugin by cloning it: nothing is built and no node_modules exists. A copy of the
- * tracked files alone (git ls-files), outside this repository so no node_modules can be found by
- * walking up, runs a whole loop with CLAUDE_PLUGIN_ROOT pointing at it.
+ * An install holds plugin/ only: nothing is built and no node_modules exists. A copy of it, outside
+ * this repository so no node_modules can be found by walking up, runs a whole loop with
+ * CLAUDE_PLUGIN_ROOT pointing at it.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Loop, additionalContext, messages, projectTestdir } from '../helpers/loop';
 import { SESSION } from '../helpers/payloads';
 import { FIXER, REVIEWERS, cleanReview, reviewWithIssues } from '../helpers/reviews';
+import { PLUGIN_DIR } from '../../scripts/build';
 import { REPO_ROOT, runCli } from '../helpers/run';
 import { removeTestdirs, tempDir } from '../helpers/testdir';
 
@@ -19,16 +19,10 @@ let pluginRoot: string;
 
 beforeAll(() => {
   pluginRoot = path.join(tempDir('minions-plugin-copy-'), 'minions');
-  const files = execFileSync('git', ['ls-files', '-z'], { cwd: REPO_ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
-  for (const rel of files) {
-    const from = path.join(REPO_ROOT, rel);
-    if (!fs.existsSync(from)) continue; // deleted in the working tree
-    fs.mkdirSync(path.dirname(path.join(pluginRoot, rel)), { recursive: true });
-    fs.copyFileSync(from, path.join(pluginRoot, rel));
-  }
+  fs.cpSync(path.join(REPO_ROOT, PLUGIN_DIR), pluginRoot, { recursive: true });
 });
 
-describe.concurrent('the plugin from a copy of its tracked files', () => {
+describe.concurrent('the plugin from a copy of plugin/', () => {
   it('has its hooks, bundles and commands, and no node_modules anywhere up the tree', () => {
     for (const rel of ['hooks/hooks.json', '.claude-plugin/plugin.json', 'commands/review.md', 'commands/status.md', 'commands/cancel.md']) {
       expect(fs.existsSync(path.join(pluginRoot, rel)), rel).toBe(true);
