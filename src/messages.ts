@@ -104,6 +104,12 @@ export const fixerSummaryProblems = (md: string, json: string, problems: readonl
 
 // ── Gate refusals: each says the phase and what is expected ─────────────────────
 
+/** Shown to the user (not the model) when the edit gate lets the plugin's own file through without a prompt. */
+export const allow = {
+  ownReview: (r: Reviewer, own: string): string => `minions R1: ${agentType(r)} writes its own review, ${own}`,
+  fixSummary: (file: string): string => `minions R2: ${FIXER_TYPE} writes its fix summary, ${file}`,
+};
+
 export const deny = {
   reviewerAlready: (r: Reviewer, state: State, status: string): string =>
     `minions R1 (${iterationText(state)}): ${agentType(r)} ${status === 'running' ? 'is already running' : 'has already reviewed this iteration'}; ` +

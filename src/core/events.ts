@@ -18,6 +18,8 @@ export type Effect =
   /** Answers, mapped to each event's output shape by the shell. */
   | { type: 'block'; reason: string }
   | { type: 'deny'; reason: string }
+  /** PreToolUse: let the call through without asking the user (the plugin's own bookkeeping files). */
+  | { type: 'allow'; reason: string }
   | { type: 'context'; text: string }
   | { type: 'notify'; text: string }
   | { type: 'refuse'; reason: string };

@@ -25,25 +25,34 @@ export function isHookOwned(rel: string): boolean {
   );
 }
 
-export function editGate(state: State | null, sessionId: string, agentType: string | null, target: Target): GateDecision {
-  if (!target.inside) return ALLOW; // outside the project: not this gate's business
-  if (isHookOwned(target.rel)) return denyWith(msg.deny.stateFile());
-  if (!state || state.sessionId !== sessionId || !isActive(state)) return ALLOW;
+/**
+ * The edit gate's answer. `pass`: no answer, the user's permission mode decides (project files, and
+ * anything outside the loop). `allow`: one of the plugin's own bookkeeping files, written without
+ * asking the user. `deny`: refused, with the reason the agent sees.
+ */
+export type EditDecision = { kind: 'pass' } | { kind: 'allow'; reason: string } | { kind: 'deny'; reason: string };
+const PASS: EditDecision = { kind: 'pass' };
+const refuse = (reason: string): EditDecision => ({ kind: 'deny', reason });
+
+export function editGate(state: State | null, sessionId: string, agentType: string | null, target: Target): EditDecision {
+  if (!target.inside) return PASS; // outside the project: not this gate's business
+  if (isHookOwned(target.rel)) return refuse(msg.deny.stateFile());
+  if (!state || state.sessionId !== sessionId || !isActive(state)) return PASS;
 
   const phase = state.currentPhase;
   const reviewer = reviewerOf(agentType);
   if (reviewer) {
     const own = reviewerFile(state.iteration, reviewer);
-    return phase === 'R1' && target.rel === own ? ALLOW : denyWith(msg.deny.reviewerWrite(reviewer, own, phase));
+    return phase === 'R1' && target.rel === own ? { kind: 'allow', reason: msg.allow.ownReview(reviewer, own) } : refuse(msg.deny.reviewerWrite(reviewer, own, phase));
   }
   if (isFixer(agentType)) {
     const summary = fixSummaryFile(state.iteration);
-    if (phase !== 'R2') return denyWith(msg.deny.fixerWrite(phase, summary));
+    if (phase !== 'R2') return refuse(msg.deny.fixerWrite(phase, summary));
+    if (target.rel === summary || target.rel === fixSummaryJsonFile(state.iteration)) return { kind: 'allow', reason: msg.allow.fixSummary(target.rel) };
     const underAgents = target.rel === '.agents' || target.rel.startsWith('.agents/');
-    const own = target.rel === summary || target.rel === fixSummaryJsonFile(state.iteration);
-    return !underAgents || own ? ALLOW : denyWith(msg.deny.fixerWrite(phase, summary));
+    return underAgents ? refuse(msg.deny.fixerWrite(phase, summary)) : PASS;
   }
-  return denyWith(msg.deny.orchestratorWrite(state));
+  return refuse(msg.deny.orchestratorWrite(state));
 }
 
 // ── Bash ────────────────────────────────────────────────────────────────────────

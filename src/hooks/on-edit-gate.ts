@@ -1,4 +1,7 @@
-/** PreToolUse on Edit|Write|MultiEdit|NotebookEdit: which file may be written in this phase, by whom. */
+/**
+ * PreToolUse on Edit|Write|MultiEdit|NotebookEdit: which file may be written in this phase, by whom.
+ * The plugin's own files are allowed outright (no permission prompt); project files are left to the user.
+ */
 import path from 'node:path';
 import { editGate, type Target } from '../core/gates';
 import { PreToolUsePayload } from '../shell/payloads';
@@ -17,6 +20,6 @@ await runHook({
     const target: Target = rel === null ? { inside: false } : { inside: true, rel };
     const loaded = ctx.load();
     const decision = editGate(loaded.kind === 'ok' ? loaded.state : null, payload.session_id, payload.agent_type ?? null, target);
-    return decision.allow ? [] : [{ type: 'deny', reason: decision.reason }];
+    return decision.kind === 'pass' ? [] : [{ type: decision.kind, reason: decision.reason }];
   },
 });

@@ -35,8 +35,9 @@ export function renderOutput(event: HookEventName, effects: readonly Effect[]): 
       if (context.length) out.hookSpecificOutput = { hookEventName: 'UserPromptSubmit', additionalContext: context.join('\n\n') };
     }
   } else if (event === 'PreToolUse') {
-    const denied = first('deny');
-    if (denied) out.hookSpecificOutput = { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: denied.reason };
+    // A deny wins over an allow; no answer leaves the call to the user's permission mode.
+    const decided = first('deny') ?? first('allow');
+    if (decided) out.hookSpecificOutput = { hookEventName: 'PreToolUse', permissionDecision: decided.type, permissionDecisionReason: decided.reason };
   } else {
     const blocked = first('block');
     if (blocked && event === 'SubagentStop') {

@@ -13,8 +13,10 @@
  *   output path in their task. A reviewer writes the scenario's findings for (reviewer, iteration) to
  *   its path with the Write tool (the line found from the evidence in the file as it stands), then
  *   ends with one line. The fixer Reads the hooks' r2-findings.json, Reads and Edits what the scenario
- *   says, Writes r2-fix-summary.md and r2-fix-summary.json (one answer per fingerprint), then ends.
- *   A SubagentStop block ("Stop hook feedback: …") makes them redo their output.
+ *   says, Writes r2-fix-summary.md and r2-fix-summary.json (one answer per fingerprint; could_not_fix
+ *   with the error for a finding whose Edit was refused), then ends.
+ *   A SubagentStop block (a new user turn after the agent's final text, however the host words it)
+ *   makes them redo their output.
  *
  * Progress is read from the conversation itself (which tool calls were made after the latest prompt),
  * never from counters, so the policy is deterministic and survives continuations and wake-ups.
@@ -144,7 +146,6 @@ export interface Decision {
 
 const PHASE_HEADER = /\[PHASE (R1|R2)\] minions review — Iteration (\d+)\/(\d+)/g;
 const AGENT_LINE = /^- (minions:[\w-]+) → (\S+)\s*$/gm;
-const CONTINUATION = /(SubagentStop|Stop) hook (additional context|feedback)/;
 
 export interface PhasePrompt {
   phase: 'R1' | 'R2';
@@ -318,6 +319,23 @@ function readBrief(messages: RequestMessage[], path: string): BriefFinding[] | n
   return null;
 }
 
+/** The edits whose Edit call came back as an error (e.g. the host refused it), with the error text. */
+function refusedEdits(messages: RequestMessage[], edits: FixEdit[], dir: string): Map<FixEdit, string> {
+  const errors = new Map<string, string>();
+  for (const m of messages) {
+    if (typeof m.content === 'string') continue;
+    for (const b of m.content) if (b.type === 'tool_result' && b.is_error === true && b.tool_use_id) errors.set(b.tool_use_id, contentText(b.content));
+  }
+  const refused = new Map<FixEdit, string>();
+  for (const u of messages.filter((m) => m.role === 'assistant').flatMap(toolUses)) {
+    if (u.name !== 'Edit' || !u.id || !errors.has(u.id)) continue;
+    const input = (u.input ?? {}) as Record<string, unknown>;
+    const edit = edits.find((e) => join(dir, e.file) === input.file_path && e.find === input.old_string);
+    if (edit) refused.set(edit, errors.get(u.id)!);
+  }
+  return refused;
+}
+
 // ── The policy ──────────────────────────────────────────────────────────────────
 
 export function scriptedModel(scenario: Scenario, opts: ScriptedModelOptions = {}): Policy {
@@ -440,11 +458,16 @@ function nextEditStep(edits: FixEdit[], used: RequestContentBlock[], dir: string
 
 // ── Subagents ───────────────────────────────────────────────────────────────────
 
-/** Index (in the dialogue) of the last hook continuation, or -1. */
+/**
+ * Index (in the dialogue) of the last hook continuation, or -1: a user turn right after an assistant
+ * turn that made no tool call (the agent had ended, so only a SubagentStop block can have continued it).
+ * Read from the conversation's shape, not from the host's wording around the hook's reason.
+ */
 function lastContinuation(messages: RequestMessage[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) {
+  for (let i = messages.length - 1; i > 0; i--) {
     const m = messages[i]!;
-    if (m.role === 'user' && instructionTexts(m).some((t) => CONTINUATION.test(t))) return i;
+    const before = messages[i - 1]!;
+    if (m.role === 'user' && before.role === 'assistant' && toolUses(before).length === 0) return i;
   }
   return -1;
 }
@@ -491,9 +514,16 @@ function fixer(req: ModelRequest, scenario: Scenario, opts: ScriptedModelOptions
   if (!mdRel) return [text('My prompt names no summary path; ending.')];
   const jsonRel = /(\S*r2-fix-summary\.json)\b/.exec(task)?.[1] ?? null;
   const briefRel = /(\S*r2-findings\.json)\b/.exec(task)?.[1] ?? null;
-  const { edits, summary, answer } = normalizeFixer(scenario.fixer?.(iterationOf(mdRel)));
+  const { edits, summary, answer: scripted } = normalizeFixer(scenario.fixer?.(iterationOf(mdRel)));
 
   const messages = dialogue(req);
+  // A fix whose edit was refused is reported as such, as the fixer's instructions say.
+  const refused = refusedEdits(messages, edits, dir);
+  const answer = (f: BriefFinding): FixAnswer => {
+    const edit = editFor(edits, f);
+    const why = edit && refused.get(edit);
+    return why ? { status: 'could_not_fix', reason: `the edit of ${edit.file} was refused: ${why.replace(/\s+/g, ' ').slice(0, 200)}` } : scripted(f);
+  };
   const cont = lastContinuation(messages);
   const used = messages.filter((m) => m.role === 'assistant').flatMap(toolUses);
   const usedSince = messages.slice(cont + 1).filter((m) => m.role === 'assistant').flatMap(toolUses);

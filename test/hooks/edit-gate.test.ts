@@ -1,11 +1,12 @@
 /**
  * The edit gate (PreToolUse Edit|Write|MultiEdit|NotebookEdit), run as the host runs it, against the
  * gate table:
- *   - reviewer: only its own r1 file, only in R1;
- *   - fixer: project files outside .agents/ plus its r2-fix-summary.md, only in R2;
+ *   - reviewer: only its own r1 file, only in R1 (answered allow: no permission prompt);
+ *   - fixer: project files outside .agents/ (no answer: the user's permission mode decides) plus its
+ *     r2-fix-summary.md and .json (allow), only in R2;
  *   - orchestrator (and any other agent): nothing inside the project during R1/R2;
  *   - hook-owned files (state, lock, archive, run.json, verdicts): nobody;
- *   - outside the project: everyone.
+ *   - outside the project: no answer.
  * Paths are resolved as the file system will: `..`, symlinks (also dangling and in parents), relative
  * paths against the payload's cwd, new files in directories that do not exist yet.
  */
@@ -20,7 +21,8 @@ import { cloneTestdir, removeTestdirs, tempDir, type TestDir } from '../helpers/
 afterAll(removeTestdirs);
 
 type Tool = 'Write' | 'Edit' | 'MultiEdit' | 'NotebookEdit';
-type Expect = 'allow' | 'hook-owned' | 'reviewer' | 'fixer' | 'orchestrator';
+/** own = answered allow (the plugin's own file); pass = no answer; the rest = denied with that reason. */
+type Expect = 'own' | 'pass' | 'hook-owned' | 'reviewer' | 'fixer' | 'orchestrator';
 type Fixture = 'R1' | 'R2' | 'R1-symlinked-phase-dir';
 
 interface Case {
@@ -41,7 +43,7 @@ const OWN = (r: string, n = 1) => `.agents/tmp/phases/review-${n}/r1-${r}.json`;
 const SUMMARY = '.agents/tmp/phases/review-1/r2-fix-summary.md';
 const ANSWERS = '.agents/tmp/phases/review-1/r2-fix-summary.json';
 
-const REASONS: Record<Exclude<Expect, 'allow'>, RegExp> = {
+const REASONS: Record<Exclude<Expect, 'own' | 'pass'>, RegExp> = {
   'hook-owned': /^minions: \.agents\/tmp\/state\.json, the verdicts and the lock belong to the hooks; they cannot be edited\./,
   reviewer: /^minions R[12]: (reviewers are read-only; minions:[a-z-]+ may write only its own output, \.agents\/tmp\/phases\/review-1\/r1-[a-z-]+\.json\.|reviews are over for this iteration; minions:[a-z-]+ may not write files\.)/,
   fixer: /^minions R[12]: (the fixer runs only in R2\.|the fixer may edit project files outside \.agents\/ and its summar(y|ies) \.agents\/tmp\/phases\/review-1\/r2-fix-summary\.md)/,
@@ -49,12 +51,12 @@ const REASONS: Record<Exclude<Expect, 'allow'>, RegExp> = {
 };
 
 const R1_CASES: [string, Case][] = [
-  ['reviewer: its own output (absolute)', { file: `@/${OWN('critic')}`, who: CRITIC, expect: 'allow' }],
-  ['reviewer: its own output (relative to the project)', { file: OWN('critic'), who: CRITIC, expect: 'allow' }],
-  ['reviewer: its own output (relative to a cwd in src/)', { file: `../${OWN('critic')}`, who: CRITIC, cwd: 'src', expect: 'allow' }],
-  ['reviewer: its own output through a harmless `..`', { file: `@/.agents/tmp/phases/review-1/../review-1/r1-critic.json`, who: CRITIC, expect: 'allow' }],
-  ['reviewer: its own output with Edit', { file: `@/${OWN('critic')}`, who: CRITIC, tool: 'Edit', expect: 'allow' }],
-  ['reviewer: its own output with MultiEdit', { file: `@/${OWN('critic')}`, who: CRITIC, tool: 'MultiEdit', expect: 'allow' }],
+  ['reviewer: its own output (absolute)', { file: `@/${OWN('critic')}`, who: CRITIC, expect: 'own' }],
+  ['reviewer: its own output (relative to the project)', { file: OWN('critic'), who: CRITIC, expect: 'own' }],
+  ['reviewer: its own output (relative to a cwd in src/)', { file: `../${OWN('critic')}`, who: CRITIC, cwd: 'src', expect: 'own' }],
+  ['reviewer: its own output through a harmless `..`', { file: `@/.agents/tmp/phases/review-1/../review-1/r1-critic.json`, who: CRITIC, expect: 'own' }],
+  ['reviewer: its own output with Edit', { file: `@/${OWN('critic')}`, who: CRITIC, tool: 'Edit', expect: 'own' }],
+  ['reviewer: its own output with MultiEdit', { file: `@/${OWN('critic')}`, who: CRITIC, tool: 'MultiEdit', expect: 'own' }],
   ['reviewer: another reviewer\'s output', { file: `@/${OWN('pedant')}`, who: CRITIC, expect: 'reviewer' }],
   ['reviewer: its output for the next iteration', { file: `@/${OWN('critic', 2)}`, who: CRITIC, expect: 'reviewer' }],
   ['reviewer: a project file', { file: '@/src/a.ts', who: CRITIC, expect: 'reviewer' }],
@@ -66,12 +68,12 @@ const R1_CASES: [string, Case][] = [
   ['reviewer: a new file under a symlinked parent directory', { file: '@/link-src/new/deeper/x.ts', who: CRITIC, expect: 'reviewer' }],
   ['reviewer: its own output path is a symlink to src/a.ts', { file: `@/${OWN('pedant')}`, who: agentType('pedant'), expect: 'reviewer' }],
   ['reviewer: its own output path is a dangling symlink into src/', { file: `@/${OWN('witness')}`, who: agentType('witness'), expect: 'reviewer' }],
-  ['reviewer: its own output path, plain (next to the traps)', { file: `@/${OWN('security-reviewer')}`, who: agentType('security-reviewer'), expect: 'allow' }],
+  ['reviewer: its own output path, plain (next to the traps)', { file: `@/${OWN('security-reviewer')}`, who: agentType('security-reviewer'), expect: 'own' }],
   ['reviewer: MultiEdit on a project file', { file: '@/src/a.ts', who: CRITIC, tool: 'MultiEdit', expect: 'reviewer' }],
   ['reviewer: NotebookEdit (notebook_path) on a project notebook', { file: '@/notebooks/analysis.ipynb', who: CRITIC, tool: 'NotebookEdit', expect: 'reviewer' }],
   ['reviewer: state.json', { file: '@/.agents/tmp/state.json', who: CRITIC, expect: 'hook-owned' }],
   ['reviewer: the verdict', { file: '@/.agents/tmp/phases/review-1/r1-verdict.json', who: CRITIC, expect: 'hook-owned' }],
-  ['reviewer: outside the project', { file: '@out/notes.json', who: CRITIC, expect: 'allow' }],
+  ['reviewer: outside the project', { file: '@out/notes.json', who: CRITIC, expect: 'pass' }],
   ['orchestrator: a project file', { file: '@/src/a.ts', who: null, expect: 'orchestrator' }],
   ['orchestrator: a relative path', { file: 'README.md', who: null, expect: 'orchestrator' }],
   ['orchestrator: a new file in a directory that does not exist yet', { file: '@/src/new/x.ts', who: null, expect: 'orchestrator' }],
@@ -81,8 +83,8 @@ const R1_CASES: [string, Case][] = [
   ['orchestrator: MultiEdit', { file: '@/src/a.ts', who: null, tool: 'MultiEdit', expect: 'orchestrator' }],
   ['orchestrator: NotebookEdit (notebook_path)', { file: '@/notebooks/analysis.ipynb', who: null, tool: 'NotebookEdit', expect: 'orchestrator' }],
   ['orchestrator: through a symlink outside the project pointing into it', { file: '@into/src/a.ts', who: null, expect: 'orchestrator' }],
-  ['orchestrator: through a symlink inside the project pointing outside', { file: '@/link-out/x.ts', who: null, expect: 'allow' }],
-  ['orchestrator: outside the project', { file: '@out/x.ts', who: null, expect: 'allow' }],
+  ['orchestrator: through a symlink inside the project pointing outside', { file: '@/link-out/x.ts', who: null, expect: 'pass' }],
+  ['orchestrator: outside the project', { file: '@out/x.ts', who: null, expect: 'pass' }],
   ['orchestrator: state.json', { file: '@/.agents/tmp/state.json', who: null, expect: 'hook-owned' }],
   ['orchestrator: state.json through a symlinked parent', { file: '@/link-tmp/state.json', who: null, expect: 'hook-owned' }],
   ['orchestrator: the state file\'s atomic-write temp name', { file: '@/.agents/tmp/state.json.1234', who: null, expect: 'hook-owned' }],
@@ -92,20 +94,20 @@ const R1_CASES: [string, Case][] = [
   ['fixer in R1: a project file', { file: '@/src/a.ts', who: FIXER, expect: 'fixer' }],
   ['fixer in R1: its summary', { file: `@/${SUMMARY}`, who: FIXER, expect: 'fixer' }],
   ['another plugin\'s agent: a project file', { file: '@/src/a.ts', who: 'other-plugin:helper', expect: 'orchestrator' }],
-  ['another plugin\'s agent: outside the project', { file: '@out/x', who: 'other-plugin:helper', expect: 'allow' }],
+  ['another plugin\'s agent: outside the project', { file: '@out/x', who: 'other-plugin:helper', expect: 'pass' }],
 ];
 
 const R2_CASES: [string, Case][] = [
-  ['fixer: a project file', { file: '@/src/a.ts', who: FIXER, expect: 'allow' }],
-  ['fixer: a project file with Edit', { file: '@/src/a.ts', who: FIXER, tool: 'Edit', expect: 'allow' }],
-  ['fixer: a project file with MultiEdit', { file: '@/src/a.ts', who: FIXER, tool: 'MultiEdit', expect: 'allow' }],
-  ['fixer: a notebook with NotebookEdit (notebook_path)', { file: '@/notebooks/analysis.ipynb', who: FIXER, tool: 'NotebookEdit', expect: 'allow' }],
-  ['fixer: a relative path against a cwd in src/', { file: 'cart.ts', who: FIXER, cwd: 'src', expect: 'allow' }],
-  ['fixer: a new file in a directory that does not exist yet', { file: '@/src/new/deeper/x.ts', who: FIXER, expect: 'allow' }],
-  ['fixer: through a symlink pointing to src/', { file: '@/link-src/a.ts', who: FIXER, expect: 'allow' }],
-  ['fixer: its summary', { file: `@/${SUMMARY}`, who: FIXER, expect: 'allow' }],
-  ['fixer: its summary, relative to a cwd in src/', { file: `../${SUMMARY}`, who: FIXER, cwd: 'src', expect: 'allow' }],
-  ['fixer: its per-finding answers (r2-fix-summary.json)', { file: `@/${ANSWERS}`, who: FIXER, expect: 'allow' }],
+  ['fixer: a project file', { file: '@/src/a.ts', who: FIXER, expect: 'pass' }],
+  ['fixer: a project file with Edit', { file: '@/src/a.ts', who: FIXER, tool: 'Edit', expect: 'pass' }],
+  ['fixer: a project file with MultiEdit', { file: '@/src/a.ts', who: FIXER, tool: 'MultiEdit', expect: 'pass' }],
+  ['fixer: a notebook with NotebookEdit (notebook_path)', { file: '@/notebooks/analysis.ipynb', who: FIXER, tool: 'NotebookEdit', expect: 'pass' }],
+  ['fixer: a relative path against a cwd in src/', { file: 'cart.ts', who: FIXER, cwd: 'src', expect: 'pass' }],
+  ['fixer: a new file in a directory that does not exist yet', { file: '@/src/new/deeper/x.ts', who: FIXER, expect: 'pass' }],
+  ['fixer: through a symlink pointing to src/', { file: '@/link-src/a.ts', who: FIXER, expect: 'pass' }],
+  ['fixer: its summary', { file: `@/${SUMMARY}`, who: FIXER, expect: 'own' }],
+  ['fixer: its summary, relative to a cwd in src/', { file: `../${SUMMARY}`, who: FIXER, cwd: 'src', expect: 'own' }],
+  ['fixer: its per-finding answers (r2-fix-summary.json)', { file: `@/${ANSWERS}`, who: FIXER, expect: 'own' }],
   ['fixer: the summary of the next iteration', { file: '@/.agents/tmp/phases/review-2/r2-fix-summary.md', who: FIXER, expect: 'fixer' }],
   ['fixer: a reviewer\'s output', { file: `@/${OWN('critic')}`, who: FIXER, expect: 'fixer' }],
   ['fixer: another file under .agents/', { file: '@/.agents/notes.md', who: FIXER, expect: 'fixer' }],
@@ -116,14 +118,14 @@ const R2_CASES: [string, Case][] = [
   ['fixer: the findings brief the hooks wrote (r2-findings.json)', { file: '@/.agents/tmp/phases/review-1/r2-findings.json', who: FIXER, expect: 'hook-owned' }],
   ['fixer: state.json through a symlinked parent', { file: '@/link-tmp/state.json', who: FIXER, expect: 'hook-owned' }],
   ['fixer: a reviewer\'s output through a symlinked parent', { file: '@/link-tmp/phases/review-1/r1-critic.json', who: FIXER, expect: 'fixer' }],
-  ['fixer: outside the project', { file: '@out/x.ts', who: FIXER, expect: 'allow' }],
+  ['fixer: outside the project', { file: '@out/x.ts', who: FIXER, expect: 'pass' }],
   ['reviewer in R2: its own output', { file: `@/${OWN('critic')}`, who: CRITIC, expect: 'reviewer' }],
   ['reviewer in R2: a project file', { file: '@/src/a.ts', who: CRITIC, expect: 'reviewer' }],
   ['orchestrator in R2: a project file', { file: '@/src/a.ts', who: null, expect: 'orchestrator' }],
   ['orchestrator in R2: the fix summary', { file: `@/${SUMMARY}`, who: null, expect: 'orchestrator' }],
   ['orchestrator in R2: the fixer\'s answers', { file: `@/${ANSWERS}`, who: null, expect: 'orchestrator' }],
   ['reviewer in R2: the fixer\'s answers', { file: `@/${ANSWERS}`, who: CRITIC, expect: 'reviewer' }],
-  ['orchestrator in R2: outside the project', { file: '@out/x.ts', who: null, expect: 'allow' }],
+  ['orchestrator in R2: outside the project', { file: '@out/x.ts', who: null, expect: 'pass' }],
 ];
 
 describe.concurrent('the edit gate', () => {
@@ -184,8 +186,14 @@ describe.concurrent('the edit gate', () => {
     const r = await loop.hook('on-edit-gate', p);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
-    if (c.expect === 'allow') {
+    if (c.expect === 'pass') {
       expect(r.raw).toBe('');
+    } else if (c.expect === 'own') {
+      expect(r.stdout?.hookSpecificOutput).toEqual({
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'allow',
+        permissionDecisionReason: expect.stringMatching(/^minions R[12]: minions:[a-z-]+ writes its (own review|fix summary), \.agents\/tmp\/phases\/review-1\/r[12]-[a-z-]+\.(json|md)$/),
+      });
     } else {
       expect(r.stdout?.hookSpecificOutput).toMatchObject({ hookEventName: 'PreToolUse', permissionDecision: 'deny' });
       expect(denyReason(r)).toMatch(REASONS[c.expect]);
@@ -226,7 +234,7 @@ describe.concurrent('the edit gate', () => {
       loop.hook('on-edit-gate', writeTool(file, { cwd: via, ...(who ? { agentType: who } : {}) }), { projectDir: via, cwd: via });
     expect(denyReason(await gate(path.join(via, 'src/a.ts'), null))).toMatch(REASONS.orchestrator);
     expect(denyReason(await gate(path.join(dirs.R1.root, 'src/a.ts'), null))).toMatch(REASONS.orchestrator);
-    expect(await gate(path.join(via, OWN('critic')), CRITIC)).toMatchObject({ code: 0, raw: '' });
+    expect((await gate(path.join(via, OWN('critic')), CRITIC)).stdout?.hookSpecificOutput?.permissionDecision).toBe('allow');
     expect(denyReason(await gate(path.join(via, '.agents/tmp/state.json'), CRITIC))).toMatch(REASONS['hook-owned']);
   });
 

@@ -8,33 +8,45 @@ const R2 = stateBuilder().inR2().build();
 const OWN = '.agents/tmp/phases/review-1/r1-critic.json';
 const SUMMARY = '.agents/tmp/phases/review-1/r2-fix-summary.md';
 
+const JSON_SUMMARY = '.agents/tmp/phases/review-1/r2-fix-summary.json';
+
 describe('editGate: the policy table', () => {
-  // who, phase, target, allowed
+  // who, phase, target, answer: allow = the plugin's own file, written without a prompt;
+  // pass = no answer, the user's permission mode decides; deny = refused.
   it.each([
-    ['minions:critic', R1, OWN, true],
-    ['minions:critic', R1, '.agents/tmp/phases/review-1/r1-pedant.json', false],
-    ['minions:critic', R1, '.agents/tmp/phases/review-2/r1-critic.json', false],
-    ['minions:critic', R1, 'src/a.ts', false],
-    ['minions:critic', R2, OWN, false],
-    ['minions:critic', R2, 'src/a.ts', false],
-    ['minions:silent-failure-hunter', R1, '.agents/tmp/phases/review-1/r1-silent-failure-hunter.json', true],
-    ['minions:review-fixer', R1, 'src/a.ts', false],
-    ['minions:review-fixer', R1, SUMMARY, false],
-    ['minions:review-fixer', R2, 'src/a.ts', true],
-    ['minions:review-fixer', R2, 'README.md', true],
-    ['minions:review-fixer', R2, SUMMARY, true],
-    ['minions:review-fixer', R2, '.agents/tmp/phases/review-1/r1-critic.json', false],
-    ['minions:review-fixer', R2, '.agents/notes.md', false],
-    ['minions:review-fixer', R2, '.agents', false],
-    [null, R1, 'src/a.ts', false],
-    [null, R2, 'src/a.ts', false],
-    [null, R1, SUMMARY, false],
-    ['other:agent', R1, 'src/a.ts', false],
-    ['general-purpose', R2, 'src/a.ts', false],
-  ])('%s in %s writing %s → %s', (who, state, rel, allowed) => {
+    ['minions:critic', R1, OWN, 'allow'],
+    ['minions:critic', R1, '.agents/tmp/phases/review-1/r1-pedant.json', 'deny'],
+    ['minions:critic', R1, '.agents/tmp/phases/review-2/r1-critic.json', 'deny'],
+    ['minions:critic', R1, 'src/a.ts', 'deny'],
+    ['minions:critic', R2, OWN, 'deny'],
+    ['minions:critic', R2, 'src/a.ts', 'deny'],
+    ['minions:silent-failure-hunter', R1, '.agents/tmp/phases/review-1/r1-silent-failure-hunter.json', 'allow'],
+    ['minions:review-fixer', R1, 'src/a.ts', 'deny'],
+    ['minions:review-fixer', R1, SUMMARY, 'deny'],
+    ['minions:review-fixer', R2, 'src/a.ts', 'pass'],
+    ['minions:review-fixer', R2, 'README.md', 'pass'],
+    ['minions:review-fixer', R2, SUMMARY, 'allow'],
+    ['minions:review-fixer', R2, JSON_SUMMARY, 'allow'],
+    ['minions:review-fixer', R2, '.agents/tmp/phases/review-2/r2-fix-summary.md', 'deny'],
+    ['minions:review-fixer', R2, '.agents/tmp/phases/review-1/r1-critic.json', 'deny'],
+    ['minions:review-fixer', R2, '.agents/notes.md', 'deny'],
+    ['minions:review-fixer', R2, '.agents', 'deny'],
+    [null, R1, 'src/a.ts', 'deny'],
+    [null, R2, 'src/a.ts', 'deny'],
+    [null, R1, SUMMARY, 'deny'],
+    [null, R1, OWN, 'deny'],
+    ['other:agent', R1, 'src/a.ts', 'deny'],
+    ['other:agent', R2, SUMMARY, 'deny'],
+    ['general-purpose', R2, 'src/a.ts', 'deny'],
+  ])('%s in %s writing %s → %s', (who, state, rel, answer) => {
     const decision = editGate(state, OWNER, who, inside(rel));
-    expect(decision.allow).toBe(allowed);
-    if (!decision.allow) expect(decision.reason).toMatch(/^minions/);
+    expect(decision.kind).toBe(answer);
+    if (decision.kind !== 'pass') expect(decision.reason).toMatch(/^minions/);
+  });
+
+  it('names the file it lets through', () => {
+    expect(editGate(R1, OWNER, 'minions:critic', inside(OWN))).toEqual({ kind: 'allow', reason: `minions R1: minions:critic writes its own review, ${OWN}` });
+    expect(editGate(R2, OWNER, 'minions:review-fixer', inside(JSON_SUMMARY))).toEqual({ kind: 'allow', reason: `minions R2: minions:review-fixer writes its fix summary, ${JSON_SUMMARY}` });
   });
 
   it.each([
@@ -46,18 +58,19 @@ describe('editGate: the policy table', () => {
     '.agents/tmp/archive/x/state.json',
   ])('%s belongs to the hooks, for everyone', (rel) => {
     for (const [state, session, who] of [[R1, OWNER, 'minions:review-fixer'], [R2, OWNER, 'minions:review-fixer'], [R1, OTHER, null], [null, OWNER, null]] as const) {
-      expect(editGate(state, session, who, inside(rel))).toEqual({ allow: false, reason: expect.stringMatching(/belong to the hooks/) });
+      expect(editGate(state, session, who, inside(rel))).toEqual({ kind: 'deny', reason: expect.stringMatching(/belong to the hooks/) });
     }
   });
 
   it.each([
     ['outside the project', R1, OWNER, null, { inside: false } as Target],
     ['another session', R1, OTHER, null, inside('src/a.ts')],
+    ['another session\'s reviewer output', R1, OTHER, 'minions:critic', inside(OWN)],
     ['no loop', null, OWNER, null, inside('src/a.ts')],
     ['a finished loop', stateBuilder({ status: 'done', currentPhase: 'DONE' }).build(), OWNER, null, inside('src/a.ts')],
     ['a cancelled loop', stateBuilder({ status: 'cancelled', currentPhase: 'CANCELLED' }).build(), OWNER, 'minions:critic', inside('src/a.ts')],
-  ])('allows %s', (_, state, session, who, target) => {
-    expect(editGate(state, session, who, target)).toEqual({ allow: true });
+  ])('leaves %s to the user', (_, state, session, who, target) => {
+    expect(editGate(state, session, who, target)).toEqual({ kind: 'pass' });
   });
 });
 
