@@ -51,14 +51,15 @@ let home: string;
 let env: Record<string, string>;
 const timings: Record<string, number> = {};
 
-async function claude(step: string, ...args: string[]): Promise<string> {
+/** Runs the CLI; the exit code and the JSON files decide, the printed wording is only for the failure message. */
+async function claude(step: string, ...args: string[]): Promise<{ code: number; out: string; stdout: string }> {
   const started = performance.now();
-  const out = await run(CLAUDE_BIN, args, { env, timeout: 120_000 }).then(
-    (r) => `${r.stdout}${r.stderr}`,
-    (e: { code?: number; stdout?: string; stderr?: string }) => `exit ${e.code}: ${e.stdout ?? ''}${e.stderr ?? ''}`,
+  const result = await run(CLAUDE_BIN, args, { env, timeout: 120_000 }).then(
+    (r) => ({ code: 0, out: `${r.stdout}${r.stderr}`, stdout: r.stdout }),
+    (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? -1, out: `${e.stdout ?? ''}${e.stderr ?? ''}`, stdout: e.stdout ?? '' }),
   );
   timings[step] = performance.now() - started;
-  return out;
+  return result;
 }
 
 beforeAll(async () => {
@@ -88,15 +89,19 @@ describe('claude plugin install, offline', () => {
   let installPath: string;
 
   test('adds the clone as a marketplace and installs minions@minions from it', async () => {
-    expect(await claude('add', 'plugin', 'marketplace', 'add', clone)).toContain('Successfully added marketplace: minions');
-    expect(await claude('install', 'plugin', 'install', 'minions@minions')).toContain('Successfully installed plugin: minions@minions');
+    const add = await claude('add', 'plugin', 'marketplace', 'add', clone);
+    expect(add.code, add.out).toBe(0);
+    const install = await claude('install', 'plugin', 'install', 'minions@minions');
+    expect(install.code, install.out).toBe(0);
     const installed = JSON.parse(readFileSync(join(home, '.claude', 'plugins', 'installed_plugins.json'), 'utf8')) as {
       plugins: Record<string, { installPath: string; version: string }[]>;
     };
     expect(installed.plugins['minions@minions']).toEqual([expect.objectContaining({ version: '0.1.0' })]);
     installPath = installed.plugins['minions@minions']![0]!.installPath;
     expect(installPath.startsWith(join(home, '.claude', 'plugins', 'cache'))).toBe(true);
-    expect(await claude('list', 'plugin', 'list')).toMatch(/minions@minions[\s\S]*Version: 0\.1\.0[\s\S]*enabled/);
+    const list = await claude('list', 'plugin', 'list', '--json');
+    expect(list.code, list.out).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ id: 'minions@minions', version: '0.1.0', enabled: true, installPath })]);
   });
 
   test('the installed copy is plugin/ and nothing else: no node_modules, no package.json, under 5 MB', () => {
