@@ -239,6 +239,27 @@ export function truncate(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+// ── The minions CLI (dist/cli.mjs, behind /minions:status and /minions:cancel) ──
+
+export const cli = {
+  usage: (): string =>
+    [
+      'usage: minions <command> [options]',
+      '',
+      '  minions status [--json]   the review loop in this project: phase, iteration, reviewers, open issues, files',
+      '  minions cancel [--force]  end this session\'s loop; --force also ends another session\'s',
+      '  minions --help, -h        this help',
+      '  minions --version         the version',
+    ].join('\n'),
+  /** A refused command line: what was wrong, then the usage. */
+  refused: (problem: string): string => `minions: ${problem}\n${cli.usage()}`,
+  noCommand: (): string => 'no command given',
+  unknownCommand: (command: string): string => `unknown command "${command}"`,
+  unknownOption: (option: string, command: string | null): string => `unknown option "${option}"${command ? ` for ${command}` : ''}`,
+  unexpectedArgument: (arg: string, command: string): string => `${command} takes no argument "${arg}"`,
+  version: (version: string): string => `minions ${version}`,
+};
+
 // ── /minions:status ─────────────────────────────────────────────────────────────
 
 const ago = (then: string, now: string): string => {

@@ -3,11 +3,12 @@
  * project, CLAUDE_CODE_SESSION_ID set, no CLAUDE_PROJECT_DIR). The session id decides ownership.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Loop, projectTestdir } from '../helpers/loop';
 import { OTHER_SESSION, SESSION } from '../helpers/payloads';
 import { REVIEWERS, STATE, cleanReview, reviewWithIssues } from '../helpers/reviews';
-import { runCli, runCommandLine } from '../helpers/run';
+import { REPO_ROOT, runCli, runCommandLine } from '../helpers/run';
 import { cloneTestdir, removeTestdirs, type TestDir } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
@@ -138,11 +139,143 @@ describe.concurrent('/minions:cancel', () => {
     expect(loop.dir.exists(`.agents/tmp/archive/${runId}/state.json`)).toBe(true);
   });
 
-  it('status through the command file\'s ! line, and an unknown command', async () => {
+  it('status through the command file\'s ! line', async () => {
     const loop = fresh();
     const status = await runCommandLine('status', '', { cwd: loop.root, sessionId: SESSION });
     expect(status.stdout).toMatch(/^minions review loop — R1, Iteration 1\/3 \(in progress\)\n/);
-    const unknown = await runCli(['frobnicate'], { cwd: loop.root, sessionId: SESSION });
-    expect(unknown).toMatchObject({ code: 2, stdout: 'usage: minions status | minions cancel [--force]\n' });
+  });
+
+  it('with no loop: says so and creates nothing in the project (no .agents/)', async () => {
+    const loop = new Loop(projectTestdir());
+    for (const args of [['cancel'], ['cancel', '--force']]) {
+      const r = await runCli(args, { cwd: loop.root, sessionId: SESSION });
+      expect(r).toMatchObject({ code: 0, stdout: 'minions: no review loop is running in this project.\n', stderr: '' });
+    }
+    const viaCommand = await runCommandLine('cancel', '', { cwd: loop.root, sessionId: SESSION });
+    expect(viaCommand.stdout).toBe('minions: no review loop is running in this project.\n');
+    expect(loop.dir.exists('.agents')).toBe(false);
+  });
+
+  it('a word after cancel is refused, named, and cancels nothing', async () => {
+    const loop = fresh();
+    const before = loop.snapshot();
+    const r = await runCommandLine('cancel', 'please', { cwd: loop.root, sessionId: SESSION });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/^minions: cancel takes no argument "please"\nusage: minions <command> \[options\]\n/);
+    expect(loop.snapshot()).toEqual(before);
+  });
+});
+
+const USAGE = [
+  'usage: minions <command> [options]',
+  '',
+  '  minions status [--json]   the review loop in this project: phase, iteration, reviewers, open issues, files',
+  "  minions cancel [--force]  end this session's loop; --force also ends another session's",
+  '  minions --help, -h        this help',
+  '  minions --version         the version',
+  '',
+].join('\n');
+
+describe.concurrent('the command line', () => {
+  const manifest = (file: string): { version: string } => JSON.parse(fs.readFileSync(path.join(REPO_ROOT, file), 'utf8'));
+
+  it.each([['--help'], ['-h'], ['status', '--help'], ['cancel', '-h']])('%s %s prints the usage and exits 0', async (...args) => {
+    const dir = projectTestdir();
+    expect(await runCli(args, { cwd: dir.root })).toMatchObject({ code: 0, stdout: USAGE, stderr: '' });
+    expect(dir.exists('.agents')).toBe(false);
+  });
+
+  it('--version prints the version of package.json, which the plugin manifest repeats', async () => {
+    const r = await runCli(['--version'], { cwd: projectTestdir().root });
+    expect(r).toMatchObject({ code: 0, stdout: `minions ${manifest('package.json').version}\n`, stderr: '' });
+    expect(manifest('.claude-plugin/plugin.json').version).toBe(manifest('package.json').version);
+  });
+
+  it.each([
+    [['--frobnicate'], 'unknown option "--frobnicate"'],
+    [['-x', 'status'], 'unknown option "-x"'],
+    [['status', '--all'], 'unknown option "--all" for status'],
+    [['cancel', '--yes'], 'unknown option "--yes" for cancel'],
+    [['cancel', '--json'], 'unknown option "--json" for cancel'],
+    [['status', 'now'], 'status takes no argument "now"'],
+    [['frobnicate'], 'unknown command "frobnicate"'],
+    [[], 'no command given'],
+  ])('%j is refused with exit 2, naming %s', async (args, problem) => {
+    const loop = fresh();
+    const before = loop.snapshot();
+    const r = await runCli(args, { cwd: loop.root, sessionId: SESSION });
+    expect(r).toMatchObject({ code: 2, stdout: `minions: ${problem}\n${USAGE}`, stderr: '' });
+    expect(loop.snapshot()).toEqual(before);
+  });
+});
+
+describe.concurrent('status --json', () => {
+  const json = async (loop: Loop, session: string | undefined = SESSION) => {
+    const r = await runCli(['status', '--json'], { cwd: loop.root, sessionId: session });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    return JSON.parse(r.stdout) as Record<string, any>;
+  };
+
+  it('no loop ever run', async () => {
+    expect(await json(new Loop(projectTestdir()))).toEqual({ loop: 'none' });
+  });
+
+  it('a running loop: phase, iteration, reviewers, open findings and paths', async () => {
+    const loop = fresh();
+    const state = loop.state();
+    const data = await json(loop);
+    expect(data).toEqual({
+      loop: 'running',
+      runId: state.runId,
+      task: 'the cart',
+      phase: 'R1',
+      status: 'in_progress',
+      iteration: 1,
+      maxIterations: 3,
+      stopReason: null,
+      stopDetail: null,
+      startedAt: state.startedAt,
+      updatedAt: state.updatedAt,
+      session: { id: SESSION, isThisSession: true },
+      reviewers: [
+        { name: 'critic', status: 'valid', dispatches: 1, counts: { critical: 0, warning: 1, info: 0 } },
+        ...REVIEWERS.filter((r) => r !== 'critic').map((name) => ({ name, status: 'running', dispatches: 1, counts: null })),
+      ],
+      reviews: [],
+      openFindings: { count: 0, fingerprints: [], issues: [] },
+      paths: { root: loop.root, state: '.agents/tmp/state.json', phases: '.agents/tmp/phases/', verdict: null },
+    });
+    expect((await json(loop, OTHER_SESSION)).session).toEqual({ id: SESSION, isThisSession: false });
+  });
+
+  it('in R2: the review with its open findings', async () => {
+    const loop = fresh();
+    for (const r of REVIEWERS) if (r !== 'critic') loop.writeReview(1, r, cleanReview(r));
+    await loop.reviewersStop(REVIEWERS.filter((r) => r !== 'critic'));
+    const data = await json(loop);
+    expect(data).toMatchObject({ loop: 'running', phase: 'R2', paths: { verdict: '.agents/tmp/phases/review-1/r1-verdict.json' } });
+    expect(data.reviews).toEqual([
+      { iteration: 1, overall: 'issues_found', total: 1, critical: 0, warning: 1, info: 0, open: 1, fixer: 'pending', verdict: '.agents/tmp/phases/review-1/r1-verdict.json', fixSummary: null },
+    ]);
+    expect(data.openFindings).toEqual({ count: 1, fingerprints: [expect.stringMatching(/^[0-9a-f]{12}$/)], issues: [] });
+  });
+
+  it('after the loop was cancelled: finished, with the archived paths', async () => {
+    const loop = fresh();
+    const runId = loop.state().runId;
+    await runCli(['cancel'], { cwd: loop.root, sessionId: SESSION });
+    expect(await json(loop)).toMatchObject({
+      loop: 'finished',
+      phase: 'CANCELLED',
+      status: 'cancelled',
+      stopReason: 'cancelled',
+      paths: { state: `.agents/tmp/archive/${runId}/state.json`, phases: `.agents/tmp/archive/${runId}/phases/` },
+    });
+  });
+
+  it('an unreadable state file', async () => {
+    const loop = fresh();
+    fs.writeFileSync(loop.dir.abs(STATE), '{ not json');
+    expect(await json(loop)).toEqual({ loop: 'unreadable', problem: 'not valid JSON', paths: { state: '.agents/tmp/state.json' } });
   });
 });

@@ -1,0 +1,99 @@
+/** `minions status --json`: the loop as one typed, machine-readable object. Pure; the CLI finds the state. */
+import { REVIEWERS, type Reviewer } from './agents';
+import { fixSummaryFile, verdictFile } from '../state/paths';
+import type { Counts, Phase, ReviewerRun, State } from '../state/schema';
+
+/** Where the CLI found the loop's state. Paths are relative to the project root, POSIX. */
+export type FoundLoop =
+  | { kind: 'none' }
+  | { kind: 'broken'; stateFile: string; problem: string }
+  /** phasesDir ends with `/`: `.agents/tmp/phases/`, or an archive folder once the phases moved there. */
+  | { kind: 'live' | 'archived'; state: State; stateFile: string; phasesDir: string };
+
+export interface ReviewStatus {
+  iteration: number;
+  overall: 'clean' | 'issues_found';
+  total: number;
+  critical: number;
+  warning: number;
+  info: number;
+  /** Findings sent to the fixer. */
+  open: number;
+  fixer: State['iterations'][number]['r2']['status'];
+  verdict: string;
+  fixSummary: string | null;
+}
+
+export interface LoopStatus {
+  /** running: in progress; finished: DONE, STOPPED or CANCELLED (the last loop run here). */
+  loop: 'running' | 'finished';
+  runId: string;
+  task: string;
+  phase: Phase;
+  status: State['status'];
+  iteration: number;
+  maxIterations: number;
+  stopReason: string | null;
+  stopDetail: string | null;
+  startedAt: string;
+  updatedAt: string;
+  session: { id: string; isThisSession: boolean };
+  /** The reviewers of the current iteration. */
+  reviewers: { name: Reviewer; status: ReviewerRun['status']; dispatches: number; counts: Counts | null }[];
+  reviews: ReviewStatus[];
+  /** The latest verdict's findings for the fixer; `issues` lists them once the loop has STOPPED. */
+  openFindings: { count: number; fingerprints: string[]; issues: State['openIssues'] };
+  /** `root` is the project's absolute path; the others are relative to it. */
+  paths: { root: string; state: string; phases: string; verdict: string | null };
+}
+
+export type StatusData = { loop: 'none' } | { loop: 'unreadable'; problem: string; paths: { state: string } } | LoopStatus;
+
+/** The one builder of `status --json`; new fields join here. */
+export function statusData(found: FoundLoop, sessionId: string | null, root: string): StatusData {
+  if (found.kind === 'none') return { loop: 'none' };
+  if (found.kind === 'broken') return { loop: 'unreadable', problem: found.problem, paths: { state: found.stateFile } };
+  const { state, phasesDir } = found;
+  const inPhases = (path: string): string => `${phasesDir}${path.slice(path.indexOf('/review-') + 1)}`;
+  const current = state.iterations[state.iterations.length - 1]!;
+  const reviews = state.iterations.flatMap((it): ReviewStatus[] =>
+    it.verdict
+      ? [
+          {
+            iteration: it.iteration,
+            overall: it.verdict.overall,
+            total: it.verdict.total,
+            critical: it.verdict.critical,
+            warning: it.verdict.warning,
+            info: it.verdict.info,
+            open: it.verdict.open.length,
+            fixer: it.r2.status,
+            verdict: inPhases(verdictFile(it.iteration)),
+            fixSummary: it.r2.status === 'complete' ? inPhases(fixSummaryFile(it.iteration)) : null,
+          },
+        ]
+      : [],
+  );
+  const latest = [...state.iterations].reverse().find((it) => it.verdict)?.verdict ?? null;
+  return {
+    loop: state.status === 'in_progress' ? 'running' : 'finished',
+    runId: state.runId,
+    task: state.task,
+    phase: state.currentPhase,
+    status: state.status,
+    iteration: state.iteration,
+    maxIterations: state.maxIterations,
+    stopReason: state.stopReason,
+    stopDetail: state.stopDetail,
+    startedAt: state.startedAt,
+    updatedAt: state.updatedAt,
+    session: { id: state.sessionId, isThisSession: sessionId !== null && sessionId === state.sessionId },
+    reviewers: REVIEWERS.map((name) => {
+      const run = current.r1.reviewers[name];
+      return { name, status: run.status, dispatches: run.dispatches, counts: run.counts };
+    }),
+    reviews,
+    openFindings: { count: latest?.open.length ?? 0, fingerprints: latest?.open ?? [], issues: state.openIssues },
+    paths: { root, state: found.stateFile, phases: phasesDir, verdict: reviews.at(-1)?.verdict ?? null },
+  };
+}
