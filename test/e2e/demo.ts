@@ -5,13 +5,14 @@
  *   npm run demo                          offline, scripted model, sample project in a temp dir
  *   npm run demo -- --live                the real API (needs ANTHROPIC_API_KEY), sample project
  *   npm run demo -- --live --project DIR  the real API on your own git project
- *   options: --max-iterations N (default 3), --task "…", --model NAME (live only)
+ *   options: --max-iterations N (default 3), --task "…", --model NAME (live only),
+ *            --keep (keep the temp dir: sample project, CLI home, model log; removed otherwise)
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { CLAUDE_BIN, copyShippedPlugin, REPO_ROOT, runClaude, type StreamEvent } from './harness';
+import { CLAUDE_BIN, copyShippedPlugin, runClaude, type StreamEvent } from './harness';
 import { startModelServer, type ModelServer } from './model-server';
 import { FINDING, FIX, makeScenarioProject, parseHookMessage, SAMPLE_TASK, sampleScenario } from './scenarios';
 import { scriptedModel, type Scenario } from './scripted-model';
@@ -24,11 +25,12 @@ interface Options {
   maxIterations: number;
   task: string | null;
   model: string | null;
+  keep: boolean;
   help: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { live: false, project: null, maxIterations: 3, task: null, model: null, help: false };
+  const o: Options = { live: false, project: null, maxIterations: 3, task: null, model: null, keep: false, help: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = (): string => {
@@ -41,6 +43,7 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--max-iterations') o.maxIterations = Number(value());
     else if (a === '--task') o.task = value();
     else if (a === '--model') o.model = value();
+    else if (a === '--keep') o.keep = true;
     else if (a === '--help' || a === '-h') o.help = true;
     else fail(`unknown option ${a} (try --help)`);
   }
@@ -65,6 +68,8 @@ const red = paint('31');
 const yellow = paint('33');
 const cyan = paint('36');
 const say = (line = ''): void => void process.stdout.write(`${line}\n`);
+/** A label column: every label of a block padded to the same width. */
+const label = (text: string, width: number): string => bold(text.padEnd(width));
 
 // ── The demo scenario: five findings in round 1, all fixed, clean in round 2 ────
 
@@ -95,7 +100,11 @@ const PLANTED: [file: string, what: string][] = [
 function progressPrinter(projectDir: string): (e: StreamEvent) => void {
   const agentOf = new Map<string, string>(); // Agent tool_use id → agent name
   let pendingDispatch: { id: string; names: string[] } | null = null;
+  let started = false;
+  let flushTimer: NodeJS.Timeout | null = null;
   const flush = (): void => {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = null;
     if (!pendingDispatch) return;
     say(`  ${cyan('→')} dispatched ${pendingDispatch.names.join(', ')}`);
     pendingDispatch = null;
@@ -110,6 +119,9 @@ function progressPrinter(projectDir: string): (e: StreamEvent) => void {
     const message = e.message as { id?: string; content?: unknown } | undefined;
     const blocks = Array.isArray(message?.content) ? (message!.content as Record<string, unknown>[]) : [];
     const parent = typeof e.parent_tool_use_id === 'string' ? e.parent_tool_use_id : null;
+    // One assistant message's Agent calls arrive as separate events, hook events between them: print
+    // them together once the message's calls have stopped coming (a quarter second), or before the next line.
+    if (pendingDispatch && e.type === 'assistant' && !parent && message?.id !== pendingDispatch.id) flush();
 
     if (e.type === 'assistant' && !parent) {
       for (const b of blocks) {
@@ -121,6 +133,8 @@ function progressPrinter(projectDir: string): (e: StreamEvent) => void {
           if (pendingDispatch && pendingDispatch.id !== message?.id) flush();
           pendingDispatch ??= { id: message?.id ?? '', names: [] };
           pendingDispatch.names.push(name + (input.run_in_background === true ? ' (background)' : ''));
+          if (flushTimer) clearTimeout(flushTimer);
+          flushTimer = setTimeout(flush, 250);
         } else {
           print(`  ${cyan('→')} the orchestrator calls ${String(b.name)} ${dim(short(String(input.file_path ?? input.command ?? '')))}`);
         }
@@ -151,6 +165,13 @@ function progressPrinter(projectDir: string): (e: StreamEvent) => void {
       return;
     }
 
+    if (e.type === 'system' && e.subtype === 'init' && !started) {
+      started = true;
+      const plugin = (e.plugins as { name: string; version?: string }[] | undefined)?.find((p) => p.name === 'minions');
+      print(`  ${bold('▸')} ${dim(`Claude Code ${String(e.claude_code_version ?? '')} is up${plugin ? `, with the minions plugin ${plugin.version ?? ''}` : ''}`)}`);
+      return;
+    }
+
     if (e.type === 'system' && e.subtype === 'hook_response') {
       const h = parseHookMessage(e);
       for (const line of (h.systemMessage ?? '').split('\n').filter(Boolean)) {
@@ -160,10 +181,6 @@ function progressPrinter(projectDir: string): (e: StreamEvent) => void {
       if (h.additionalContext && h.event === 'Stop') print(`  ${dim(`↻ the Stop hook hands the model its next step: ${h.additionalContext.split('\n')[0]}`)}`);
       if (h.reason && h.decision === 'block' && h.event === 'SubagentStop') print(`  ${dim(`↻ an agent is sent back to redo its output: ${h.reason.replace(/\s+/g, ' ').slice(0, 110)}…`)}`);
       return;
-    }
-
-    if (e.type === 'result' && typeof e.result === 'string' && e.result.trim()) {
-      print(`  ${dim(`Claude: ${e.result.trim().split('\n')[0]!.slice(0, 160)}`)}`);
     }
   };
 }
@@ -264,7 +281,8 @@ function fixerDiff(before: string, after: string, maxLines: number): string[] {
   return lines;
 }
 
-function report(projectDir: string, before: string | null, startedAt: number): number {
+/** The outcome, each review's findings and the fixer's answers, the fixer's diff; where the files are when they stay. */
+function report(projectDir: string, before: string | null, startedAt: number, filesStay: boolean): number {
   const phases = join(projectDir, '.agents/tmp/phases');
   const found = loopState(projectDir);
   say();
@@ -272,7 +290,7 @@ function report(projectDir: string, before: string | null, startedAt: number): n
     say(red('The loop did not start: no state under .agents/tmp/. Check the lines above.'));
     return 1;
   }
-  const { state, where } = found;
+  const { state, where: stateFile } = found;
   const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
   const outcome =
     state.currentPhase === 'DONE'
@@ -288,11 +306,14 @@ function report(projectDir: string, before: string | null, startedAt: number): n
     const score = verdict?.score === undefined ? '' : `, score ${verdict.score.toFixed(2)} ${verdict.readiness ?? ''}`;
     say(bold(`Review ${i}`) + dim(`  ${verdict ? `${verdict.total_issues} finding${verdict.total_issues === 1 ? '' : 's'} to fix${score} → ${verdict.next}` : 'no verdict'}`));
     if (verdict?.stopDetail) say(dim(`  ${verdict.stopDetail}`));
-    for (const f of verdict?.findings ?? verdict?.issues ?? []) {
+    const findings = verdict?.findings ?? verdict?.issues ?? [];
+    const where = (f: VerdictFinding): string => `${f.file}${f.line ? `:${f.line}` : ''}`;
+    const whereWidth = Math.max(0, ...findings.map((f) => where(f).length)) + 1;
+    for (const f of findings) {
       const sev = f.severity === 'critical' ? red(f.severity.padEnd(8)) : f.severity === 'warning' ? yellow(f.severity.padEnd(8)) : f.severity.padEnd(8);
       const who = (f.reporters ?? (f.reviewer ? [f.reviewer] : [])).join(', ');
       const notes = [f.status && f.status !== 'NEW' ? f.status : '', f.grounding?.status === 'ungrounded' ? 'ungrounded, not sent to the fixer' : ''].filter(Boolean).join('; ');
-      say(`  ${sev} ${`${f.file}${f.line ? `:${f.line}` : ''}`.padEnd(18)} ${clip(f.description, 90)} ${dim(`(${who}${notes ? `; ${notes}` : ''})`)}`);
+      say(`  ${sev} ${where(f).padEnd(whereWidth)}${clip(f.description, 90)} ${dim(`(${who}${notes ? `; ${notes}` : ''})`)}`);
     }
     const summary = join(phases, `review-${i}`, 'r2-fix-summary.md');
     if (existsSync(summary)) {
@@ -301,12 +322,14 @@ function report(projectDir: string, before: string | null, startedAt: number): n
     }
   }
 
-  say();
-  say(bold('Where the files are'));
-  say(`  project        ${projectDir}`);
-  const rounds = existsSync(phases) ? readdirSync(phases).filter((d) => /^review-\d+$/.test(d)).sort() : [];
-  say(`  reviews        ${phases}/  ${dim(`(${rounds.join(', ')}: the five reviews, the verdict, the fixer's brief, summary and answers)`)}`);
-  say(`  loop state     ${where}`);
+  if (filesStay) {
+    say();
+    say(bold('Where the files are'));
+    const rounds = existsSync(phases) ? readdirSync(phases).filter((d) => /^review-\d+$/.test(d)).sort() : [];
+    say(`  ${'project'.padEnd(12)}${projectDir}`);
+    say(`  ${'reviews'.padEnd(12)}${phases}/  ${dim(`(${rounds.join(', ')}: the five reviews, the verdict, the fixer's brief, summary and answers)`)}`);
+    say(`  ${'loop state'.padEnd(12)}${stateFile}`);
+  }
   if (before) {
     const diff = fixerDiff(before, projectDir, 40);
     say();
@@ -331,39 +354,47 @@ async function main(): Promise<number> {
   }
 
   const root = mkdtempSync(join(tmpdir(), 'minions-demo-'));
-  const pluginDir = copyShippedPlugin(join(root, 'plugin'));
-  const scenario: Scenario = { ...DEMO, maxIterations: o.maxIterations, task: o.task ?? SAMPLE_TASK };
-  const projectDir = o.project ?? makeScenarioProject(scenario, 'minions-demo-', join(root, 'sample-shop'));
-  const before = join(root, 'before');
-  snapshot(projectDir, before);
-  const version = execFileSync(CLAUDE_BIN, ['--version'], { encoding: 'utf8', env: { ...process.env, DISABLE_AUTOUPDATER: '1' } }).trim().split(/\s+/)[0];
-
-  say(bold('minions demo'));
-  say(
-    o.live
-      ? `The real Claude Code CLI (${version}) runs /minions:review with ${yellow('the real Anthropic API')} (this costs tokens).`
-      : `The real Claude Code CLI (${version}) runs /minions:review against a scripted model on 127.0.0.1: offline, no API key.`,
-  );
-  say(dim('The hooks own the loop: five reviewers in parallel, a verdict, the fixer, a fresh review, until clean.'));
-  say();
-  if (!o.project) {
-    say(`${bold('Sample project')}  ${projectDir}  ${dim('(a git repo; the change under review is uncommitted)')}`);
-    for (const [file, what] of PLANTED) say(`  ${file.padEnd(18)} ${dim(what)}`);
-  } else {
-    say(`${bold('Project')}  ${projectDir}`);
-    say(yellow(`  The model runs with --permission-mode bypassPermissions in this directory; the minions hooks gate what its agents may write.`));
-  }
-  say(`${bold('Plugin')}          ${pluginDir}  ${dim('(this checkout, as `git clone` would have it)')}`);
-  say();
-
+  // Ctrl-C (or a closed pipe) stops the CLI's process group too, so the temp dir can go.
+  const interrupt = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => interrupt.abort());
+  process.stdout.on('error', () => interrupt.abort());
   let server: ModelServer | null = null;
-  const prompt = `/minions:review --max-iterations ${o.maxIterations}${o.task || !o.project ? ` ${scenario.task}` : ''}`;
-  if (!o.live) server = await startModelServer(scriptedModel(scenario, { projectDir }), { logFile: join(root, 'model.jsonl') });
-  say(`${dim('$')} claude -p ${JSON.stringify(prompt)} --plugin-dir ${dim('<plugin>')} --output-format stream-json …`);
-  say();
-
-  const startedAt = Date.now();
   try {
+    const pluginDir = copyShippedPlugin(join(root, 'plugin'));
+    const scenario: Scenario = { ...DEMO, maxIterations: o.maxIterations, task: o.task ?? SAMPLE_TASK };
+    const projectDir = o.project ?? makeScenarioProject(scenario, 'minions-demo-', join(root, 'sample-shop'));
+    const before = join(root, 'before');
+    snapshot(projectDir, before);
+    const version = execFileSync(CLAUDE_BIN, ['--version'], { encoding: 'utf8', env: { ...process.env, DISABLE_AUTOUPDATER: '1' } }).trim().split(/\s+/)[0];
+
+    say(bold('minions demo'));
+    say(
+      o.live
+        ? `The real Claude Code CLI (${version}) runs /minions:review with ${yellow('the real Anthropic API')} (this costs tokens).`
+        : `The real Claude Code CLI (${version}) runs /minions:review against a scripted model on 127.0.0.1: offline, no API key.`,
+    );
+    say(dim('The hooks own the loop: five reviewers in parallel, a verdict, the fixer, a fresh review, until clean.'));
+    say();
+    const width = 'Sample project'.length + 2;
+    if (!o.project) {
+      say(`${label('Sample project', width)}${projectDir}  ${dim('(a git repo; the change under review is uncommitted)')}`);
+      const fileWidth = Math.max(...PLANTED.map(([file]) => file.length)) + 2;
+      for (const [file, what] of PLANTED) say(`  ${file.padEnd(fileWidth)}${dim(what)}`);
+    } else {
+      say(`${label('Project', width)}${projectDir}`);
+      say(yellow(`  The model runs with --permission-mode bypassPermissions in this directory; the minions hooks gate what its agents may write.`));
+    }
+    say(`${label('Plugin', width)}${pluginDir}  ${dim('(a copy of plugin/, what `claude plugin install` installs)')}`);
+    say();
+
+    const prompt = `/minions:review --max-iterations ${o.maxIterations}${o.task || !o.project ? ` ${scenario.task}` : ''}`;
+    if (!o.live) server = await startModelServer(scriptedModel(scenario, { projectDir }), { logFile: join(root, 'model.jsonl') });
+    say(`${dim('$')} claude -p ${JSON.stringify(prompt)} --plugin-dir ${dim('<plugin>')} --output-format stream-json …`);
+    say();
+
+    const startedAt = Date.now();
+    const waiting = startingLine(startedAt);
+    const printer = progressPrinter(projectDir);
     const run = await runClaude({
       pluginDir,
       projectDir,
@@ -371,21 +402,51 @@ async function main(): Promise<number> {
       serverUrl: server?.url ?? 'http://127.0.0.1:9',
       homeDir: join(root, 'home'),
       timeoutMs: o.live ? 60 * 60_000 : 180_000,
-      onEvent: progressPrinter(projectDir),
+      signal: interrupt.signal,
+      onEvent: (e) => {
+        waiting.stop();
+        printer(e);
+      },
       ...(o.live ? { env: { ANTHROPIC_BASE_URL: process.env.ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY } } : {}),
       ...(o.live && o.model ? { extraArgs: ['--model', o.model] } : {}),
     });
-    mkdirSync(root, { recursive: true });
-    if (run.timedOut) say(red(`  the CLI run timed out after ${((Date.now() - startedAt) / 1000).toFixed(0)} s`));
+    waiting.stop();
+    if (interrupt.signal.aborted) say(red('  interrupted'));
+    else if (run.timedOut) say(red(`  the CLI run timed out after ${((Date.now() - startedAt) / 1000).toFixed(0)} s`));
     else if (run.exitCode !== 0) say(red(`  the CLI exited with code ${run.exitCode}: ${run.stderr.trim().split('\n').slice(-3).join(' | ')}`));
-    const code = report(projectDir, before, startedAt);
+    const code = report(projectDir, before, startedAt, o.keep || o.project !== null);
     say();
-    say(dim(`Logs: ${join(root, 'home')} (CLI transcripts)${server ? `, ${join(root, 'model.jsonl')} (every model request)` : ''}.`));
-    if (!o.project) say(dim(`Try the tests yourself: cd ${projectDir} && node --test`));
+    if (o.keep) {
+      say(dim(`Logs: ${join(root, 'home')} (CLI transcripts)${server ? `, ${join(root, 'model.jsonl')} (every model request)` : ''}.`));
+      if (!o.project) say(dim(`Try the tests yourself: cd ${projectDir} && node --test`));
+    } else {
+      say(dim(`Removed ${root} (the sample project, the CLI's home and the logs); --keep keeps it.`));
+    }
+    if (interrupt.signal.aborted) return 130;
     return run.exitCode === 0 && !run.timedOut ? code : 1;
   } finally {
     await server?.close();
+    if (!o.keep) rmSync(root, { recursive: true, force: true });
   }
+}
+
+/** Says at once that the CLI is starting; on a terminal it counts the seconds until the first event. */
+function startingLine(startedAt: number): { stop(): void } {
+  const text = (): string => `  ${dim(`… starting Claude Code${process.stdout.isTTY ? ` (${Math.floor((Date.now() - startedAt) / 1000)} s)` : ''}`)}`;
+  if (!process.stdout.isTTY) {
+    say(text());
+    return { stop: () => undefined };
+  }
+  process.stdout.write(text());
+  let timer: NodeJS.Timeout | null = setInterval(() => process.stdout.write(`\r${text()}`), 1000);
+  return {
+    stop: () => {
+      if (!timer) return;
+      clearInterval(timer);
+      timer = null;
+      process.stdout.write(`\r${text()}\n`);
+    },
+  };
 }
 
 main().then(

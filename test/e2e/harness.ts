@@ -41,6 +41,8 @@ export interface RunClaudeOptions {
   onEvent?: (event: StreamEvent) => void;
   /** `--permission-mode`; default bypassPermissions. */
   permissionMode?: PermissionMode;
+  /** Aborting it kills the run's process group, as the timeout does. */
+  signal?: AbortSignal;
 }
 
 /** The CLI's `--permission-mode` values the tests use. */
@@ -158,11 +160,15 @@ export function runClaude(opts: RunClaudeOptions): Promise<RunClaudeResult> {
       }
     };
     let killTimer: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    const stopRun = (): void => {
       killGroup("SIGTERM");
       killTimer = setTimeout(() => killGroup("SIGKILL"), 2000);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stopRun();
     }, timeoutMs);
+    opts.signal?.addEventListener("abort", stopRun, { once: true });
     child.on("error", (e) => {
       clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
@@ -170,6 +176,7 @@ export function runClaude(opts: RunClaudeOptions): Promise<RunClaudeResult> {
     });
     child.on("close", (code, signal) => {
       clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", stopRun);
       if (killTimer) clearTimeout(killTimer);
       // Reap anything the CLI left behind in its group (background hooks, shells).
       killGroup("SIGKILL");
