@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fg from 'fast-glob';
+import { parseCancelArgs } from '../core/args';
 import * as msg from '../messages';
 import { ARCHIVE_DIR, PHASES_DIR, STATE_FILE } from '../state/paths';
 import { projectRoot } from '../shell/project';
@@ -17,8 +18,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const now = new Date().toISOString();
   if (command === 'status') return { code: 0, out: status(root, sessionId, now) };
   if (command === 'cancel') {
-    const force = rest.includes('--force');
-    const effects = await transact(root, now, () => ({ kind: 'command', command: { kind: 'cancel', force }, sessionId: sessionId ?? '', now, head: null, changedFiles: [] }));
+    const parsed = parseCancelArgs(rest);
+    if (!parsed.ok) return { code: 2, out: `minions: ${parsed.error}; ${USAGE}` };
+    const effects = await transact(root, now, () => ({ kind: 'command', command: parsed.command, sessionId: sessionId ?? '', now, head: null, changedFiles: [] }));
     const text = effects.flatMap((e) => (e.type === 'notify' || e.type === 'context' ? [e.text] : e.type === 'refuse' ? [e.reason] : []));
     return { code: 0, out: text.join('\n') || msg.refuse.noLoop() };
   }
