@@ -5,6 +5,7 @@ import type { Counts, PitfallNote, State, VerdictSummary } from './state/schema'
 import type { Severity } from './review/reviewer-output';
 import type { Verdict } from './review/verdict-schema';
 import type { OpaqueReason } from './core/shell/effects';
+import { sanitize } from './core/sanitize';
 
 const PREFIX = 'minions:';
 const MAX_LISTED_FILES = 40;
@@ -269,10 +270,8 @@ export const refuse = {
   noLoop: (): string => `${PREFIX} no review loop is running in this project.`,
 };
 
-export function truncate(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
+/** One line of at most `max` characters, made safe to show (see core/sanitize.ts): every piece of model or user text goes through it. */
+export const truncate = (text: string, max: number): string => sanitize(text, { max });
 
 // ── /minions:status ─────────────────────────────────────────────────────────────
 
