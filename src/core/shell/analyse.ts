@@ -38,7 +38,10 @@ interface Site {
   inFunction: boolean;
   piped: boolean;
 }
-type Item = { kind: 'command'; node: SyntaxNode; site: Site; stdin: Stdin } | { kind: 'redirect'; node: SyntaxNode; site: Site };
+type Item =
+  /** `extra`: the command's arguments that the grammar files under a heredoc (`rm <<EOF file`). */
+  | { kind: 'command'; node: SyntaxNode; site: Site; stdin: Stdin; extra: SyntaxNode[] }
+  | { kind: 'redirect'; node: SyntaxNode; site: Site };
 
 /** Analyses one script; true when it may change the directory of the shell that runs it. */
 function analyseScript(source: string, cwd: Cwd, depth: number, options: AnalyseOptions, effects: ShellEffect[]): boolean {
@@ -116,8 +119,18 @@ function collect(root: SyntaxNode, words: WordContext): Item[] {
         n.children.forEach((c, k) => visit(c, { ...site, top: false, piped: site.piped || isPipe(n.children[k - 1]) }, []));
         return;
       case 'command':
-        items.push({ kind: 'command', node: n, site, stdin: stdinOf([...n.children.filter((c) => c.field === 'redirect'), ...redirects], site.piped, words) });
+        items.push({
+          kind: 'command',
+          node: n,
+          site,
+          stdin: stdinOf([...n.children.filter((c) => c.field === 'redirect'), ...redirects], site.piped, words),
+          extra: redirects.filter((r) => r.type === 'heredoc_redirect').flatMap((r) => r.children.filter((c) => c.field === 'argument')),
+        });
         for (const c of n.children) visit(c, { ...site, top: false }, []);
+        return;
+      case 'process_substitution':
+        // What runs inside >(…) reads the output written to it.
+        for (const c of n.children) visit(c, { ...site, top: false, piped: site.piped || n.text.startsWith('>(') }, []);
         return;
       case 'function_definition':
         for (const c of n.children) visit(c, { ...site, top: false, inFunction: true }, []);
@@ -176,6 +189,7 @@ function invocation(item: Extract<Item, { kind: 'command' }>, cwd: Cwd, words: W
     } else if (c.field === 'argument') argv.push(...wordValues(c, words));
     else if (c.type === 'variable_assignment') assigned.push(c.children.find((p) => p.field === 'name')?.text ?? '');
   }
+  for (const c of item.extra) argv.push(...wordValues(c, words));
   return { argv, assigned, cwd, stdin: item.stdin };
 }
 

@@ -409,7 +409,8 @@ const FIXING_FLAGS = /^--(?:fix|write|in-place|autocorrect|auto-correct|autocorr
 
 type Unwrapped =
   | { kind: 'run'; argv: Value[]; assigned?: string[]; base?: Value; appendDynamic?: boolean }
-  | { kind: 'code'; code: Value[] }
+  /** Shell code: the words joined, or (`each`) every word a script of its own. */
+  | { kind: 'code'; code: Value[]; each?: boolean }
   | { kind: 'none' }
   | { kind: 'opaque' };
 
@@ -528,6 +529,17 @@ const WRAPPERS: Record<string, (args: Value[]) => Unwrapped> = {
     const code = optionValues(s, 'c', 'command');
     return code.length ? { kind: 'code', code } : { kind: 'none' };
   },
+  chroot: simpleWrapper({ long: ['userspec', 'groups'] }, 1),
+  fakeroot: simpleWrapper({ short: 'is', long: ['lib', 'faked'] }),
+  unshare: simpleWrapper({ short: 'S', long: ['setuid', 'setgid', 'root', 'wd', 'propagation'] }),
+  'systemd-run': simpleWrapper({ short: 'pEMH', long: ['property', 'setenv', 'machine', 'host', 'unit', 'description', 'slice', 'working-directory', 'uid', 'gid', 'nice'] }),
+  firejail: simpleWrapper({}),
+  pkexec: simpleWrapper({ long: ['user'] }),
+  sg: (args) => (args.length >= 2 ? { kind: 'code', code: args.slice(1).filter((v) => !(v.kind === 'literal' && v.text === '-c')) } : { kind: 'none' }),
+  hyperfine: (args) => {
+    const s = scanOptions(args, { short: 'wrmMpscSnuN', long: ['warmup', 'runs', 'min-runs', 'max-runs', 'prepare', 'setup', 'cleanup', 'conclude', 'reference', 'parameter-scan', 'parameter-step-size', 'parameter-list', 'shell', 'style', 'sort', 'time-unit', 'export-asciidoc', 'export-csv', 'export-json', 'export-markdown', 'export-orgmode', 'output', 'command-name'] });
+    return { kind: 'code', code: [...s.operands, ...optionValues(s, 'p', 'prepare', 's', 'setup', 'c', 'cleanup', 'conclude', 'reference')], each: true };
+  },
   strace: simpleWrapper({ short: 'oeEpPsSuaIbX' }),
   ltrace: simpleWrapper({ short: 'oeEpPsSuaIbX' }),
 };
@@ -575,7 +587,8 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
       return undefined;
     }
     if (u.kind === 'code') {
-      code(u.code);
+      if (u.each) for (const word of u.code) code([word]);
+      else code(u.code);
       return undefined;
     }
     if (name === 'flock') emitWrites(`flock`, targetsOf(scanOptions(args, { short: 'wEc', stopAtOperand: true }).operands.slice(0, 1), false), inv.cwd, runner);
@@ -583,8 +596,10 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
     if (u.argv.length === 0) return undefined;
     const cwd = u.base ? chdir(inv.cwd, u.base, runner.home) : inv.cwd;
     const argv = u.appendDynamic ? [...u.argv, { kind: 'dynamic', text: '<input>' } as Value] : u.argv;
+    // A coprocess reads what the shell writes to it later.
+    const stdin: Stdin = name === 'coproc' ? { kind: 'pipe' } : inv.stdin;
     // exec, builtin and command run in this shell: a `cd` through them still moves it.
-    const after = again(argv, { assigned: [...inv.assigned, ...(u.assigned ?? [])], cwd });
+    const after = again(argv, { assigned: [...inv.assigned, ...(u.assigned ?? [])], cwd, stdin });
     return ['builtin', 'command', 'exec'].includes(name) ? after : undefined;
   }
 
@@ -626,6 +641,20 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
     case 'alias':
       if (args.some((v) => v.kind !== 'literal' || v.text.includes('='))) runner.emit({ kind: 'opaque', command: text, why: 'alias' });
       return undefined;
+    case 'hash':
+      // `hash -p /bin/rm ls`: later `ls` runs rm.
+      if (args.some((v) => v.kind !== 'literal' || /^-\w*p/.test(v.text))) runner.emit({ kind: 'opaque', command: text, why: 'alias' });
+      return undefined;
+    case 'mapfile':
+    case 'readarray':
+    case 'compgen':
+    case 'complete': {
+      // `mapfile -C cmd`, `complete -C cmd`: the value is code, run later.
+      const s = scanOptions(args, { short: name === 'mapfile' || name === 'readarray' ? 'dnOsuCc' : 'oAGWFCXPSabcdefgjksuvp' });
+      const callbacks = optionValues(s, 'C', ...(name === 'mapfile' || name === 'readarray' ? [] : ['F']));
+      if (callbacks.length) code(callbacks);
+      return undefined;
+    }
     case 'fc':
       runner.emit({ kind: 'opaque', command: text, why: 'dynamic-code' });
       return undefined;

@@ -31,7 +31,10 @@ const MAX_FIELDS = 256;
 
 const quoted = (s: string): Char[] => [...s].map((c) => ({ c, q: true }));
 
-function unquotedText(text: string): Char[] {
+/** Characters that end a word in bash: the grammar never leaves them unquoted inside one. */
+const ENDS_WORD = /[\s;&|<>()]/;
+
+function unquotedText(text: string, isWord = false): Char[] {
   const out: Char[] = [];
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;
@@ -43,6 +46,7 @@ function unquotedText(text: string): Char[] {
       continue;
     }
     if (ch === '`' || ch === "'" || ch === '"' || (ch === '$' && i + 1 < text.length && EXPANDS_AFTER_DOLLAR.test(text[i + 1]!))) throw new GrammarMismatch(text);
+    if (isWord && ENDS_WORD.test(ch)) throw new GrammarMismatch(text);
     out.push({ c: ch, q: false });
   }
   return out;
@@ -70,6 +74,7 @@ const hasExpansion = (n: SyntaxNode): boolean => n.children.some((c) => EXPANSIO
 function chars(n: SyntaxNode): Chars {
   switch (n.type) {
     case 'word':
+      return unquotedText(n.text, true);
     case 'brace_expression':
     case 'extglob_pattern':
     case 'regex':
@@ -114,12 +119,28 @@ function chars(n: SyntaxNode): Chars {
   }
 }
 
+/**
+ * Tilde expansion: at the start of a word, and, as bash does for any word that looks like an
+ * assignment (`of=~/x`, `PATH=~/bin:~/x`), after its first `=` and after each `:`.
+ */
 function tilde(cs: Char[], ctx: WordContext): Chars {
-  if (cs[0]?.c !== '~' || cs[0].q) return cs;
-  const slash = cs.findIndex((ch) => ch.c === '/' && !ch.q);
-  const prefixLength = slash === -1 ? cs.length : slash;
-  if (prefixLength !== 1 || ctx.home === null) return DYNAMIC; // ~user, ~+, ~-: not known here
-  return [...quoted(ctx.home), ...cs.slice(1)];
+  const starts = [0];
+  const eq = cs.findIndex((ch) => ch.c === '=' && !ch.q);
+  if (eq > 0 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(cs.slice(0, eq).map((ch) => (ch.q ? '\0' : ch.c)).join(''))) {
+    starts.push(eq + 1);
+    for (let i = eq + 1; i < cs.length; i++) if (cs[i]!.c === ':' && !cs[i]!.q) starts.push(i + 1);
+  }
+  let out: Char[] = [];
+  let from = 0;
+  for (const at of starts) {
+    if (cs[at]?.c !== '~' || cs[at]!.q || at < from) continue;
+    let end = at + 1;
+    while (end < cs.length && !((cs[end]!.c === '/' || (at > 0 && cs[end]!.c === ':')) && !cs[end]!.q)) end++;
+    if (end !== at + 1 || ctx.home === null) return DYNAMIC; // ~user, ~+, ~-: not known here
+    out = [...out, ...cs.slice(from, at), ...quoted(ctx.home)];
+    from = at + 1;
+  }
+  return from === 0 ? cs : [...out, ...cs.slice(from)];
 }
 
 class TooMany extends Error {}
