@@ -145,8 +145,8 @@ export const deny = {
   gitUnknown: (who: string, sub: string): string =>
     `minions: ${who} may not run "git ${truncate(sub, 60)}": it is not a read-only git command this loop knows. ` +
     'Use status, diff, log, show, blame, grep, ls-files or rev-parse; the user commits when the loop ends.',
-  gitDirWrite: (who: string, target: string): string =>
-    `minions: ${who} may not write ${truncate(target, 200)}: the git directory and the hooks' records belong to the repository and the hooks. Change project files only.`,
+  protectedWrite: (who: string, target: string): string =>
+    `minions: ${who} may not write ${truncate(target, 200)}: the git directory and git's configuration, the plugin's own files and its records are not the loop's to change. Change project files only.`,
   fixerShellWrite: (summary: string, target: string): string =>
     `minions R2: the fixer's shell may not write under .agents/ (${truncate(target, 200)}). Write ${summary} and its .json with the Write tool; change project files with the shell or Edit.`,
   dynamicTarget: (who: string, word: string, editsCode: boolean): string =>

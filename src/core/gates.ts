@@ -62,10 +62,13 @@ export type BashEffect = Exclude<ShellEffect, { kind: 'write' }> | { kind: 'writ
 export interface BashPlaces {
   /** The real project root. */
   root: string;
-  /** The repository's git directories (the worktree's and the common one), real paths. */
-  gitDirs: readonly string[];
-  /** ${CLAUDE_PLUGIN_DATA}, where the hooks may keep their records. */
-  dataDir: string | null;
+  /**
+   * Places no agent of the loop may write, real paths: the repository's git directories (the worktree's
+   * and the common one), git's user and system configuration (an alias or diff.external there would run
+   * under a read-only git command), the plugin's own files (${CLAUDE_PLUGIN_ROOT}: the hooks' code) and
+   * records (${CLAUDE_PLUGIN_DATA}).
+   */
+  protected: readonly string[];
 }
 
 type Role = { kind: 'reviewer'; reviewer: Reviewer } | { kind: 'fixer' } | { kind: 'orchestrator'; agentType: string | null };
@@ -108,7 +111,7 @@ export function bashGate(state: State | null, sessionId: string, agentType: stri
   const editsCode = role.kind === 'fixer' && phase === 'R2';
   const root = segmentsOf(places.root);
   const hookOwned = hookOwnedPlaces(state, places.root).map(segmentsOf);
-  const hookDirs = [...places.gitDirs, ...(places.dataDir ? [places.dataDir] : [])].map(segmentsOf);
+  const protectedPlaces = places.protected.map(segmentsOf);
   const agentsDir = segmentsOf(`${places.root}/.agents`);
   const own = role.kind === 'reviewer' && phase === 'R1' ? segmentsOf(`${places.root}/${reviewerFile(state.iteration, role.reviewer)}`) : null;
   const relOf = (abs: string): string | null => {
@@ -125,7 +128,7 @@ export function bashGate(state: State | null, sessionId: string, agentType: stri
     const place = placeOf(e.target, e.recursive);
     const rel = relOf(e.target.abs);
     if ((e.target.kind === 'path' && rel !== null && isHookOwned(rel)) || hookOwned.some((area) => touches(place, area))) return denyWith(msg.deny.stateFile());
-    if (hookDirs.some((area) => touches(place, area))) return denyWith(msg.deny.gitDirWrite(who, e.target.abs));
+    if (protectedPlaces.some((area) => touches(place, area))) return denyWith(msg.deny.protectedWrite(who, e.target.abs));
   }
   for (const e of effects) {
     if (e.kind === 'unparseable') return denyWith(msg.deny.unparseable(who, e.why, editsCode));

@@ -66,7 +66,14 @@ export function gitDirs(root: string): string[] {
   }
 }
 
+/** Where git reads user and system configuration (git-config(1), FILES). */
+function gitConfigFiles(home: string | null): string[] {
+  const xdg = process.env.XDG_CONFIG_HOME || (home ? path.join(home, '.config') : null);
+  return [...(home ? [path.join(home, '.gitconfig')] : []), ...(xdg ? [path.join(xdg, 'git')] : []), '/etc/gitconfig'];
+}
+
 export function bashPlaces(root: string): BashPlaces {
-  const data = process.env.CLAUDE_PLUGIN_DATA;
-  return { root, gitDirs: gitDirs(root), dataDir: data ? realpathLoose(path.resolve(data)) : null };
+  const env = [process.env.CLAUDE_PLUGIN_ROOT, process.env.CLAUDE_PLUGIN_DATA].filter((p): p is string => !!p).map((p) => path.resolve(p));
+  const places = [...gitDirs(root), ...gitConfigFiles(homeDir()), ...env];
+  return { root, protected: [...new Set(places.flatMap((p) => [p, realpathLoose(p)]))] };
 }

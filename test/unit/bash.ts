@@ -8,7 +8,8 @@ import { OWNER } from './builders';
 
 export const ROOT = '/work/shop';
 export const HOME = '/home/me';
-export const PLACES: BashPlaces = { root: ROOT, gitDirs: [`${ROOT}/.git`], dataDir: '/var/minions-data' };
+export const PLUGIN_ROOT = '/home/me/.claude/plugins/minions';
+export const PLACES: BashPlaces = { root: ROOT, protected: [`${ROOT}/.git`, `${HOME}/.gitconfig`, `${HOME}/.config/git`, '/etc/gitconfig', PLUGIN_ROOT, '/var/minions-data'] };
 
 export const parse = await loadBashParser();
 
@@ -26,7 +27,7 @@ export function decide(state: State, who: string | null, command: string, cwd = 
   return bashGate(state, OWNER, who, asGateEffects(analyse(command, cwd)), PLACES);
 }
 
-export type Outcome = 'allow' | 'git' | 'hooks' | 'gitdir' | 'unparseable' | 'opaque' | 'dynamic' | 'agents' | 'write';
+export type Outcome = 'allow' | 'git' | 'hooks' | 'protected' | 'unparseable' | 'opaque' | 'dynamic' | 'agents' | 'write';
 
 /** A refusal, by the rule that made it (each rule has its own text in src/messages.ts). */
 export function outcomeOf(d: GateDecision): Outcome {
@@ -35,7 +36,7 @@ export function outcomeOf(d: GateDecision): Outcome {
   const rules: [Outcome, RegExp][] = [
     ['git', /may not run "git /],
     ['hooks', /belong to the hooks/],
-    ['gitdir', /the git directory and the hooks' records/],
+    ['protected', /the git directory and git's configuration, the plugin's own files and its records/],
     ['unparseable', /could not read this command/],
     ['opaque', /so the gate cannot check it/],
     ['dynamic', /cannot tell which file/],

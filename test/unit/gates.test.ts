@@ -103,8 +103,14 @@ describe('bashGate: who may run what', () => {
     ['cd .agents/tmp && echo 0 > state.json', 'hooks', 'hooks', 'hooks'],
     ['rm .agents/tmp/*.json', 'hooks', 'hooks', 'hooks'],
     ['find . -delete', 'hooks', 'hooks', 'hooks'],
-    ['echo x > .git/HEAD', 'gitdir', 'gitdir', 'gitdir'],
-    ['echo x > /var/minions-data/record.json', 'gitdir', 'gitdir', 'gitdir'],
+    ['echo x > .git/HEAD', 'protected', 'protected', 'protected'],
+    ['echo x > /var/minions-data/record.json', 'protected', 'protected', 'protected'],
+    // Git's own configuration: an alias or diff.external there would run under `git diff`.
+    ["printf '[diff]\\n\\texternal = rm -rf src\\n' >> ~/.gitconfig", 'protected', 'protected', 'protected'],
+    ['cp /tmp/evil ~/.config/git/config', 'protected', 'protected', 'protected'],
+    // The plugin's own code: replacing a hook replaces the gate.
+    ['echo "process.exit(0)" > ~/.claude/plugins/minions/dist/on-bash-gate.mjs', 'protected', 'protected', 'protected'],
+    ['echo x > ~/notes.txt', 'allow', 'allow', 'allow'],
     // .agents/ beyond the hooks' files: the fixer's summaries go through Write.
     ['echo done > .agents/tmp/phases/review-1/r2-fix-summary.md', 'write', 'agents', 'write'],
     ['rm .agents/tmp/phases/review-1/r1-critic.json', 'write', 'agents', 'write'],
@@ -155,7 +161,7 @@ describe('bashGate: who may run what', () => {
     for (const [who, state, command] of [
       [WITNESS, R1, 'echo x > src/a.ts'], [FIXER, R2, 'echo x > .agents/x'], [null, R1, 'echo x > a'], [FIXER, R2, 'rm "$F"'],
       [FIXER, R2, '$X'], [FIXER, R2, 'exec 3<>f'], [null, R1, 'git stash'], [null, R1, 'git st'], [null, R1, 'git -c alias.s=stash s'],
-      [WITNESS, R1, 'echo > .agents/tmp/state.json'], [FIXER, R2, 'echo > .git/config'],
+      [WITNESS, R1, 'echo > .agents/tmp/state.json'], [FIXER, R2, 'echo > .git/config'], [FIXER, R2, 'echo > ~/.gitconfig'],
     ] as [string | null, State, string][]) {
       const d = decide(state, who, command);
       expect(d.allow, command).toBe(false);

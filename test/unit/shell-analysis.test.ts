@@ -245,6 +245,10 @@ describe('git, whatever the spelling', () => {
     ['GIT_EXTERNAL_DIFF=./x git diff', { kind: 'opaque', command: 'GIT_EXTERNAL_DIFF=… git', why: 'program-option' }],
     ['GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.s GIT_CONFIG_VALUE_0=stash git s', { kind: 'opaque', command: 'GIT_CONFIG_COUNT=… git', why: 'program-option' }],
     ['git --exec-path=/tmp status', { kind: 'opaque', command: 'git --exec-path=/tmp', why: 'program-option' }],
+    ['export GIT_EXTERNAL_DIFF=./x; git diff', { kind: 'opaque', command: 'GIT_EXTERNAL_DIFF=… git', why: 'program-option' }],
+    ["GIT_PAGER='rm -rf src'; bash -c 'git -p log'", { kind: 'opaque', command: 'GIT_PAGER=… git', why: 'program-option' }],
+    ['HOME=/tmp/h git diff', { kind: 'opaque', command: 'HOME=… git', why: 'program-option' }],
+    ['env XDG_CONFIG_HOME=/tmp git status', { kind: 'opaque', command: 'XDG_CONFIG_HOME=… git', why: 'program-option' }],
     ['git grep -O foo', { kind: 'opaque', command: 'git grep --open-files-in-pager', why: 'program-option' }],
   ])('%j', (command, effect) => {
     expect(git(command)).toEqual(effect ? [effect] : []);

@@ -6,6 +6,7 @@
  */
 import { resolvePath, runInvocation, type Cwd, type Invocation, type Runner, type Stdin } from './commands';
 import type { ShellEffect } from './effects';
+import { GIT_PROGRAM_ENV_SET } from './git';
 import { plainScript, type Parse, type SyntaxNode } from './syntax';
 import { GrammarMismatch, wordValues, type Value, type WordContext } from './words';
 
@@ -28,9 +29,12 @@ const MAX_DEPTH = 8;
 
 export function analyseCommand(source: string, options: AnalyseOptions): ShellEffect[] {
   const effects: ShellEffect[] = [];
-  analyseScript(source, [options.cwd], 0, options, effects);
+  analyseScript(source, [options.cwd], 0, { ...options, gitEnv: null }, effects);
   return effects;
 }
+
+/** Options, and what one script tells the scripts analysed after it. */
+type Context = AnalyseOptions & { gitEnv: string | null };
 
 interface Site {
   /** In the script's own sequence of statements: a `cd` here moves every later statement. */
@@ -44,7 +48,7 @@ type Item =
   | { kind: 'redirect'; node: SyntaxNode; site: Site };
 
 /** Analyses one script; true when it may change the directory of the shell that runs it. */
-function analyseScript(source: string, cwd: Cwd, depth: number, options: AnalyseOptions, effects: ShellEffect[]): boolean {
+function analyseScript(source: string, cwd: Cwd, depth: number, options: Context, effects: ShellEffect[]): boolean {
   if (depth > MAX_DEPTH) {
     effects.push({ kind: 'opaque', command: source.slice(0, 80), why: 'too-deep' });
     return false;
@@ -59,11 +63,16 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Analyse
     effects.push({ kind: 'unparseable', why: 'not valid bash' });
     return false;
   }
+  // Set for this script and every one after it: an exported variable reaches later git commands.
+  options.gitEnv ??= GIT_PROGRAM_ENV_SET.exec(source)?.[1] ?? null;
   const words: WordContext = { home: options.home };
   try {
     const items = collect(script.root, words);
     const runner = (into: ShellEffect[]): Runner => ({
       home: options.home,
+      get gitEnv() {
+        return options.gitEnv;
+      },
       emit: (e) => into.push(e),
       code: (code, at) => analyseScript(code, at, depth + 1, options, into),
     });

@@ -23,6 +23,8 @@ export interface Invocation {
 
 export interface Runner {
   home: string | null;
+  /** A variable that makes git run programs, set somewhere in the command (null: none). */
+  gitEnv: string | null;
   emit(effect: ShellEffect): void;
   /** Analyses shell code this command runs; true when that code may change the running shell's directory. */
   code(source: string, cwd: Cwd): boolean;
@@ -702,7 +704,7 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
 }
 
 function runGit(args: Value[], inv: Invocation, runner: Runner, dashed: string | null): void {
-  const result = analyseGit(args, inv.assigned, dashed);
+  const result = analyseGit(args, runner.gitEnv ? [...inv.assigned, runner.gitEnv] : inv.assigned, dashed);
   if (result.kind === 'refuse') {
     runner.emit(result.effect);
     return;

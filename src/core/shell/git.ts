@@ -26,8 +26,11 @@ const GLOBAL_FLAGS = new Set([
 const HARMLESS_CONFIG =
   /^(?:(?:color|user|author|committer|advice|i18n|pretty|column|grep|status|blame|log|init|safe|format)\.[^\s]+|core\.(?:quotepath|abbrev|autocrlf|safecrlf|commentchar|commentstring|ignorecase|precomposeunicode|filemode|whitespace|eol|pager-disabled)|diff\.(?:noprefix|mnemonicprefix|renames|renamelimit|algorithm|context|interhunkcontext|relative|indentheuristic|suppressblankempty|colormoved|colormovedws|wserrorhighlight|statgraphwidth|statnamewidth|ignoresubmodules|dirstat))$/i;
 
-/** Environment that makes git run a program, read configuration or write a trace file. */
-export const GIT_PROGRAM_ENV = /^(?:GIT_(?:CONFIG\w*|EXTERNAL_DIFF|PAGER|SSH\w*|ASKPASS|PROXY_COMMAND|EXEC_PATH|TRACE\w*|EDITOR|SEQUENCE_EDITOR|TEMPLATE_DIR)|SSH_ASKPASS)$/;
+/** Environment that makes git run a program, read other configuration (HOME: ~/.gitconfig) or write a trace file. */
+const PROGRAM_ENV = 'GIT_(?:CONFIG\\w*|EXTERNAL_DIFF|PAGER|SSH\\w*|ASKPASS|PROXY_COMMAND|EXEC_PATH|TRACE\\w*|EDITOR|SEQUENCE_EDITOR|TEMPLATE_DIR|DIFF_OPTS)|SSH_ASKPASS|HOME|XDG_CONFIG_HOME';
+export const GIT_PROGRAM_ENV = new RegExp(`^(?:${PROGRAM_ENV})$`);
+/** The same names given a value anywhere in a script's text (`export GIT_EXTERNAL_DIFF=…; git diff`). */
+export const GIT_PROGRAM_ENV_SET = new RegExp(`(?<![\\w$])(${PROGRAM_ENV})\\s*\\+?=`);
 
 const READ_ONLY = new Set([
   'status', 'diff', 'log', 'show', 'blame', 'annotate', 'grep', 'shortlog', 'describe', 'rev-parse', 'rev-list', 'ls-files', 'ls-tree',
