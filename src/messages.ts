@@ -140,7 +140,7 @@ export const deny = {
   reviewerShellWrite: (who: string): string =>
     `minions R1: ${who} is read-only; shell commands that write or delete project files are refused. Run read-only commands and report what you find.`,
   gitAlias: (who: string, alias: string, target: string): string =>
-    `minions: ${who} may not run "git ${truncate(alias, 60)}" (an alias for ${target.startsWith('!') ? `the shell command ${JSON.stringify(truncate(target.slice(1), 80))}` : `"git ${truncate(target, 60)}"`}): ` +
+    `minions: ${who} may not run "git ${truncate(alias, 60)}" (an alias for ${target.startsWith('!') ? `the shell command \`${truncate(target.slice(1), 80)}\`` : `"git ${truncate(target, 60)}"`}): ` +
     'while the review loop runs, git aliases are not followed. Spell read-only git out (status, diff, log, show, blame); the user commits when the loop ends.',
   gitUnknown: (who: string, sub: string): string =>
     `minions: ${who} may not run "git ${truncate(sub, 60)}": it is not a read-only git command this loop knows. ` +
@@ -150,13 +150,13 @@ export const deny = {
   fixerShellWrite: (summary: string, target: string): string =>
     `minions R2: the fixer's shell may not write under .agents/ (${truncate(target, 200)}). Write ${summary} and its .json with the Write tool; change project files with the shell or Edit.`,
   dynamicTarget: (who: string, word: string, editsCode: boolean): string =>
-    `minions: ${who} — the gate cannot tell which file ${JSON.stringify(truncate(word, 80))} is until the command runs, so the write is refused. ` +
+    `minions: ${who} — the gate cannot tell which file \`${truncate(word, 80)}\` is until the command runs, so the write is refused. ` +
     `Name the files literally${editsCode ? ', or make the change with Edit' : ''}.`,
   unparseable: (who: string, why: string, editsCode: boolean): string =>
     `minions: ${who} — the Bash gate could not read this command (${truncate(why, 120)}), so it is refused while the review loop runs. ` +
     `Split it into simpler commands in plain bash${editsCode ? ', or make the change with Edit or Write' : ''}.`,
   opaque: (who: string, command: string, why: OpaqueReason, editsCode: boolean): string =>
-    `minions: ${who} — ${JSON.stringify(truncate(command, 80))} ${OPAQUE[why]}, so the gate cannot check it while the review loop runs. ` +
+    `minions: ${who} — \`${truncate(command, 80)}\` ${OPAQUE[why]}, so the gate cannot check it while the review loop runs. ` +
     `Run the commands themselves, spelled out${editsCode ? ', or make the change with Edit' : ''}.`,
   gateUnavailable: (problem: string): string =>
     `minions: the Bash gate could not check this command (${truncate(problem, 160)}), so it is refused while the review loop runs. ` +

@@ -180,7 +180,7 @@ describe.concurrent('the fixer writes project files, not .agents/ or the git dir
     ['echo x > .git/hooks/pre-commit', /may not write .*\.git\/hooks\/pre-commit: the git directory and git's configuration/],
     ['echo "process.exit(0)" > "$CLAUDE_PLUGIN_ROOT/dist/on-bash-gate.mjs"', /cannot tell which file/],
     [`echo "process.exit(0)" > ${REPO_ROOT}/dist/on-bash-gate.mjs`, /the plugin's own files and its records are not the loop's to change/],
-    ['rm "$TARGET"', /cannot tell which file "\\"\$TARGET\\"" is until the command runs.*Name the files literally, or make the change with Edit\./],
+    ['rm "$TARGET"', /cannot tell which file `"\$TARGET"` is until the command runs.*Name the files literally, or make the change with Edit\./],
   ] as [string, RegExp][])('`%s` is refused', async (command, reason) => {
     expect(denyReason(await new Loop(r2).gateBash(command, FIXER))).toMatch(reason);
   });
@@ -205,8 +205,8 @@ describe.concurrent('the fixer writes project files, not .agents/ or the git dir
 
 describe.concurrent('commands the gate cannot read', () => {
   it.each([
-    ['$CMD -rf src', /"\$CMD -rf src" runs a command whose name or arguments are computed when it runs, so the gate cannot check it while the review loop runs\. Run the commands themselves, spelled out\./],
-    ['echo "rm -rf src" | sh', /"sh" feeds commands to a shell through a pipe or a file descriptor/],
+    ['$CMD -rf src', /`\$CMD -rf src` runs a command whose name or arguments are computed when it runs, so the gate cannot check it while the review loop runs\. Run the commands themselves, spelled out\./],
+    ['echo "rm -rf src" | sh', /`sh` feeds commands to a shell through a pipe or a file descriptor/],
     ['exec 3<>src/a.ts', /the Bash gate could not read this command \(not valid bash\), so it is refused while the review loop runs\. Split it into simpler commands in plain bash\./],
   ] as [string, RegExp][])('`%s` is refused for a reviewer, saying what to do', async (command, reason) => {
     expect(denyReason(await new Loop(r1).gateBash(command, CRITIC))).toMatch(reason);
