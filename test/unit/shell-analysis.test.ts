@@ -239,6 +239,11 @@ describe('git, whatever the spelling', () => {
     ['git --bogus status', { kind: 'git', sub: '--bogus', known: false, via: null }],
     ['git $SUB', { kind: 'opaque', command: 'git $SUB', why: 'dynamic-command' }],
     ['git diff $REF', { kind: 'opaque', command: 'git diff $REF', why: 'dynamic-command' }],
+    ['git log --author="$(git config user.name)"', { kind: 'opaque', command: 'git log --author="$(git config user.name)"', why: 'dynamic-command' }],
+    ['git branch "$X"', { kind: 'opaque', command: 'git branch "$X"', why: 'dynamic-command' }],
+    ['git config user.name x', { kind: 'git', sub: 'config', known: true, via: null }],
+    ['git config --unset user.name', { kind: 'git', sub: 'config', known: true, via: null }],
+    ['git ls-remote --upload-pack=./x origin', { kind: 'opaque', command: 'git ls-remote --upload-pack', why: 'program-option' }],
     ['git -c core.pager=less log', { kind: 'opaque', command: 'git -c core.pager=less', why: 'program-option' }],
     ['git -c diff.external=./x diff', { kind: 'opaque', command: 'git -c diff.external=./x', why: 'program-option' }],
     ['git --config-env=alias.s=X s', { kind: 'opaque', command: 'git --config-env alias.s=X', why: 'program-option' }],
@@ -259,7 +264,8 @@ describe('git, whatever the spelling', () => {
     'git blame src/a.ts', 'git branch', 'git branch -a', 'git branch --show-current', 'git branch --list "feat/*"', 'git tag', 'git tag -l "v*"',
     'git config --get user.name', 'git config --list', 'git stash list', 'git stash show -p', 'git remote -v', 'git worktree list',
     'git rev-parse HEAD', 'git ls-files', 'git grep -n foo', 'git -C src status', 'git -c core.quotepath=off diff', 'git --version',
-    'git apply --check p.diff', 'git reflog', 'git log --format="%H %s" | head',
+    'git apply --check p.diff', 'git reflog', 'git log --format="%H %s" | head', 'git config user.name', 'git config get user.name',
+    'git rev-parse "$(git merge-base main HEAD)"', 'git cat-file -p $(git rev-parse HEAD)', 'git ls-files "$DIR"',
   ])('%j is read-only', (command) => {
     expect(analyse(command)).toEqual([]);
   });

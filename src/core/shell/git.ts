@@ -50,9 +50,12 @@ const SOMETIMES: Record<string, (s: Scanned, args: readonly Value[]) => boolean>
     return s.operands.length === 0 || hasOption(s, 'l', 'list', 'v', 'verify');
   },
   remote: (s) => s.operands.length === 0 || ['show', 'get-url'].includes(firstText(s)),
-  config: (s) =>
-    hasOption(s, 'get', 'get-all', 'get-regexp', 'get-urlmatch', 'get-color', 'get-colorbool', 'l', 'list') ||
-    (['get', 'list'].includes(firstText(s)) && !hasOption(s, 'e', 'edit')),
+  config: (s) => {
+    if (hasOption(s, 'e', 'edit', 'unset', 'unset-all', 'add', 'replace-all', 'rename-section', 'remove-section', 'fixed-value')) return false;
+    if (hasOption(s, 'get', 'get-all', 'get-regexp', 'get-urlmatch', 'get-color', 'get-colorbool', 'l', 'list')) return true;
+    // `git config user.name` reads; `git config user.name x` writes; `git config get|list …` (git 2.46) read.
+    return ['get', 'list'].includes(firstText(s)) || s.operands.length === 1;
+  },
   stash: (s) => ['list', 'show'].includes(firstText(s)),
   worktree: (s) => firstText(s) === 'list',
   submodule: (s) => s.operands.length === 0 || ['status', 'summary'].includes(firstText(s)),
@@ -72,8 +75,12 @@ const SPECS: Record<string, OptionSpec> = {
   tag: { long: ['contains', 'no-contains', 'merged', 'no-merged', 'points-at', 'sort', 'format', 'message', 'file', 'local-user', 'cleanup'], short: 'mFun' },
   config: { long: ['file', 'blob', 'type', 'default', 'comment'], short: 'f' },
   archive: { long: ['output', 'format', 'prefix', 'remote', 'exec', 'add-file', 'add-virtual-file'], short: 'o' },
+  'ls-remote': { long: ['upload-pack', 'sort', 'server-option'], short: 'uo' },
   grep: { short: 'efABCm', long: ['open-files-in-pager', 'max-depth', 'threads', 'context', 'after-context', 'before-context', 'max-count'] },
 };
+
+/** Read-only subcommands with an option that runs a program. */
+const PROGRAM_OPTIONS = new Set(['grep', 'ls-remote', 'archive', 'fsck']);
 
 /** Subcommands that accept `--output=<file>` (the diff and log family). */
 const OUTPUT_OPTION = new Set(['diff', 'log', 'show', 'whatchanged', 'diff-tree', 'diff-files', 'diff-index', 'range-diff', 'format-patch']);
@@ -139,7 +146,11 @@ export function analyseGit(args: readonly Value[], assigned: readonly string[], 
   if (alias !== undefined && !READ_ONLY.has(sub) && !(sub in SOMETIMES) && !KNOWN_MUTATIONS.has(sub)) {
     return refuse({ kind: 'git', sub: alias.startsWith('!') ? alias : (aliasWords(alias)[0] ?? alias), known: !alias.startsWith('!'), via: sub });
   }
-  if (rest.some((v) => v.kind === 'dynamic')) return refuse({ kind: 'opaque', command: `git ${sub} ${rest.map((v) => (v.kind === 'dynamic' ? v.text : v.kind === 'glob' ? v.pattern : v.text)).join(' ')}`.trim(), why: 'dynamic-command' });
+  // A computed argument may be any option: harmless for most read-only commands, not where an option
+  // writes a file or runs a program (diff --output, grep -O, ls-remote --upload-pack) or changes the form.
+  if (rest.some((v) => v.kind === 'dynamic') && (!READ_ONLY.has(sub) || OUTPUT_OPTION.has(sub) || PROGRAM_OPTIONS.has(sub))) {
+    return refuse({ kind: 'opaque', command: `git ${sub} ${rest.map((v) => (v.kind === 'dynamic' ? v.text : v.kind === 'glob' ? v.pattern : v.text)).join(' ')}`.trim(), why: 'dynamic-command' });
+  }
   const scanned = scanOptions(rest, SPECS[sub] ?? {});
   const readOnly = READ_ONLY.has(sub) || (SOMETIMES[sub]?.(scanned, rest) ?? false);
   if (sub === 'apply') {
@@ -149,6 +160,8 @@ export function analyseGit(args: readonly Value[], assigned: readonly string[], 
   }
   if (!readOnly) return refuse({ kind: 'git', sub, known: KNOWN_MUTATIONS.has(sub) || sub in SOMETIMES, via: null });
   if (sub === 'grep' && hasOption(scanned, 'O', 'open-files-in-pager')) return program('git grep --open-files-in-pager');
+  if (sub === 'ls-remote' && hasOption(scanned, 'u', 'upload-pack')) return program('git ls-remote --upload-pack');
+  if (sub === 'archive' && hasOption(scanned, 'exec')) return program('git archive --exec');
   const outputs = [
     ...(OUTPUT_OPTION.has(sub) ? scanned.options.filter((o) => o.name === 'output' && o.value).map((o) => o.value!) : []),
     ...(sub === 'archive' ? scanned.options.filter((o) => (o.name === 'output' || o.name === 'o') && o.value).map((o) => o.value!) : []),
