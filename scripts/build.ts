@@ -19,6 +19,12 @@ export const ENTRYPOINTS: Record<string, string> = {
   cli: 'src/cli/minions.ts',
 };
 
+/** Files the bundles load at run time, copied next to them: the Bash gate's shell parser (WebAssembly). */
+export const ASSETS: Record<string, string> = {
+  'web-tree-sitter.wasm': 'node_modules/web-tree-sitter/web-tree-sitter.wasm',
+  'tree-sitter-bash.wasm': 'node_modules/tree-sitter-bash/tree-sitter-bash.wasm',
+};
+
 export async function buildAll(outdir = path.join(root, 'dist')): Promise<void> {
   fs.rmSync(outdir, { recursive: true, force: true });
   await build({
@@ -44,6 +50,7 @@ export async function buildAll(outdir = path.join(root, 'dist')): Promise<void> 
     },
     logLevel: 'warning',
   });
+  for (const [name, from] of Object.entries(ASSETS)) fs.copyFileSync(path.join(root, from), path.join(outdir, name));
 }
 
 /**

@@ -4,9 +4,13 @@ import { changedDuringReviewFile, findingsFile, fixSummaryFile, fixSummaryJsonFi
 import type { Counts, PitfallNote, State, VerdictSummary } from './state/schema';
 import type { Severity } from './review/reviewer-output';
 import type { Verdict } from './review/verdict-schema';
+import type { OpaqueReason } from './core/shell/effects';
+import { sanitize } from './core/sanitize';
 
 const PREFIX = 'minions:';
 const MAX_LISTED_FILES = 40;
+/** The task in a phase prompt (its full text stays in the state). */
+export const MAX_TASK_IN_PROMPT = 2000;
 
 export const USAGE = 'Usage: /minions:review [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--force] [--] <what to review>';
 
@@ -21,7 +25,7 @@ const iterationText = (s: Pick<State, 'iteration' | 'maxIterations'>): string =>
 function changedFilesText(files: readonly string[], base: string | null): string {
   const against = base ? `against ${base.slice(0, 12)}` : 'in the working tree';
   if (files.length === 0) return `Changed files (${against}): none detected; review what the task names.`;
-  const listed = files.slice(0, MAX_LISTED_FILES).join(', ');
+  const listed = files.slice(0, MAX_LISTED_FILES).map((f) => truncate(f, 200)).join(', ');
   const more = files.length > MAX_LISTED_FILES ? ` … and ${files.length - MAX_LISTED_FILES} more (git status shows them)` : '';
   return `Changed files (${against}): ${listed}${more}`;
 }
@@ -30,7 +34,7 @@ function changedFilesText(files: readonly string[], base: string | null): string
 
 export function r1Prompt(state: State, changedFiles: readonly string[], missing: readonly Reviewer[] = REVIEWERS): string {
   const n = state.iteration;
-  const lines = [`[PHASE R1] minions review — ${iterationText(state)}`, `Task: ${state.task}`, ...rootLine(state), changedFilesText(changedFiles, state.base)];
+  const lines = [`[PHASE R1] minions review — ${iterationText(state)}`, `Task: ${truncate(state.task, MAX_TASK_IN_PROMPT)}`, ...rootLine(state), changedFilesText(changedFiles, state.base)];
   const previous = n > 1 ? state.iterations[state.iterations.length - 2] : undefined;
   if (n > 1) {
     lines.push(
@@ -58,7 +62,7 @@ export function r2Prompt(state: State, verdict: VerdictSummary): string {
   const n = state.iteration;
   return [
     `[PHASE R2] minions review — ${iterationText(state)}`,
-    `Task: ${state.task}`,
+    `Task: ${truncate(state.task, MAX_TASK_IN_PROMPT)}`,
     ...rootLine(state),
     `The review found ${plural(verdict.total, 'finding')} to fix (${countsText(verdict)}); score ${verdict.score.toFixed(2)}, ${verdict.scale}/10 ${verdict.readiness.replace('_', ' ')}. Verdict: ${verdictFile(n)}`,
     `Merged from the five reviews (the fixer needs only the findings file): ${REVIEWERS.map((r) => reviewerFile(n, r)).join(', ')}`,
@@ -81,12 +85,12 @@ function pitfallLines(pitfalls: readonly PitfallNote[]): string[] {
   if (pitfalls.length === 0) return [];
   return [
     'Known pitfalls (findings that recurred in earlier rounds):',
-    ...pitfalls.map((p) => `- [seen ${p.seen}x] ${p.file} ${p.category}: ${truncate(p.description, 120)} — rule: ${truncate(p.rule, 120)}`),
+    ...pitfalls.map((p) => `- [seen ${p.seen}x] ${truncate(p.file, 200)} ${truncate(p.category, 60)}: ${truncate(p.description, 120)} — rule: ${truncate(p.rule, 120)}`),
   ];
 }
 
 export const reviewerInvalid = (path: string, error: string): string =>
-  `Your review output is invalid: ${error}. Fix exactly that and write the whole JSON object again to ${path} with the Write tool ` +
+  `Your review output is invalid: ${truncate(error, 500)}. Fix exactly that and write the whole JSON object again to ${path} with the Write tool ` +
   '(or end your reply with it in one ```json block). Schema: {"issues":[{"severity":"critical|warning|info","category":"…","file":"…","line":12,"description":"…","evidence":"…","suggestion":"…"}],"summary":{"critical":0,"warning":0,"info":0,"verdict":"clean|issues_found"}}';
 
 export const reviewerMissing = (path: string): string =>
@@ -94,12 +98,12 @@ export const reviewerMissing = (path: string): string =>
   'Use {"issues":[],"summary":{"critical":0,"warning":0,"info":0,"verdict":"clean"}} if you found nothing.';
 
 export const reviewerUngrounded = (path: string, problems: readonly string[]): string =>
-  `Most of your findings do not match the files:\n${problems.map((p) => `- ${p}`).join('\n')}\n` +
+  `Most of your findings do not match the files:\n${problems.slice(0, 30).map((p) => `- ${truncate(p, 300)}`).join('\n')}${problems.length > 30 ? `\n- … and ${problems.length - 30} more` : ''}\n` +
   `Check each against the code: correct the file, line or evidence (quote the code exactly as it stands), or remove the finding, and write ${path} again. ` +
   'If they are right as written, end your turn; they will be reported as ungrounded.';
 
 export const fixerSummaryProblems = (md: string, json: string, problems: readonly string[]): string =>
-  `Your fix summary is not complete: ${problems.join('; ')}. Write ${md} (one line per finding: [fixed], [could not fix] or [declined] with the reason, then the tests you ran) ` +
+  `Your fix summary is not complete: ${problems.slice(0, 20).map((p) => truncate(p, 300)).join('; ')}. Write ${md} (one line per finding: [fixed], [could not fix] or [declined] with the reason, then the tests you ran) ` +
   `and ${json}: {"fixes":[{"fingerprint":"<from r2-findings.json>","status":"fixed|declined|could_not_fix","reason":"…"}]}, one entry per finding.`;
 
 // ── Gate refusals: each says the phase and what is expected ─────────────────────
@@ -121,7 +125,7 @@ export const deny = {
   fixerAlready: (state: State): string =>
     `minions R2 (${iterationText(state)}): ${FIXER_TYPE} has already been dispatched this iteration. Wait for it, then end your turn.`,
   otherPluginAgent: (type: string, state: State): string =>
-    `minions ${state.currentPhase} (${iterationText(state)}): ${type} is not part of this phase. ` +
+    `minions ${state.currentPhase} (${iterationText(state)}): ${truncate(type, 100)} is not part of this phase. ` +
     (state.currentPhase === 'R1' ? 'Dispatch the five reviewers named in the [PHASE R1] prompt.' : `Dispatch ${FIXER_TYPE}.`),
   stateFile: (): string =>
     `minions: ${STATE_FILE}, the verdicts and the lock belong to the hooks; they cannot be edited. Use /minions:status to read the loop, /minions:cancel to end it.`,
@@ -137,11 +141,49 @@ export const deny = {
     `minions ${state.currentPhase} (${iterationText(state)}): while the review loop runs, project files are changed only by ${FIXER_TYPE} in R2. ` +
     `Dispatch the agents the [PHASE ${state.currentPhase}] prompt names, then end your turn; /minions:cancel ends the loop.`,
   gitMutation: (who: string, sub: string): string =>
-    `minions: ${who} may not run "git ${sub}": the review loop never changes git history, the index or the checkout. ` +
+    `minions: ${who} may not run "git ${truncate(sub, 60)}": the review loop never changes git history, the index or the checkout. ` +
     'Read-only git (status, diff, log, show, blame) is fine; the user commits when the loop ends.',
   reviewerShellWrite: (who: string): string =>
     `minions R1: ${who} is read-only; shell commands that write or delete project files are refused. Run read-only commands and report what you find.`,
+  gitAlias: (who: string, alias: string, target: string): string =>
+    `minions: ${who} may not run "git ${truncate(alias, 60)}" (an alias for ${target.startsWith('!') ? `the shell command \`${truncate(target.slice(1), 80)}\`` : `"git ${truncate(target, 60)}"`}): ` +
+    'while the review loop runs, git aliases are not followed. Spell read-only git out (status, diff, log, show, blame); the user commits when the loop ends.',
+  gitUnknown: (who: string, sub: string): string =>
+    `minions: ${who} may not run "git ${truncate(sub, 60)}": it is not a read-only git command this loop knows. ` +
+    'Use status, diff, log, show, blame, grep, ls-files or rev-parse; the user commits when the loop ends.',
+  protectedWrite: (who: string, target: string): string =>
+    `minions: ${who} may not write ${truncate(target, 200)}: the git directory and git's configuration, the plugin's own files and its records are not the loop's to change. Change project files only.`,
+  fixerShellWrite: (summary: string, target: string): string =>
+    `minions R2: the fixer's shell may not write under .agents/ (${truncate(target, 200)}). Write ${summary} and its .json with the Write tool; change project files with the shell or Edit.`,
+  dynamicTarget: (who: string, word: string, editsCode: boolean): string =>
+    `minions: ${who} — the gate cannot tell which file \`${truncate(word, 80)}\` is until the command runs, so the write is refused. ` +
+    `Name the files literally${editsCode ? ', or make the change with Edit' : ''}.`,
+  unparseable: (who: string, why: string, editsCode: boolean): string =>
+    `minions: ${who} — the Bash gate could not read this command (${truncate(why, 120)}), so it is refused while the review loop runs. ` +
+    `Split it into simpler commands in plain bash${editsCode ? ', or make the change with Edit or Write' : ''}.`,
+  opaque: (who: string, command: string, why: OpaqueReason, editsCode: boolean): string =>
+    `minions: ${who} — \`${truncate(command, 80)}\` ${OPAQUE[why]}, so the gate cannot check it while the review loop runs. ` +
+    `Run the commands themselves, spelled out${editsCode ? ', or make the change with Edit' : ''}.`,
+  gateUnavailable: (problem: string): string =>
+    `minions: the Bash gate could not check this command (${truncate(problem, 160)}), so it is refused while the review loop runs. ` +
+    'Use the Read, Grep and Glob tools, or /minions:cancel to end the loop.',
+  agentNotInPhase: (type: string | null, state: State): string =>
+    `minions ${state.currentPhase} (${iterationText(state)}): ${type ? `${truncate(type, 100)} is not part of the review loop` : 'an Agent call without a subagent_type starts a general-purpose agent, which is not part of the review loop'}; ` +
+    `while it runs, only ${state.currentPhase === 'R1' ? 'the five reviewers named in the [PHASE R1] prompt' : FIXER_TYPE} may be dispatched. ` +
+    'Dispatch those, then end your turn; /minions:cancel ends the loop if you need other agents now.',
 };
+
+const OPAQUE: Record<OpaqueReason, string> = {
+  'dynamic-command': 'runs a command whose name or arguments are computed when it runs',
+  'dynamic-code': 'runs shell code held in a variable, a substitution or a language the gate does not read',
+  'stdin-code': 'feeds commands to a shell through a pipe or a file descriptor',
+  alias: 'defines an alias that later commands could run',
+  'program-option': 'names a program to run through an option or the environment',
+  'too-deep': 'nests code inside code too deeply',
+};
+
+/** How a refusal names an agent of the owning session that is not one of the loop's. */
+export const otherAgent = (type: string): string => `${truncate(type, 100)} (an agent of the session running the loop, held to the orchestrator's rules)`;
 
 // ── User-facing: progress and outcomes (systemMessage) ─────────────────────────
 
@@ -161,7 +203,7 @@ export const notify = {
       .join(', ');
     const found = v.total_issues === 0 ? (v.overall_verdict === 'clean' ? 'no issues' : 'no findings to fix (a review was invalid)') : `${plural(v.total_issues, 'issue')} (${countsText(v)})`;
     const changed = v.changedDuringReview.length
-      ? `; ${plural(v.changedDuringReview.length, 'project file')} changed during the review (${v.changedDuringReview.slice(0, 3).join(', ')}${v.changedDuringReview.length > 3 ? ', …' : ''}): see ${changedDuringReviewFile(state.iteration)}`
+      ? `; ${plural(v.changedDuringReview.length, 'project file')} changed during the review (${v.changedDuringReview.slice(0, 3).map((f) => truncate(f, 200)).join(', ')}${v.changedDuringReview.length > 3 ? ', …' : ''}): see ${changedDuringReviewFile(state.iteration)}`
       : '';
     const to = { DONE: 'DONE', STOPPED: `STOPPED (${stopReasonText(v.stopReason)})`, R2: 'R2: fixing', R1: `R1: re-reviewing (iteration ${next.iteration})` }[v.next];
     return `${PREFIX} review ${state.iteration}/${state.maxIterations}: ${found}${extras ? ` [${extras}]` : ''}; score ${v.score.toFixed(2)} ${v.band.replace(/_/g, ' ')}, ${v.scale}/10 ${v.readiness.replace('_', ' ')}${changed} → ${to}`;
@@ -198,9 +240,9 @@ export function outcome(state: State, openIssues: readonly { severity: Severity;
   if (state.currentPhase === 'CANCELLED') return `${PREFIX} the review loop was cancelled.`;
   const v = last.verdict;
   const head =
-    `${PREFIX} STOPPED — ${stopReasonText(state.stopReason)}${state.stopDetail ? `: ${state.stopDetail}` : ''}. ` +
+    `${PREFIX} STOPPED — ${stopReasonText(state.stopReason)}${state.stopDetail ? `: ${truncate(state.stopDetail, 300)}` : ''}. ` +
     `${v ? `${plural(v.total, 'issue')} open (${countsText(v)})` : 'issues still open'}. Verdict: ${verdictFile(v ? last.iteration : state.iteration)}`;
-  const shown = openIssues.slice(0, 5).map((i) => `  ${i.severity} ${i.file}${i.line ? `:${i.line}` : ''} — ${truncate(i.description, 100)}`);
+  const shown = openIssues.slice(0, 5).map((i) => `  ${i.severity} ${truncate(i.file, 200)}${i.line ? `:${i.line}` : ''} — ${truncate(i.description, 100)}`);
   const more = openIssues.length > shown.length ? [`  … and ${openIssues.length - shown.length} more in the verdict`] : [];
   return [head, ...shown, ...more].join('\n');
 }
@@ -225,7 +267,7 @@ export function stopReasonText(reason: string | null): string {
 // ── Prompt-submit refusals and CLI ──────────────────────────────────────────────
 
 export const refuse = {
-  badArgs: (problem: string): string => `${PREFIX} ${problem}. ${USAGE}. Nothing was started; fix the command and send it again.`,
+  badArgs: (problem: string): string => `${PREFIX} ${truncate(problem, 200)}. ${USAGE}. Nothing was started; fix the command and send it again.`,
   busy: (state: State, minutesAgo: number): string =>
     `${PREFIX} another session's review loop is running in this project (${state.currentPhase}, ${iterationText(state)}, "${truncate(state.task, 60)}", updated ${minutesAgo} min ago). ` +
     'Wait for it to finish, run /minions:cancel in that session, or take over with /minions:review --force <task>.',
@@ -234,10 +276,8 @@ export const refuse = {
   noLoop: (): string => `${PREFIX} no review loop is running in this project.`,
 };
 
-export function truncate(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
+/** One line of at most `max` characters, made safe to show (see core/sanitize.ts): every piece of model or user text goes through it. */
+export const truncate = (text: string, max: number): string => sanitize(text, { max });
 
 // ── The minions CLI (dist/cli.mjs, behind /minions:status and /minions:cancel) ──
 
@@ -292,7 +332,7 @@ export function statusReport(state: State, now: string, sessionId: string | null
       (past.r2.status === 'complete' ? `; fixed, see ${fixSummaryFile(past.iteration)}` : past.r2.status === 'running' ? '; fixer running' : ''));
   }
   if (state.currentPhase === 'STOPPED' && state.openIssues.length) {
-    lines.push('Open issues:', ...state.openIssues.slice(0, 10).map((i) => `  ${i.severity} ${i.file}${i.line ? `:${i.line}` : ''} — ${truncate(i.description, 100)}`));
+    lines.push('Open issues:', ...state.openIssues.slice(0, 10).map((i) => `  ${i.severity} ${truncate(i.file, 200)}${i.line ? `:${i.line}` : ''} — ${truncate(i.description, 100)}`));
   }
   lines.push(`Files: ${where}`);
   if (live) lines.push('End it with /minions:cancel.');

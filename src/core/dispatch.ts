@@ -1,4 +1,4 @@
-/** PreToolUse on Agent: which agents of the plugin may be dispatched in this phase. */
+/** PreToolUse on Agent: during R1 and R2 the owning session dispatches only the phase's minions agents. */
 import { isFixer, isPluginAgent, reviewerOf } from './agents';
 import type { Event, Outcome } from './events';
 import { currentIteration, isActive, updateIteration } from './loop-state';
@@ -6,10 +6,13 @@ import * as msg from '../messages';
 import type { State } from '../state/schema';
 
 export function onDispatch(state: State, event: Extract<Event, { kind: 'dispatch' }>): Outcome {
-  if (!isActive(state) || !isPluginAgent(event.subagentType)) return { state, effects: [] };
+  if (!isActive(state)) return { state, effects: [] };
+  const denyWith = (reason: string): Outcome => ({ state, effects: [{ type: 'deny', reason }] });
+  // general-purpose, Explore, other plugins' agents, an untyped Agent call: none of them is gated by the
+  // loop once running, so none may start while it runs.
+  if (event.subagentType === null || !isPluginAgent(event.subagentType)) return denyWith(msg.deny.agentNotInPhase(event.subagentType, state));
   const reviewer = reviewerOf(event.subagentType);
   const current = currentIteration(state);
-  const denyWith = (reason: string): Outcome => ({ state, effects: [{ type: 'deny', reason }] });
 
   if (state.currentPhase === 'R1') {
     if (isFixer(event.subagentType)) return denyWith(msg.deny.fixerInR1(state));

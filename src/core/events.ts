@@ -37,7 +37,7 @@ interface Base {
 export type Event =
   | (Base & { kind: 'command'; command: Command; head: string | null; changedFiles: string[]; root?: string | null; tree?: string | null })
   | (Base & { kind: 'prompt'; changedFiles: string[] })
-  | (Base & { kind: 'dispatch'; subagentType: string })
+  | (Base & { kind: 'dispatch'; /** null: an Agent call without subagent_type (a general-purpose agent). */ subagentType: string | null })
   | (Base & {
       kind: 'reviewer-stop';
       reviewer: Reviewer;

@@ -1,13 +1,19 @@
-/** The edit and Bash gates' policies. Pure: paths arrive already resolved by the shell. */
-import { isFixer, reviewerOf } from './agents';
+/** The edit and Bash gates' policies. Pure: paths arrive already resolved, commands already analysed, by the shell. */
+import path from 'node:path';
+import { FIXER_TYPE, agentType as agentTypeName, isFixer, reviewerOf, type Reviewer } from './agents';
 import { isActive } from './loop-state';
+import type { ShellEffect } from './shell/effects';
+import { segmentsOf, touches, type Place } from './shell/touches';
 import * as msg from '../messages';
 import type { State } from '../state/schema';
-import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, fixSummaryFile, fixSummaryJsonFile, reviewerFile } from '../state/paths';
+import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile } from '../state/paths';
 
 export type GateDecision = { allow: true } | { allow: false; reason: string };
 const ALLOW: GateDecision = { allow: true };
 const denyWith = (reason: string): GateDecision => ({ allow: false, reason });
+
+/** A running loop that this session owns: the only case in which the gates have anything to say beyond the hooks' own files. */
+export const gatesSession = (state: State | null, sessionId: string): state is State => !!state && state.sessionId === sessionId && isActive(state);
 
 /** A write target, resolved for real: `rel` is POSIX and relative to the real project root. */
 export type Target = { inside: false } | { inside: true; rel: string };
@@ -20,6 +26,7 @@ export function isHookOwned(rel: string): boolean {
     rel === LOCK_FILE ||
     rel.startsWith(`${LOCK_FILE}/`) ||
     rel.startsWith(`${ARCHIVE_DIR}/`) ||
+    rel === ARCHIVE_DIR ||
     rel === `${PHASES_DIR}/run.json` ||
     (rel.startsWith(`${PHASES_DIR}/`) && (rel.endsWith('/r1-verdict.json') || rel.endsWith('/r2-findings.json')))
   );
@@ -57,52 +64,105 @@ export function editGate(state: State | null, sessionId: string, agentType: stri
 
 // ── Bash ────────────────────────────────────────────────────────────────────────
 
-const GIT_MUTATIONS = [
-  'commit', 'push', 'pull', 'reset', 'checkout', 'switch', 'restore', 'rebase', 'merge', 'cherry-pick', 'revert',
-  'stash', 'add', 'rm', 'mv', 'am', 'clean', 'tag', 'update-ref', 'update-index', 'symbolic-ref', 'read-tree',
-  'write-tree', 'commit-tree', 'filter-branch', 'filter-repo', 'replace', 'notes', 'gc', 'prune', 'worktree', 'submodule',
-  'init', 'clone', 'fetch', 'bisect',
-];
-// `git [-C dir] [-c k=v] [--flag[=v]] <subcommand>`
-const GIT_SUBCOMMAND = /(?:^|[\s;&|(`]|\$\()(?:\S*\/)?git((?:\s+(?:-C\s+\S+|-c\s+\S+|--[\w-]+(?:=\S+)?|-[A-Za-z]+))*)\s+([a-z][\w-]*)/g;
+/** A write target after the shell resolved it for real (symlinks followed): absolute, POSIX. */
+export type WriteTarget = { kind: 'path' | 'glob' | 'tree'; abs: string } | { kind: 'dynamic'; text: string };
+export type BashEffect = Exclude<ShellEffect, { kind: 'write' }> | { kind: 'write'; command: string; target: WriteTarget; recursive: boolean };
 
-/** The first history-, index- or checkout-changing git subcommand in a shell command, if any. */
-export function gitMutation(command: string): string | null {
-  for (const match of command.matchAll(GIT_SUBCOMMAND)) {
-    const sub = match[2]!;
-    if (GIT_MUTATIONS.includes(sub)) return sub;
-    if (sub === 'branch' && /\bgit(?:\s+\S+)*?\s+branch\s+(?:-[dDmMcCf]\b|--(?:delete|move|copy|force)\b|[^-\s])/.test(command)) return 'branch';
-    if (sub === 'apply' && /\s--(?:index|cached)\b/.test(command)) return 'apply --index';
-  }
-  return null;
+export interface BashPlaces {
+  /** The real project root. */
+  root: string;
+  /**
+   * Places no agent of the loop may write, real paths: the repository's git directories (the worktree's
+   * and the common one), git's user and system configuration (an alias or diff.external there would run
+   * under a read-only git command), the plugin's own files (${CLAUDE_PLUGIN_ROOT}: the hooks' code) and
+   * records (${CLAUDE_PLUGIN_DATA}).
+   */
+  protected: readonly string[];
 }
 
-const SHELL_WRITERS = /(?:^|[;&|(]\s*)(?:sudo\s+)?(rm|mv|cp|tee|touch|truncate|dd|chmod|chown|ln|install|patch|mkdir|rmdir)\b/;
-const IN_PLACE = /\b(?:sed|perl|ruby)\s+(?:-\S+\s+)*(?:-[A-Za-z]*i|--in-place\b)/;
-const REDIRECT = /(?:^|[^0-9&<>])>>?\s*(?!&|\/dev\/|\/tmp\/)(["']?)[^\s;&|]+/;
+type Role = { kind: 'reviewer'; reviewer: Reviewer } | { kind: 'fixer' } | { kind: 'orchestrator'; agentType: string | null };
 
-/** True when a shell command visibly writes or deletes files (redirections to /tmp and /dev are fine). */
-export function shellWrites(command: string): boolean {
-  const unquoted = command.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "''");
-  return SHELL_WRITERS.test(unquoted) || IN_PLACE.test(unquoted) || REDIRECT.test(unquoted);
-}
-
-/** A reviewer may write its own output with the shell (`cat > <its path>`): that redirection is not a project write. */
-function withoutOwnOutput(command: string, own: string): string {
-  const escaped = own.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return command.replace(new RegExp(`>>?\\s*(["']?)(?:\\S*/)?${escaped}\\1`, 'g'), '');
-}
-
-export function bashGate(state: State | null, sessionId: string, agentType: string | null, command: string): GateDecision {
-  if (!state || state.sessionId !== sessionId || !isActive(state)) return ALLOW;
+function roleOf(agentType: string | null): Role {
   const reviewer = reviewerOf(agentType);
-  const orchestrator = !agentType;
-  if (!reviewer && !isFixer(agentType) && !orchestrator) return ALLOW; // other plugins' agents
-  const who = agentType ?? 'the orchestrator';
-  const sub = gitMutation(command);
-  if (sub) return denyWith(msg.deny.gitMutation(who, sub));
-  if (reviewer && shellWrites(withoutOwnOutput(command, reviewerFile(state.iteration, reviewer)))) return denyWith(msg.deny.reviewerShellWrite(who));
-  // The orchestrator may not change the project during the loop, by the shell either (as by Edit/Write).
-  if (orchestrator && shellWrites(command)) return denyWith(msg.deny.orchestratorWrite(state));
+  if (reviewer) return { kind: 'reviewer', reviewer };
+  if (isFixer(agentType)) return { kind: 'fixer' };
+  // The main thread, or any other agent of the owning session (general-purpose, Explore, another plugin's):
+  // all held to the orchestrator's rules.
+  return { kind: 'orchestrator', agentType };
+}
+
+const whoOf = (role: Role): string =>
+  role.kind === 'reviewer' ? agentTypeName(role.reviewer) : role.kind === 'fixer' ? FIXER_TYPE : role.agentType ? msg.otherAgent(role.agentType) : 'the orchestrator';
+
+/** The places the hooks own, as absolute paths: ancestors of these are protected from recursive writes too. */
+function hookOwnedPlaces(state: State, root: string): string[] {
+  const rounds = Math.max(state.maxIterations, state.iteration, ...state.iterations.map((it) => it.iteration));
+  const rels = [STATE_FILE, LOCK_FILE, ARCHIVE_DIR, `${PHASES_DIR}/run.json`];
+  for (let n = 1; n <= rounds; n++) rels.push(verdictFile(n), findingsFile(n));
+  return rels.map((rel) => `${root}/${rel}`);
+}
+
+const placeOf = (t: Exclude<WriteTarget, { kind: 'dynamic' }>, recursive: boolean): Place => ({
+  segments: segmentsOf(t.abs),
+  glob: t.kind === 'glob',
+  recursive: recursive || t.kind === 'tree',
+});
+
+/**
+ * The Bash gate: what the command was found to do (BashEffect, from the shell analysis), judged by
+ * who runs it. Only the owning session's agents are gated, and only while the loop runs.
+ */
+export function bashGate(state: State | null, sessionId: string, agentType: string | null, effects: readonly BashEffect[], places: BashPlaces): GateDecision {
+  if (!gatesSession(state, sessionId)) return ALLOW;
+  const role = roleOf(agentType);
+  const who = whoOf(role);
+  const phase = state.currentPhase;
+  const editsCode = role.kind === 'fixer' && phase === 'R2';
+  const root = segmentsOf(places.root);
+  const hookOwned = hookOwnedPlaces(state, places.root).map(segmentsOf);
+  const protectedPlaces = places.protected.map(segmentsOf);
+  const agentsDir = segmentsOf(`${places.root}/.agents`);
+  const own = role.kind === 'reviewer' && phase === 'R1' ? segmentsOf(`${places.root}/${reviewerFile(state.iteration, role.reviewer)}`) : null;
+  const relOf = (abs: string): string | null => {
+    const rel = path.posix.relative(places.root, abs);
+    return rel === '' ? '.' : rel.startsWith('../') || rel === '..' || path.posix.isAbsolute(rel) ? null : rel;
+  };
+
+  // Most specific refusal first: git, the hooks' own files, then what the gate cannot read, then the role's rules.
+  for (const e of effects) {
+    if (e.kind === 'git') return denyWith(e.via ? msg.deny.gitAlias(who, e.via, e.sub) : e.known ? msg.deny.gitMutation(who, e.sub) : msg.deny.gitUnknown(who, e.sub));
+  }
+  for (const e of effects) {
+    if (e.kind !== 'write' || e.target.kind === 'dynamic') continue;
+    const place = placeOf(e.target, e.recursive);
+    const rel = relOf(e.target.abs);
+    if ((e.target.kind === 'path' && rel !== null && isHookOwned(rel)) || hookOwned.some((area) => touches(place, area))) return denyWith(msg.deny.stateFile());
+    if (protectedPlaces.some((area) => touches(place, area))) return denyWith(msg.deny.protectedWrite(who, e.target.abs));
+  }
+  for (const e of effects) {
+    if (e.kind === 'unparseable') return denyWith(msg.deny.unparseable(who, e.why, editsCode));
+    if (e.kind === 'opaque') return denyWith(msg.deny.opaque(who, e.command, e.why, editsCode));
+  }
+  for (const e of effects) {
+    if (e.kind === 'write-unknown') {
+      if (editsCode) continue; // what it writes is seen afterwards (digests, snapshots)
+      return denyWith(refuseWrite(role, state, who));
+    }
+    if (e.kind !== 'write') continue;
+    if (e.target.kind === 'dynamic') return denyWith(msg.deny.dynamicTarget(who, e.target.text, editsCode));
+    const place = placeOf(e.target, e.recursive);
+    if (editsCode) {
+      if (touches(place, agentsDir)) return denyWith(msg.deny.fixerShellWrite(fixSummaryFile(state.iteration), e.target.abs));
+      continue;
+    }
+    if (own && !place.glob && !place.recursive && place.segments.length === own.length && touches(place, own)) continue;
+    if (touches(place, root)) return denyWith(refuseWrite(role, state, who));
+  }
   return ALLOW;
+}
+
+function refuseWrite(role: Role, state: State, who: string): string {
+  if (role.kind === 'reviewer') return msg.deny.reviewerShellWrite(who);
+  if (role.kind === 'fixer') return msg.deny.fixerWrite(state.currentPhase, fixSummaryFile(state.iteration));
+  return msg.deny.orchestratorWrite(state);
 }

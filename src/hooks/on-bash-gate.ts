@@ -1,5 +1,8 @@
-/** PreToolUse on Bash: during the loop, nobody in the owning session changes git history; reviewers and the orchestrator write no files. */
-import { bashGate } from '../core/gates';
+/** PreToolUse on Bash: during the loop, nobody in the owning session changes git history or the hooks' files; reviewers and the orchestrator write no project files. */
+import path from 'node:path';
+import { bashGate, gatesSession } from '../core/gates';
+import * as msg from '../messages';
+import { bashPlaces, observeBash } from '../shell/bash-effects';
 import { PreToolUsePayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
 
@@ -7,11 +10,21 @@ await runHook({
   name: 'on-bash-gate',
   event: 'PreToolUse',
   payload: PreToolUsePayload,
-  handle(payload, ctx) {
+  async handle(payload, ctx) {
     const command = payload.tool_input.command;
     if (typeof command !== 'string') return [];
     const loaded = ctx.load();
-    const decision = bashGate(loaded.kind === 'ok' ? loaded.state : null, payload.session_id, payload.agent_type ?? null, command);
+    const state = loaded.kind === 'ok' ? loaded.state : null;
+    // Another session's commands, or no loop running: nothing to decide, so nothing is parsed.
+    if (!gatesSession(state, payload.session_id)) return [];
+    let effects;
+    try {
+      effects = await observeBash(command, path.resolve(ctx.root, payload.cwd ?? ctx.root));
+    } catch (err) {
+      // The loop runs and its gate cannot read the command: refused, not waved through.
+      return [{ type: 'deny', reason: msg.deny.gateUnavailable((err as Error)?.message ?? String(err)) }];
+    }
+    const decision = bashGate(state, payload.session_id, payload.agent_type ?? null, effects, bashPlaces(ctx.root));
     return decision.allow ? [] : [{ type: 'deny', reason: decision.reason }];
   },
 });

@@ -1,6 +1,5 @@
-/** PreToolUse on Agent|Task: which agent may be dispatched in this phase. */
-import { isPluginAgent } from '../core/agents';
-import { isActive } from '../core/loop-state';
+/** PreToolUse on Agent|Task: which agent may be dispatched in this phase (only the phase's minions agents while the loop runs). */
+import { gatesSession } from '../core/gates';
 import { PreToolUsePayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
 
@@ -9,10 +8,10 @@ await runHook({
   event: 'PreToolUse',
   payload: PreToolUsePayload,
   handle(payload, ctx) {
-    const subagentType = payload.tool_input.subagent_type;
-    if (typeof subagentType !== 'string' || !isPluginAgent(subagentType)) return [];
+    const raw = payload.tool_input.subagent_type;
+    const subagentType = typeof raw === 'string' && raw.trim() !== '' ? raw : null;
     const loaded = ctx.load();
-    if (loaded.kind !== 'ok' || loaded.state.sessionId !== payload.session_id || !isActive(loaded.state)) return [];
+    if (loaded.kind !== 'ok' || !gatesSession(loaded.state, payload.session_id)) return [];
     return ctx.transact(() => ({ kind: 'dispatch', sessionId: payload.session_id, now: ctx.now, subagentType }));
   },
 });

@@ -1,10 +1,15 @@
 /**
- * The Bash gate (PreToolUse Bash): the loop's agents never change git history, the index or the
- * checkout; reviewers never write project files. Read-only commands pass.
+ * The Bash gate (PreToolUse Bash) through the built bundle: the loop's agents never change git history,
+ * the index or the checkout, nor the hooks' files; reviewers and the orchestrator never write project
+ * files, the fixer nothing under .agents/ or the git dir. Read-only commands pass. The spelling-by-
+ * spelling tables are in test/unit (shell-analysis, gates, bash-spellings); these prove the bundle.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Loop, denyReason, projectTestdir } from '../helpers/loop';
-import { bashTool } from '../helpers/payloads';
+import { OTHER_SESSION, bashTool } from '../helpers/payloads';
+import { REPO_ROOT } from '../helpers/run';
 import { FIXER, REVIEWERS, agentType, cleanReview, reviewWithIssues, reviewerFile } from '../helpers/reviews';
 import { removeTestdirs, cloneTestdir, type TestDir } from '../helpers/testdir';
 
@@ -117,10 +122,103 @@ describe.concurrent('the Bash gate, the orchestrator during the loop', () => {
   });
 });
 
+describe.concurrent("the owning session's other agents are held to the orchestrator's rules", () => {
+  it.each(['general-purpose', 'Explore', 'other-plugin:helper'])('%s', async (type) => {
+    const loop = new Loop(r1);
+    const label = `${type} (an agent of the session running the loop, held to the orchestrator's rules)`;
+    expect(denyReason(await loop.gateBash('git reset --hard', type))).toBe(
+      `minions: ${label} may not run "git reset": the review loop never changes git history, the index or the checkout. Read-only git (status, diff, log, show, blame) is fine; the user commits when the loop ends.`,
+    );
+    expect(denyReason(await loop.gateBash('echo x > src/a.ts', type))).toMatch(/^minions R1 \(Iteration 1\/3\): while the review loop runs, project files are changed only by minions:review-fixer in R2\./);
+    expect(await loop.gateBash('git status', type)).toMatchObject({ code: 0, raw: '', stderr: '' });
+  });
+});
+
+// The spellings issue 7 found getting past the text-matching gate, run through the built bundle.
+const ISSUE_SPELLINGS = [
+  'echo 0 1>.agents/tmp/state.json',
+  'echo 0 >| src/a.ts',
+  'echo 0 &> src/a.ts',
+  ' rm -rf src',
+  '\\rm -rf src',
+  'command rm -rf src',
+  'env rm -rf src',
+  'ls src | xargs rm',
+  'find src -delete',
+  "sed 's/a/b/' -i src/a.ts",
+  "perl -pe 's/a/b/' -i src/a.ts",
+  'bash -c "rm -rf src"',
+  'git -c alias.s=stash s',
+  'git checkout-index -a -f',
+];
+
+describe.concurrent('the spellings that got past the old gate', () => {
+  it.each(ISSUE_SPELLINGS)('the orchestrator: `%s` is refused', async (command) => {
+    const loop = new Loop(r1);
+    const before = loop.stateBytes();
+    const r = await loop.gateBash(command, null);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(denyReason(r)).toMatch(/^minions/);
+    expect(loop.stateBytes()).toBe(before);
+  });
+
+  it.each(['echo 0 1>.agents/tmp/state.json', "sed -i 's/\"R2\"/\"DONE\"/' .agents/tmp/state.json", 'rm .agents/tmp/phases/review-1/r1-verdict.json', 'cd .agents/tmp && echo 0 > state.json'])(
+    'the fixer: `%s` is refused, the state stays the hooks\'',
+    async (command) => {
+      const loop = new Loop(r2);
+      expect(denyReason(await loop.gateBash(command, FIXER))).toBe(
+        'minions: .agents/tmp/state.json, the verdicts and the lock belong to the hooks; they cannot be edited. Use /minions:status to read the loop, /minions:cancel to end it.',
+      );
+    },
+  );
+});
+
+describe.concurrent('the fixer writes project files, not .agents/ or the git dir', () => {
+  it.each([
+    ['echo done > .agents/tmp/phases/review-1/r2-fix-summary.md', /^minions R2: the fixer's shell may not write under \.agents\/ \(.*r2-fix-summary\.md\)\. Write \.agents\/tmp\/phases\/review-1\/r2-fix-summary\.md and its \.json with the Write tool/],
+    ["cat > .agents/tmp/phases/review-1/r1-critic.json <<'EOF'\n{}\nEOF", /the fixer's shell may not write under \.agents\//],
+    ['echo x > .git/hooks/pre-commit', /may not write .*\.git\/hooks\/pre-commit: the git directory and git's configuration/],
+    ['echo "process.exit(0)" > "$CLAUDE_PLUGIN_ROOT/dist/on-bash-gate.mjs"', /cannot tell which file/],
+    [`echo "process.exit(0)" > ${REPO_ROOT}/dist/on-bash-gate.mjs`, /the plugin's own files and its records are not the loop's to change/],
+    ['rm "$TARGET"', /cannot tell which file `"\$TARGET"` is until the command runs.*Name the files literally, or make the change with Edit\./],
+  ] as [string, RegExp][])('`%s` is refused', async (command, reason) => {
+    expect(denyReason(await new Loop(r2).gateBash(command, FIXER))).toMatch(reason);
+  });
+
+  it.each(['cd src && sed -i s/a/b/ cart.ts', "printf 'x' > src/new.ts && npm test 2>&1 | tail -5", 'git diff --stat; git log -p -1 > /tmp/last.patch'])('`%s` is allowed', (command) =>
+    check(r2, FIXER, command, 'allow'),
+  );
+
+  it('a symlink in the project pointing into .agents/ is judged where it points', async () => {
+    const loop = new Loop(cloneTestdir(r2));
+    fs.symlinkSync(path.join(loop.root, '.agents/tmp'), path.join(loop.root, 'tmp-link'));
+    expect(denyReason(await loop.gateBash('echo 0 > tmp-link/state.json', FIXER))).toMatch(/belong to the hooks/);
+    expect(denyReason(await loop.gateBash('echo 0 > tmp-link/notes.md', FIXER))).toMatch(/the fixer's shell may not write under \.agents\//);
+  });
+
+  it('relative paths are read from the Bash tool\'s working directory (the payload cwd)', async () => {
+    const loop = new Loop(r2);
+    const payload = { ...bashTool('echo 0 > state.json', { ...loop.common({ cwd: path.join(loop.root, '.agents/tmp') }), agentType: FIXER }) };
+    expect(denyReason(await loop.hook('on-bash-gate', payload, { projectDir: loop.root }))).toMatch(/belong to the hooks/);
+  });
+});
+
+describe.concurrent('commands the gate cannot read', () => {
+  it.each([
+    ['$CMD -rf src', /`\$CMD -rf src` runs a command whose name or arguments are computed when it runs, so the gate cannot check it while the review loop runs\. Run the commands themselves, spelled out\./],
+    ['echo "rm -rf src" | sh', /`sh` feeds commands to a shell through a pipe or a file descriptor/],
+    ['exec 3<>src/a.ts', /the Bash gate could not read this command \(not valid bash\), so it is refused while the review loop runs\. Split it into simpler commands in plain bash\./],
+  ] as [string, RegExp][])('`%s` is refused for a reviewer, saying what to do', async (command, reason) => {
+    expect(denyReason(await new Loop(r1).gateBash(command, CRITIC))).toMatch(reason);
+  });
+});
+
 describe.concurrent('the Bash gate leaves others alone', () => {
-  it("another plugin's agent: allowed", async () => {
-    await check(r1, 'other-plugin:helper', 'git commit -am wip', 'allow');
-    await check(r1, 'other-plugin:helper', 'echo x > src/a.ts', 'allow');
+  it("another session's commands, however hostile, are not parsed or judged", async () => {
+    const other = new Loop(r1, OTHER_SESSION);
+    for (const command of ['git commit -am wip', 'echo 0 > .agents/tmp/state.json', '$CMD', 'exec 3<>f']) {
+      expect(await other.gateBash(command, null), command).toMatchObject({ code: 0, raw: '', stderr: '' });
+    }
   });
 
   it('a payload without a command is let through', async () => {

@@ -1,10 +1,11 @@
 /**
  * The dispatch gate (PreToolUse Agent|Task): in R1 each reviewer once per iteration and no fixer; in
- * R2 the fixer once and no reviewer; other minions:* agents denied; other plugins' agents allowed.
+ * R2 the fixer once and no reviewer; every other agent (other minions:* names, general-purpose,
+ * Explore, other plugins', untyped calls) denied while the loop runs; other sessions unaffected.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Loop, denyReason, projectTestdir } from '../helpers/loop';
-import { agentDispatch } from '../helpers/payloads';
+import { OTHER_SESSION, agentDispatch } from '../helpers/payloads';
 import { FIXER, REVIEWERS, agentType, cleanReview, reviewWithIssues } from '../helpers/reviews';
 import { cloneTestdir, removeTestdirs, type TestDir } from '../helpers/testdir';
 
@@ -76,19 +77,35 @@ describe.concurrent('the dispatch gate in R1', () => {
     expect(loop.stateBytes()).toBe(before);
   });
 
-  it.each(['other-plugin:critic', 'critic', 'general-purpose', 'Explore', 'MINIONS:critic'])('allows %s (not a minions agent) and records nothing', async (type) => {
+  it.each(['general-purpose', 'Explore', 'other-plugin:critic', 'critic', 'MINIONS:critic'])('denies %s (not a minions agent) and records nothing', async (type) => {
     const loop = fresh(() => r1);
     const before = loop.stateBytes();
-    expect(await loop.dispatch(type)).toMatchObject({ code: 0, raw: '', stderr: '' });
+    const r = await loop.dispatch(type);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(denyReason(r)).toBe(
+      `minions R1 (Iteration 1/3): ${type} is not part of the review loop; while it runs, only the five reviewers named in the [PHASE R1] prompt may be dispatched. ` +
+        'Dispatch those, then end your turn; /minions:cancel ends the loop if you need other agents now.',
+    );
     expect(loop.stateBytes()).toBe(before);
   });
 
-  it('allows an Agent call without a subagent_type', async () => {
+  it.each([
+    ['no subagent_type', { description: 'd', prompt: 'p' }],
+    ['an empty subagent_type', { description: 'd', prompt: 'p', subagent_type: '' }],
+  ])('denies an Agent call with %s (a general-purpose agent)', async (_, input) => {
     const loop = fresh(() => r1);
     const before = loop.stateBytes();
-    const payload = { ...agentDispatch('x', loop.common()), tool_input: { description: 'd', prompt: 'p' } };
-    expect(await loop.hook('on-task-gate', payload)).toMatchObject({ code: 0, raw: '', stderr: '' });
+    const payload = { ...agentDispatch('x', loop.common()), tool_input: input };
+    expect(denyReason(await loop.hook('on-task-gate', payload))).toMatch(/^minions R1 \(Iteration 1\/3\): an Agent call without a subagent_type starts a general-purpose agent, which is not part of the review loop;/);
     expect(loop.stateBytes()).toBe(before);
+  });
+
+  it("leaves another session's dispatches alone, typed or not", async () => {
+    const other = new Loop(cloneTestdir(r1), OTHER_SESSION);
+    const before = other.stateBytes();
+    expect(await other.dispatch('general-purpose')).toMatchObject({ code: 0, raw: '', stderr: '' });
+    expect(await other.hook('on-task-gate', { ...agentDispatch('x', other.common()), tool_input: { description: 'd', prompt: 'p' } })).toMatchObject({ code: 0, raw: '', stderr: '' });
+    expect(other.stateBytes()).toBe(before);
   });
 });
 
@@ -103,7 +120,11 @@ describe.concurrent('the dispatch gate in R2', () => {
     expect(denyReason(await loop.dispatch('minions:helper'))).toBe(
       'minions R2 (Iteration 1/3): minions:helper is not part of this phase. Dispatch minions:review-fixer.',
     );
-    expect(await loop.dispatch('other-plugin:review-fixer')).toMatchObject({ code: 0, raw: '' });
+    expect(denyReason(await loop.dispatch('other-plugin:review-fixer'))).toBe(
+      'minions R2 (Iteration 1/3): other-plugin:review-fixer is not part of the review loop; while it runs, only minions:review-fixer may be dispatched. ' +
+        'Dispatch those, then end your turn; /minions:cancel ends the loop if you need other agents now.',
+    );
+    expect(denyReason(await loop.dispatch('Explore'))).toMatch(/^minions R2 \(Iteration 1\/3\): Explore is not part of the review loop/);
 
     expect(await loop.dispatch(FIXER)).toMatchObject({ code: 0, raw: '', stderr: '' });
     expect(loop.state().iterations[0].r2).toMatchObject({ status: 'running', dispatches: 1 });

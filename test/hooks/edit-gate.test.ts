@@ -94,6 +94,8 @@ const R1_CASES: [string, Case][] = [
   ['fixer in R1: a project file', { file: '@/src/a.ts', who: FIXER, expect: 'fixer' }],
   ['fixer in R1: its summary', { file: `@/${SUMMARY}`, who: FIXER, expect: 'fixer' }],
   ['another plugin\'s agent: a project file', { file: '@/src/a.ts', who: 'other-plugin:helper', expect: 'orchestrator' }],
+  ['a general-purpose agent of this session: a project file', { file: '@/src/a.ts', who: 'general-purpose', expect: 'orchestrator' }],
+  ['an Explore agent of this session: state.json', { file: '@/.agents/tmp/state.json', who: 'Explore', expect: 'hook-owned' }],
   ['another plugin\'s agent: outside the project', { file: '@out/x', who: 'other-plugin:helper', expect: 'pass' }],
 ];
 

@@ -40,7 +40,9 @@ describe.concurrent('/minions:review arguments', () => {
     ['--max-iterations=7 the parser', 7, 'the parser'],
     ['--max-iterations 20 the parser', 20, 'the parser'],
     ['--max-iterations 1', 1, null],
-    ['the parser --max-iterations 3', 3, 'the parser'],
+    // Options come before the task: after its first word they are task text.
+    ['the parser --max-iterations 3', 5, 'the parser --max-iterations 3'],
+    ['check that the CLI rejects --force without a task', 5, 'check that the CLI rejects --force without a task'],
     ['-- --verbose is part of the task', 5, '--verbose is part of the task'],
     ['--max-iterations 2 -- document --max-iterations 30', 2, 'document --max-iterations 30'],
     ['', 5, null],

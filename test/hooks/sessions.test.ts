@@ -9,6 +9,7 @@ import { Loop, additionalContext, projectTestdir } from '../helpers/loop';
 import { OTHER_SESSION, SESSION, backgroundTask } from '../helpers/payloads';
 import { FIXER, REVIEWERS, STATE, agentType, cleanReview, fencedMessage, reviewWithIssues, reviewerFile } from '../helpers/reviews';
 import { cloneTestdir, removeTestdirs, type TestDir } from '../helpers/testdir';
+import { runCommandLine } from '../helpers/run';
 
 afterAll(removeTestdirs);
 
@@ -88,6 +89,20 @@ describe.concurrent('a second session in the same project', () => {
       'minions: another session\'s review loop is running in this project (R1, Iteration 1/3, "session one", updated 30 min ago). ' +
         'Wait for it to finish, run /minions:cancel in that session, or take over with /minions:review --force <task>.',
     );
+    expect(other.snapshot()).toEqual(before);
+  });
+
+  it('a --force inside the task is task text: the live loop is not taken over (issue 7)', async () => {
+    const other = new Loop(cloneTestdir(r1), OTHER_SESSION);
+    const before = other.snapshot();
+    const r = await other.prompt('/minions:review check that the CLI rejects --force without a task');
+    expect(r.stdout?.decision).toBe('block');
+    expect(r.stdout?.reason).toMatch(/^minions: another session's review loop is running in this project/);
+    expect(other.snapshot()).toEqual(before);
+    // /minions:cancel runs the CLI from its command file; a --force after other words is not read either.
+    const cancel = await runCommandLine('cancel', 'the old loop, not --force', { cwd: other.root, sessionId: OTHER_SESSION });
+    expect(cancel).toMatchObject({ code: 0, stderr: '' });
+    expect(cancel.stdout.trim()).toBe('minions: the review loop in this project belongs to another session; run /minions:cancel there, or /minions:cancel --force here.');
     expect(other.snapshot()).toEqual(before);
   });
 

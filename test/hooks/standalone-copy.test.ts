@@ -30,6 +30,7 @@ describe.concurrent('the plugin from a copy of plugin/', () => {
     for (const bundle of ['on-prompt-submit', 'on-task-gate', 'on-edit-gate', 'on-bash-gate', 'on-subagent-stop', 'on-stop', 'cli']) {
       expect(fs.existsSync(path.join(pluginRoot, 'dist', `${bundle}.mjs`)), bundle).toBe(true);
     }
+    for (const asset of ['web-tree-sitter.wasm', 'tree-sitter-bash.wasm']) expect(fs.existsSync(path.join(pluginRoot, 'dist', asset)), asset).toBe(true);
     for (let dir = pluginRoot; ; dir = path.dirname(dir)) {
       expect(fs.existsSync(path.join(dir, 'node_modules')), dir).toBe(false);
       if (path.dirname(dir) === dir) break;
@@ -51,6 +52,11 @@ describe.concurrent('the plugin from a copy of plugin/', () => {
     expect(await loop.gateWrite(loop.dir.abs('src/cart.ts'), FIXER)).toMatchObject({ code: 0, raw: '' });
     expect((await loop.gateWrite(loop.dir.abs('src/cart.ts'), null)).stdout?.hookSpecificOutput?.permissionDecision).toBe('deny');
     expect((await loop.gateBash('git stash', FIXER)).stdout?.hookSpecificOutput?.permissionDecision).toBe('deny');
+    // The shell parser (WebAssembly next to the bundles) loads from the copy: a command that needs it.
+    const parsed = await loop.gateBash("sed 's/a/b/' -i .agents/tmp/state.json 2>&1 | tail -1", FIXER);
+    expect(parsed.stderr).toBe('');
+    expect(parsed.stdout?.hookSpecificOutput?.permissionDecisionReason).toMatch(/belong to the hooks/);
+    expect(await loop.gateBash('npm test 2>&1 | tail -20', FIXER)).toMatchObject({ code: 0, raw: '', stderr: '' });
     loop.writeFixSummary(1);
     expect((await loop.fixerStop()).stdout?.systemMessage).toMatch(/^minions: fix round 1 done \(1 fixed\) → R1, Iteration 2\/3$/);
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bashGate, editGate, gitMutation, shellWrites, type Target } from '../../src/core/gates';
+import { bashGate, editGate, type BashEffect, type Target } from '../../src/core/gates';
+import type { State } from '../../src/state/schema';
+import { PLACES, ROOT, analyse, asGateEffects, decide, outcomeOf, type Outcome } from './bash';
 import { OTHER, OWNER, stateBuilder } from './builders';
 
 const inside = (rel: string): Target => ({ inside: true, rel });
@@ -74,87 +76,124 @@ describe('editGate: the policy table', () => {
   });
 });
 
-describe('bashGate', () => {
+describe('bashGate: who may run what', () => {
+  const WITNESS = 'minions:witness';
+  const FIXER = 'minions:review-fixer';
+  // command → [the witness in R1, the fixer in R2, the orchestrator in R1]
   it.each([
-    'git commit -am x', 'git push', 'git reset --hard', 'git checkout -- src/a.ts', 'git stash', 'git rebase main', 'git add .',
-    'git -C /repo commit -m x', 'cd src && git restore a.ts', 'git --no-pager -c core.x=y merge other', 'echo ok; git switch -c b',
-    'git branch -D old', 'git branch newbranch', 'git apply --index p.diff', '/usr/bin/git clean -fdx', 'FOO=1 git tag v1',
-  ])('denies the loop agents %j', (command) => {
-    for (const who of ['minions:review-fixer', 'minions:witness']) {
-      const decision = bashGate(R2, OWNER, who, command);
-      expect(decision.allow, `${who}: ${command}`).toBe(false);
-      expect(!decision.allow && decision.reason).toMatch(/may not run "git /);
+    // Read-only commands: allowed for everyone.
+    ['git status', 'allow', 'allow', 'allow'],
+    ['git diff HEAD -- src', 'allow', 'allow', 'allow'],
+    ['git log -p | head -100', 'allow', 'allow', 'allow'],
+    ['git show HEAD:src/a.ts', 'allow', 'allow', 'allow'],
+    ['npm test 2>&1 | tail -20', 'allow', 'allow', 'allow'],
+    ['npx vitest run test/a.test.ts', 'allow', 'allow', 'allow'],
+    ['pytest -q > /dev/null 2>&1', 'allow', 'allow', 'allow'],
+    ['go test ./... 2>/dev/null', 'allow', 'allow', 'allow'],
+    ['npx eslint src', 'allow', 'allow', 'allow'],
+    ['cat src/a.ts; grep -rn foo src; ls -la', 'allow', 'allow', 'allow'],
+    ['find src -name "*.ts" -newer package.json', 'allow', 'allow', 'allow'],
+    ['git diff > /tmp/review.diff', 'allow', 'allow', 'allow'],
+    ["python -c \"open('src/a.ts','w')\"", 'allow', 'allow', 'allow'], // an interpreter: seen afterwards by the snapshot
+    // Writes to the project.
+    ['echo x > src/a.ts', 'write', 'allow', 'write'],
+    ["sed 's/a/b/' -i src/a.ts", 'write', 'allow', 'write'],
+    ['rm -rf src', 'write', 'allow', 'write'],
+    ['npm install left-pad', 'write', 'allow', 'write'],
+    ['patch -p1 < /tmp/fix.diff', 'write', 'allow', 'write'],
+    ['cp src/a.ts /tmp/a.ts', 'allow', 'allow', 'allow'],
+    ['cp /tmp/a.ts src/a.ts', 'write', 'allow', 'write'],
+    ['rm -rf /work', 'hooks', 'hooks', 'hooks'], // the project's parent holds the hooks' files
+    // The hooks' own files: nobody.
+    ['echo 0 > .agents/tmp/state.json', 'hooks', 'hooks', 'hooks'],
+    ['echo 0 1>.agents/tmp/state.json', 'hooks', 'hooks', 'hooks'],
+    ["sed -i 's/R2/DONE/' .agents/tmp/state.json", 'hooks', 'hooks', 'hooks'],
+    ['rm .agents/tmp/phases/review-1/r1-verdict.json', 'hooks', 'hooks', 'hooks'],
+    ['rm -rf .agents/tmp/phases', 'hooks', 'hooks', 'hooks'],
+    ['rm -rf .agents', 'hooks', 'hooks', 'hooks'],
+    ['rm -rf .agents/tmp/phases/review-1/r2-findings.json', 'hooks', 'hooks', 'hooks'],
+    ['mv .agents/tmp/archive /tmp/x', 'hooks', 'hooks', 'hooks'],
+    ['cd .agents/tmp && echo 0 > state.json', 'hooks', 'hooks', 'hooks'],
+    ['rm .agents/tmp/*.json', 'hooks', 'hooks', 'hooks'],
+    ['find . -delete', 'hooks', 'hooks', 'hooks'],
+    ['echo x > .git/HEAD', 'protected', 'protected', 'protected'],
+    ['echo x > /var/minions-data/record.json', 'protected', 'protected', 'protected'],
+    // Git's own configuration: an alias or diff.external there would run under `git diff`.
+    ["printf '[diff]\\n\\texternal = rm -rf src\\n' >> ~/.gitconfig", 'protected', 'protected', 'protected'],
+    ['cp /tmp/evil ~/.config/git/config', 'protected', 'protected', 'protected'],
+    // The plugin's own code: replacing a hook replaces the gate.
+    ['echo "process.exit(0)" > ~/.claude/plugins/minions/dist/on-bash-gate.mjs', 'protected', 'protected', 'protected'],
+    ['echo x > ~/notes.txt', 'allow', 'allow', 'allow'],
+    // .agents/ beyond the hooks' files: the fixer's summaries go through Write.
+    ['echo done > .agents/tmp/phases/review-1/r2-fix-summary.md', 'write', 'agents', 'write'],
+    ['rm .agents/tmp/phases/review-1/r1-critic.json', 'write', 'agents', 'write'],
+    ['echo x > .agents/notes.md', 'write', 'agents', 'write'],
+    // What the gate cannot read.
+    ['$CMD src', 'opaque', 'opaque', 'opaque'],
+    ['echo rm -rf src | sh', 'opaque', 'opaque', 'opaque'],
+    ['exec 3<>src/a.ts', 'unparseable', 'unparseable', 'unparseable'],
+    ['rm "$F"', 'dynamic', 'dynamic', 'dynamic'],
+    ['ls | xargs rm', 'dynamic', 'dynamic', 'dynamic'],
+    // Git.
+    ['git stash', 'git', 'git', 'git'],
+    ['git -c alias.s=stash s', 'git', 'git', 'git'],
+    ['git checkout-index -a -f', 'git', 'git', 'git'],
+    ['git apply fix.diff', 'write', 'allow', 'write'],
+  ] as [string, Outcome, Outcome, Outcome][])('%j → witness %s, fixer %s, orchestrator %s', (command, witness, fixer, orchestrator) => {
+    expect(outcomeOf(decide(R1, WITNESS, command)), 'witness').toBe(witness);
+    expect(outcomeOf(decide(R2, FIXER, command)), 'fixer').toBe(fixer);
+    expect(outcomeOf(decide(R1, null, command)), 'orchestrator').toBe(orchestrator);
+  });
+
+  it('a reviewer may write its own output by redirect, in R1 only', () => {
+    const own = '.agents/tmp/phases/review-1/r1-witness.json';
+    expect(decide(R1, WITNESS, `cat > ${own} <<'EOF'\n{"issues":[]}\nEOF`)).toEqual({ allow: true });
+    expect(decide(R1, WITNESS, `cat > ${ROOT}/${own}`)).toEqual({ allow: true });
+    expect(decide(R1, WITNESS, `echo '{}' | tee ${own}`)).toEqual({ allow: true });
+    expect(outcomeOf(decide(R1, WITNESS, `cat > .agents/tmp/phases/review-1/r1-critic.json`))).toBe('write');
+    expect(outcomeOf(decide(R1, WITNESS, `rm -rf .agents/tmp/phases/review-1`))).toBe('hooks');
+    expect(outcomeOf(decide(R2, WITNESS, `cat > ${own}`))).toBe('write');
+  });
+
+  it('the fixer in R1 writes nothing', () => {
+    expect(outcomeOf(decide(R1, FIXER, 'echo x > src/a.ts'))).toBe('write');
+    expect(decide(R1, FIXER, 'git diff')).toEqual({ allow: true });
+  });
+
+  it.each(['general-purpose', 'Explore', 'other-plugin:helper', 'minions:planner'])('%s, an agent of the owning session, is held to the orchestrator\'s rules', (type) => {
+    for (const [command, outcome] of [['git reset --hard', 'git'], ['echo x > src/a.ts', 'write'], ['git status', 'allow']] as const) {
+      const d = decide(R1, type, command);
+      expect(outcomeOf(d), command).toBe(outcome);
+      if (!d.allow && outcome === 'write') expect(d.reason).toMatch(/project files are changed only by minions:review-fixer in R2/);
+    }
+    const git = decide(R2, type, 'git reset --hard');
+    expect(!git.allow && git.reason).toContain(`${type} (an agent of the session running the loop, held to the orchestrator's rules) may not run "git reset"`);
+  });
+
+  it('every refusal says what to do next', () => {
+    for (const [who, state, command] of [
+      [WITNESS, R1, 'echo x > src/a.ts'], [FIXER, R2, 'echo x > .agents/x'], [null, R1, 'echo x > a'], [FIXER, R2, 'rm "$F"'],
+      [FIXER, R2, '$X'], [FIXER, R2, 'exec 3<>f'], [null, R1, 'git stash'], [null, R1, 'git st'], [null, R1, 'git -c alias.s=stash s'],
+      [WITNESS, R1, 'echo > .agents/tmp/state.json'], [FIXER, R2, 'echo > .git/config'], [FIXER, R2, 'echo > ~/.gitconfig'],
+    ] as [string | null, State, string][]) {
+      const d = decide(state, who, command);
+      expect(d.allow, command).toBe(false);
+      expect(!d.allow && d.reason, command).toMatch(/^minions.*(Run |Name |Split |Spell |Write |Change |Dispatch |Use |Report |Read-only git .* is fine|End your turn)/s);
     }
   });
 
-  it.each(['git status', 'git diff HEAD', 'git log --oneline -5', 'git show HEAD:src/a.ts', 'git blame src/a.ts', 'git branch', 'git branch -a', 'git branch --show-current', 'npm test 2>&1 | tail -20'])(
-    'allows %j',
-    (command) => {
-      expect(bashGate(R1, OWNER, 'minions:witness', command)).toEqual({ allow: true });
-      expect(bashGate(R2, OWNER, 'minions:review-fixer', command)).toEqual({ allow: true });
-    },
-  );
-
   it.each([
-    ["sed -i 's/a/b/' src/a.ts", false],
-    ['echo x > src/a.ts', false],
-    ['cat foo >> notes.txt', false],
-    ['rm -rf src', false],
-    ['npm test > /tmp/out.txt 2>&1', true],
-    ['node -e "1" 2>/dev/null', true],
-    ['npm test 2>&1', true],
-    ['cat > .agents/tmp/phases/review-1/r1-witness.json <<EOF', true],
-    ['cat > /abs/project/.agents/tmp/phases/review-1/r1-witness.json', true],
-    ['cat > .agents/tmp/phases/review-1/r1-critic.json', false],
-  ])('a reviewer running %j → allowed %s', (command, allowed) => {
-    expect(bashGate(R1, OWNER, 'minions:witness', command).allow).toBe(allowed);
+    ['another session', R1, OTHER],
+    ['no loop', null, OWNER],
+    ['a finished loop', stateBuilder({ status: 'done', currentPhase: 'DONE' }).build(), OWNER],
+  ])('leaves %s alone', (_, state, session) => {
+    for (const command of ['git commit -am x', 'echo 0 > .agents/tmp/state.json', '$X', 'exec 3<>f']) {
+      expect(bashGate(state, session, 'minions:witness', asGateEffects(analyse(command)), PLACES)).toEqual({ allow: true });
+    }
   });
 
-  it.each([
-    ['git commit -am wip', false],
-    ['echo x > src/a.ts', false],
-    ['npm test 2>&1 | tail', true],
-    ['git diff', true],
-  ])('the orchestrator during the loop: %j → allowed %s', (command, allowed) => {
-    expect(bashGate(R1, OWNER, null, command).allow).toBe(allowed);
-    expect(bashGate(R2, OWNER, null, command).allow).toBe(allowed);
-    expect(bashGate(stateBuilder({ status: 'done', currentPhase: 'DONE' }).build(), OWNER, null, command).allow).toBe(true);
-  });
-
-  it.each([["sed --in-place 's/a/b/' src/a.ts"], ["sed --in-place=.bak 's/a/b/' src/a.ts"], ["perl -pi -e 's/a/b/' x"]])('in-place edits by a reviewer: %j', (command) => {
-    expect(bashGate(R1, OWNER, 'minions:witness', command).allow).toBe(false);
-  });
-
-  it('the fixer may write files with the shell', () => {
-    expect(bashGate(R2, OWNER, 'minions:review-fixer', "sed -i 's/a/b/' src/a.ts")).toEqual({ allow: true });
-  });
-
-  it.each([
-    ['another session', R1, OTHER, 'minions:witness'],
-    ['no loop', null, OWNER, 'minions:witness'],
-    ["another plugin's agent", R1, OWNER, 'other:agent'],
-  ])('leaves %s alone', (_, state, session, who) => {
-    expect(bashGate(state, session, who, 'git commit -am x')).toEqual({ allow: true });
-  });
-});
-
-describe('helpers', () => {
-  it.each([
-    ['git commit', 'commit'],
-    ['git status && git push origin', 'push'],
-    ['echo $(git stash)', 'stash'],
-    ['git log', null],
-    ['digit commit', null],
-  ])('gitMutation(%j) = %j', (command, sub) => {
-    expect(gitMutation(command)).toBe(sub);
-  });
-  it.each([
-    ['ls -la', false],
-    ['touch x', true],
-    ['a | tee out.txt', true],
-    ['grep -r "a > b" src', false],
-    ["echo 'x' > out.txt", true],
-  ])('shellWrites(%j) = %j', (command, writes) => {
-    expect(shellWrites(command)).toBe(writes);
+  it('a symlink resolved by the shell is judged where it points', () => {
+    const effects: BashEffect[] = [{ kind: 'write', command: '>', target: { kind: 'path', abs: `${ROOT}/.agents/tmp/state.json` }, recursive: false }];
+    expect(outcomeOf(bashGate(R2, OWNER, FIXER, effects, PLACES))).toBe('hooks');
   });
 });

@@ -53,4 +53,23 @@ describe('what the user reads', () => {
     ];
     expect(texts.join('\n')).toMatchSnapshot();
   });
+
+  it('the Bash and dispatch gates\' refusals', () => {
+    const state = stateBuilder().build();
+    const texts = [
+      msg.deny.agentNotInPhase('general-purpose', state),
+      msg.deny.agentNotInPhase(null, stateBuilder().inR2().build()),
+      msg.deny.gitAlias('the orchestrator', 's', 'stash'),
+      msg.deny.gitAlias('minions:witness', 'x', '!rm -rf src'),
+      msg.deny.gitUnknown('minions:review-fixer', 'st'),
+      msg.deny.protectedWrite('minions:review-fixer', '/home/me/.gitconfig'),
+      msg.deny.fixerShellWrite('.agents/tmp/phases/review-1/r2-fix-summary.md', '/work/shop/.agents/notes.md'),
+      msg.deny.dynamicTarget('minions:review-fixer', '"$F"', true),
+      msg.deny.unparseable('minions:witness', 'not valid bash', false),
+      msg.deny.opaque('the orchestrator', 'echo rm -rf src | sh', 'stdin-code', false),
+      msg.deny.gateUnavailable('could not load tree-sitter-bash.wasm'),
+      msg.otherAgent('Explore'),
+    ];
+    expect(texts.join('\n')).toMatchSnapshot();
+  });
 });

@@ -115,8 +115,21 @@ describe('the dispatch gate', () => {
   });
 
   it.each([
-    ["other plugins' agents", stateBuilder(), 'other:helper', OWNER],
-    ['built-in agents', stateBuilder(), 'general-purpose', OWNER],
+    ['general-purpose in R1', stateBuilder(), 'general-purpose', /^minions R1 \(Iteration 1\/3\): general-purpose is not part of the review loop; while it runs, only the five reviewers/],
+    ['Explore in R2', stateBuilder().inR2(), 'Explore', /^minions R2 \(Iteration 1\/3\): Explore is not part of the review loop; while it runs, only minions:review-fixer may be dispatched/],
+    ["another plugin's agent", stateBuilder(), 'other:helper', /other:helper is not part of the review loop/],
+    ['an untyped Agent call', stateBuilder().inR2(), null, /an Agent call without a subagent_type starts a general-purpose agent/],
+  ])('denies %s while the loop runs, saying what to do', (_, builder, type, reason) => {
+    const out = transition(builder.loaded(), dispatch(type));
+    expect(out.state).toBe(builder.build());
+    expect(find(out.effects, 'deny')!.reason).toMatch(reason);
+    expect(find(out.effects, 'deny')!.reason).toMatch(/Dispatch those, then end your turn; \/minions:cancel ends the loop/);
+  });
+
+  it.each([
+    ["another session's general-purpose agent", stateBuilder(), 'general-purpose', OTHER],
+    ["another session's untyped Agent call", stateBuilder(), null, OTHER],
+    ['general-purpose after the loop', stateBuilder({ status: 'done', currentPhase: 'DONE' }), 'general-purpose', OWNER],
     ['another session', stateBuilder(), 'minions:review-fixer', OTHER],
     ['a finished loop', stateBuilder({ status: 'done', currentPhase: 'DONE' }), 'minions:review-fixer', OWNER],
   ])('allows %s without a word', (_, builder, type, session) => {

@@ -1,0 +1,61 @@
+/**
+ * Model text is data. Whatever a reviewer or the fixer wrote (descriptions, rules, file names, reasons)
+ * passes through here before the hooks put it in a prompt or on the user's screen: no terminal escapes,
+ * no control or invisible characters, no bidi overrides, no `[PHASE` header a model could mistake for
+ * the hooks', and a bounded length. Pure.
+ */
+
+export interface SanitizeOptions {
+  /** Longest result, in characters (code points); longer text ends with "…". */
+  max: number;
+  /** Keep line breaks (a field shown on several lines); otherwise all whitespace runs become one space. */
+  multiline?: boolean;
+}
+
+// CSI (ESC [ … final), OSC (ESC ] … BEL or ST), DCS/SOS/PM/APC (ESC P|X|^|_ … ST), other two-byte
+// escapes (ESC + intermediates + final), and their 8-bit C1 forms.
+const ESCAPE_SEQUENCES =
+  /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)?|\x1b[ -/]*[0-~]|\x9b[0-?]*[ -/]*[@-~]|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?/g;
+// Controls (C0, DEL, C1), format characters (bidi embeddings, overrides and isolates, zero-width
+// characters, soft hyphen …), lone surrogates. Tab and line feed are handled by the whitespace rule.
+const INVISIBLE = /(?![\t\n])[\p{Cc}\p{Cf}\p{Cs}]/gu;
+const LINE_SEPARATORS = /[\r\u2028\u2029\u0085]+/g;
+// An opening bracket of any script, then the word in any case, width or look-alike script:
+// `[PHASE`, `［ＰＨＡＳＥ`, `【 phase`, `[РНАЅЕ` (Cyrillic).
+const OPENING = /\p{Ps}/u;
+const LOOK_ALIKES: Record<string, string> = { р: 'p', н: 'h', а: 'a', ѕ: 's', е: 'e', ρ: 'p', η: 'h', α: 'a', ε: 'e' };
+const letter = (ch: string): string => {
+  const folded = ch.normalize('NFKC').toLowerCase();
+  return LOOK_ALIKES[folded] ?? folded;
+};
+
+function neutralisePhaseMarkers(s: string): string {
+  const cs = Array.from(s);
+  for (let i = 0; i < cs.length; i++) {
+    if (!OPENING.test(cs[i]!)) continue;
+    let j = i + 1;
+    while (j < cs.length && /\s/u.test(cs[j]!)) j++;
+    if (cs.slice(j, j + 5).map(letter).join('') === 'phase') cs[i] = '(';
+  }
+  return cs.join('');
+}
+
+export function sanitize(text: string, options: SanitizeOptions): string {
+  const max = Math.max(1, Math.floor(options.max));
+  // Enough to fill `max` even after stripping, without scanning megabytes of evidence.
+  let s = text.length > max * 8 + 256 ? text.slice(0, max * 8 + 256) : text;
+  s = s.replace(ESCAPE_SEQUENCES, '');
+  s = s.replace(LINE_SEPARATORS, options.multiline ? '\n' : ' ');
+  s = s.replace(INVISIBLE, '');
+  s = neutralisePhaseMarkers(s);
+  s = options.multiline
+    ? s
+        .split('\n')
+        .map((line) => line.replace(/[^\S\n]+/g, ' ').trimEnd())
+        .join('\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .trim()
+    : s.replace(/\s+/g, ' ').trim();
+  const points = Array.from(s);
+  return points.length > max ? `${points.slice(0, max - 1).join('')}…` : s;
+}

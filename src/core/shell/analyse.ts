@@ -1,0 +1,218 @@
+/**
+ * From a shell command's text to what it does: every simple command wherever it stands (lists,
+ * pipelines, subshells, if/for/while/case, function bodies, `$(…)`, backticks, process substitution,
+ * heredocs), every redirection, and the code inside `bash -c`, `eval`, `trap`, `xargs sh -c` …, parsed
+ * again. Pure: the parser is passed in.
+ */
+import { resolvePath, runInvocation, type Cwd, type Invocation, type Runner, type Stdin } from './commands';
+import type { ShellEffect } from './effects';
+import { GIT_PROGRAM_ENV_SET } from './git';
+import { plainScript, type Parse, type SyntaxNode } from './syntax';
+import { GrammarMismatch, wordValues, type Value, type WordContext } from './words';
+
+export interface AnalyseOptions {
+  /** null: analyse only what needs no parser; anything else throws NeedsParser. */
+  parse: Parse | null;
+  /** Absolute directory the command starts in. */
+  cwd: string;
+  home: string | null;
+}
+
+export class NeedsParser extends Error {
+  constructor() {
+    super('this command needs the shell parser');
+  }
+}
+
+export const MAX_COMMAND_LENGTH = 256 * 1024;
+const MAX_DEPTH = 8;
+
+export function analyseCommand(source: string, options: AnalyseOptions): ShellEffect[] {
+  const effects: ShellEffect[] = [];
+  analyseScript(source, [options.cwd], 0, { ...options, gitEnv: null }, effects);
+  return effects;
+}
+
+/** Options, and what one script tells the scripts analysed after it. */
+type Context = AnalyseOptions & { gitEnv: string | null };
+
+interface Site {
+  /** In the script's own sequence of statements: a `cd` here moves every later statement. */
+  top: boolean;
+  inFunction: boolean;
+  piped: boolean;
+}
+type Item =
+  /** `extra`: the command's arguments that the grammar files under a heredoc (`rm <<EOF file`). */
+  | { kind: 'command'; node: SyntaxNode; site: Site; stdin: Stdin; extra: SyntaxNode[] }
+  | { kind: 'redirect'; node: SyntaxNode; site: Site };
+
+/** Analyses one script; true when it may change the directory of the shell that runs it. */
+function analyseScript(source: string, cwd: Cwd, depth: number, options: Context, effects: ShellEffect[]): boolean {
+  if (depth > MAX_DEPTH) {
+    effects.push({ kind: 'opaque', command: source.slice(0, 80), why: 'too-deep' });
+    return false;
+  }
+  if (source.length > MAX_COMMAND_LENGTH) {
+    effects.push({ kind: 'unparseable', why: `longer than ${MAX_COMMAND_LENGTH / 1024} KB` });
+    return false;
+  }
+  const script = plainScript(source) ?? (options.parse ? options.parse(source) : null);
+  if (!script) throw new NeedsParser();
+  if (!script.complete) {
+    effects.push({ kind: 'unparseable', why: 'not valid bash' });
+    return false;
+  }
+  // Set for this script and every one after it: an exported variable reaches later git commands.
+  options.gitEnv ??= GIT_PROGRAM_ENV_SET.exec(source)?.[1] ?? null;
+  const words: WordContext = { home: options.home };
+  try {
+    const items = collect(script.root, words);
+    const runner = (into: ShellEffect[]): Runner => ({
+      home: options.home,
+      get gitEnv() {
+        return options.gitEnv;
+      },
+      emit: (e) => into.push(e),
+      code: (code, at) => analyseScript(code, at, depth + 1, options, into),
+    });
+    // Pass 1: which statements may move the shell (cd, pushd, eval "cd …", source …)?
+    const scratch: ShellEffect[] = [];
+    const moves = items.map((item) => item.kind === 'command' && runInvocation(invocation(item, cwd, words), runner(scratch)) !== undefined);
+    const anyMove = moves.some(Boolean);
+    const lost = items.some((item, k) => moves[k] && (!item.site.top || item.site.inFunction)) || (anyMove && source.includes('CDPATH'));
+    // Pass 2: the effects, each statement in the directories it may run in.
+    let here: Cwd = lost ? null : cwd;
+    for (const item of items) {
+      const at = item.site.inFunction ? (anyMove ? null : cwd) : here;
+      if (item.kind === 'redirect') {
+        redirect(item.node, at, words, effects);
+        continue;
+      }
+      const after = runInvocation(invocation(item, at, words), runner(effects));
+      if (after && here !== null) here = after.cwd === null ? null : [...new Set([...here, ...after.cwd])]; // the cd may fail
+    }
+    return anyMove;
+  } catch (err) {
+    if (!(err instanceof GrammarMismatch)) throw err;
+    effects.push({ kind: 'unparseable', why: err.message });
+    return false;
+  }
+}
+
+// ── Walking the tree ────────────────────────────────────────────────────────────
+
+const isPipe = (n: SyntaxNode | undefined): boolean => !!n && !n.named && (n.type === '|' || n.type === '|&');
+const quotedDelimiter = (heredoc: SyntaxNode): boolean => /['"\\]/.test(heredoc.children.find((c) => c.type === 'heredoc_start')?.text ?? '');
+
+function collect(root: SyntaxNode, words: WordContext): Item[] {
+  const items: Item[] = [];
+  const visit = (n: SyntaxNode, site: Site, redirects: SyntaxNode[]): void => {
+    switch (n.type) {
+      case 'program':
+      case 'list':
+        for (const c of n.children) visit(c, site, []);
+        return;
+      case 'redirected_statement': {
+        const own = n.children.filter((c) => c.field === 'redirect' || c.type.endsWith('_redirect'));
+        // `{ bash; } <<EOF`: whatever reads standard input inside the body reads the redirection.
+        const input = own.some((r) => r.type !== 'file_redirect' || r.children.some((c) => !c.named && c.type.startsWith('<')));
+        for (const c of n.children) {
+          if (c.field !== 'body') visit(c, { ...site, top: false }, []);
+          else if (c.type === 'command') visit(c, site, own);
+          else visit(c, { ...site, piped: site.piped || input }, []);
+        }
+        return;
+      }
+      case 'pipeline':
+        n.children.forEach((c, k) => visit(c, { ...site, top: false, piped: site.piped || isPipe(n.children[k - 1]) }, []));
+        return;
+      case 'command':
+        items.push({
+          kind: 'command',
+          node: n,
+          site,
+          stdin: stdinOf([...n.children.filter((c) => c.field === 'redirect'), ...redirects], site.piped, words),
+          extra: redirects.filter((r) => r.type === 'heredoc_redirect').flatMap((r) => r.children.filter((c) => c.field === 'argument')),
+        });
+        for (const c of n.children) visit(c, { ...site, top: false }, []);
+        return;
+      case 'process_substitution':
+        // What runs inside >(…) reads the output written to it.
+        for (const c of n.children) visit(c, { ...site, top: false, piped: site.piped || n.text.startsWith('>(') }, []);
+        return;
+      case 'function_definition':
+        for (const c of n.children) visit(c, { ...site, top: false, inFunction: true }, []);
+        return;
+      case 'file_redirect':
+        items.push({ kind: 'redirect', node: n, site });
+        for (const c of n.children) visit(c, { ...site, top: false }, []);
+        return;
+      case 'heredoc_redirect':
+        for (const c of n.children) {
+          if (c.type === 'heredoc_body') {
+            if (quotedDelimiter(n)) continue; // literal text
+            // The grammar leaves backticks in an unquoted heredoc as text; bash runs them.
+            const texts = c.children.length ? c.children.filter((p) => p.type === 'heredoc_content').map((p) => p.text) : [c.text];
+            for (const text of texts) if (/(^|[^\\])`/.test(text)) throw new GrammarMismatch(text);
+          }
+          visit(c, { ...site, top: false }, []);
+        }
+        return;
+      default:
+        for (const c of n.children) visit(c, { ...site, top: false }, []);
+    }
+  };
+  visit(root, { top: true, inFunction: false, piped: false }, []);
+  return items;
+}
+
+/** Where a command's standard input comes from, when it matters (a shell reading commands from it). */
+function stdinOf(redirects: SyntaxNode[], piped: boolean, words: WordContext): Stdin {
+  for (const r of redirects) {
+    if (r.type === 'heredoc_redirect') {
+      const body = r.children.find((c) => c.type === 'heredoc_body');
+      if (!body) return { kind: 'code', text: '' };
+      return quotedDelimiter(r) || body.children.every((c) => c.type === 'heredoc_content') ? { kind: 'code', text: body.text } : { kind: 'dynamic' };
+    }
+    if (r.type === 'herestring_redirect') {
+      const value = r.children.find((c) => c.named && c.type !== 'file_descriptor');
+      const vs = value ? wordValues(value, words) : [];
+      return vs.length === 1 && vs[0]!.kind === 'literal' ? { kind: 'code', text: vs[0]!.text } : { kind: 'dynamic' };
+    }
+    if (r.type === 'file_redirect' && r.children.some((c) => !c.named && c.type.startsWith('<'))) {
+      const fd = r.children.find((c) => c.field === 'descriptor');
+      if (!fd || fd.text === '0') return { kind: 'dynamic' };
+    }
+  }
+  return piped ? { kind: 'pipe' } : { kind: 'none' };
+}
+
+function invocation(item: Extract<Item, { kind: 'command' }>, cwd: Cwd, words: WordContext): Invocation {
+  const argv: Value[] = [];
+  const assigned: string[] = [];
+  for (const c of item.node.children) {
+    if (c.field === 'name') {
+      const parts = c.children.filter((p) => p.type !== 'comment');
+      argv.push(...wordValues(parts.length === 1 ? parts[0]! : { ...c, type: 'concatenation', children: parts }, words));
+    } else if (c.field === 'argument') argv.push(...wordValues(c, words));
+    else if (c.type === 'variable_assignment') assigned.push(c.children.find((p) => p.field === 'name')?.text ?? '');
+  }
+  for (const c of item.extra) argv.push(...wordValues(c, words));
+  return { argv, assigned, cwd, stdin: item.stdin };
+}
+
+/** Operators that open a file for writing; `>&` does too unless its target is a descriptor. */
+const WRITING = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
+const NOT_WRITING = new Set(['<', '<&', '>&-', '<&-', '<<', '<<-', '<<<']);
+
+function redirect(n: SyntaxNode, cwd: Cwd, words: WordContext, effects: ShellEffect[]): void {
+  const op = n.children.find((c) => !c.named)?.type ?? '>';
+  if (NOT_WRITING.has(op)) return;
+  const dest = n.children.find((c) => c.field === 'destination');
+  if (!dest) return;
+  const values = wordValues(dest, words);
+  if (op === '>&' && values.length === 1 && values[0]!.kind === 'literal' && /^(\d+|-)$/.test(values[0]!.text)) return;
+  if (!WRITING.has(op) && op !== '>&') effects.push({ kind: 'unparseable', why: `unknown redirection ${op}` });
+  for (const v of values) for (const target of resolvePath(v, cwd)) effects.push({ kind: 'write', command: n.text, target, recursive: false });
+}

@@ -1,0 +1,726 @@
+/**
+ * One simple command, after quote removal and expansion: what it runs (through wrappers such as `env`,
+ * `xargs`, `sudo`, shells' `-c` strings), which files it writes, which git it runs. Pure tables.
+ */
+import path from 'node:path';
+import { hasOption, optionValues, scanOptions, type OptionSpec, type PathArg, type Scanned, type ShellEffect } from './effects';
+import { analyseGit } from './git';
+import { readSedScript } from './sed';
+import type { Value } from './words';
+
+export type Stdin = { kind: 'none' } | { kind: 'pipe' } | { kind: 'code'; text: string } | { kind: 'dynamic' };
+
+/** Absolute directories the command may run in; null when the gate cannot follow the `cd`s. */
+export type Cwd = readonly string[] | null;
+
+export interface Invocation {
+  argv: Value[];
+  /** Names given a value for this command only (`GIT_DIR=x git …`). */
+  assigned: string[];
+  cwd: Cwd;
+  stdin: Stdin;
+}
+
+export interface Runner {
+  home: string | null;
+  /** A variable that makes git run programs, set somewhere in the command (null: none). */
+  gitEnv: string | null;
+  emit(effect: ShellEffect): void;
+  /** Analyses shell code this command runs; true when that code may change the running shell's directory. */
+  code(source: string, cwd: Cwd): boolean;
+}
+
+/** After a `cd`: the directories the shell may be in now (null: unknown). undefined: unchanged. */
+export type CwdAfter = { cwd: Cwd } | undefined;
+
+const posix = path.posix;
+const lit = (text: string): Value => ({ kind: 'literal', text });
+const show = (v: Value): string => (v.kind === 'literal' ? v.text : v.kind === 'glob' ? v.pattern : v.text);
+const showArgv = (argv: readonly Value[]): string => argv.map(show).join(' ');
+const allLiteral = (vs: readonly Value[]): vs is { kind: 'literal'; text: string }[] => vs.every((v) => v.kind === 'literal');
+
+/** `rm`, `/bin/rm`, `RM` (case-insensitive file systems) → `rm`. */
+export const commandName = (text: string): string => posix.basename(text).toLowerCase();
+
+/** Where a word points, for each directory the command may run in. */
+export function resolvePath(v: Value, cwd: Cwd): PathArg[] {
+  const text = show(v);
+  if (v.kind === 'dynamic') return [{ kind: 'dynamic', text }];
+  if (text === '') return [];
+  const place = (p: string): PathArg => (v.kind === 'glob' ? { kind: 'glob', pattern: p } : { kind: 'path', path: p });
+  if (text.startsWith('/')) return [place(posix.resolve('/', text))];
+  if (cwd === null) return [{ kind: 'dynamic', text }];
+  return cwd.map((dir) => place(posix.resolve(dir, text)));
+}
+
+/** The directories after `cd <value>` from each of `cwd`. */
+function chdir(cwd: Cwd, v: Value | undefined, home: string | null): Cwd {
+  if (cwd === null) return null;
+  if (v === undefined) return home ? [home] : null;
+  if (v.kind !== 'literal' || v.text === '-' || v.text === '') return null;
+  const t = v.text;
+  return [...new Set(cwd.map((d) => posix.resolve(d, t)))];
+}
+
+// ── What a command writes ───────────────────────────────────────────────────────
+
+interface Writes {
+  /** Paths written (as words, relative to `base` or the command's directory). */
+  targets?: { v: Value; recursive: boolean; tree?: boolean }[];
+  /** The command writes paths it chooses itself. */
+  unknown?: boolean;
+  /** It runs a program named by an option. */
+  program?: string;
+  /** The command's own `-C DIR`: relative targets are relative to it. */
+  base?: Value[];
+}
+
+const targetsOf = (vs: readonly Value[], recursive: boolean): Writes => ({ targets: vs.map((v) => ({ v, recursive })) });
+const NONE: Writes = {};
+
+/** Writers whose targets are all their operands. */
+function operands(spec: OptionSpec, recursive: boolean | ((s: Scanned) => boolean) = true) {
+  return (args: Value[]): Writes => {
+    const s = scanOptions(args, spec);
+    return targetsOf(s.operands, typeof recursive === 'function' ? recursive(s) : recursive);
+  };
+}
+
+/** cp, install, rsync …: the last operand (or -t DIR) is written; with `all`, every operand is. */
+function destination(spec: OptionSpec, all: (s: Scanned) => boolean, recursive = true) {
+  return (args: Value[]): Writes => {
+    const s = scanOptions(args, spec);
+    const dirs = optionValues(s, 't', 'target-directory');
+    if (all(s) || s.dynamic) return targetsOf([...s.operands, ...dirs], recursive);
+    const last = dirs.length ? [] : s.operands.slice(-1);
+    return targetsOf([...dirs, ...last], recursive);
+  };
+}
+
+function sed(args: Value[]): Writes {
+  const s = scanOptions(args, {
+    short: 'efl',
+    optional: 'i',
+    long: ['expression', 'file', 'line-length'],
+    known: ['in-place', 'expression', 'file', 'line-length', 'null-data', 'zero-terminated', 'quiet', 'silent', 'regexp-extended', 'separate', 'sandbox', 'unbuffered', 'posix', 'debug', 'follow-symlinks', 'help', 'version', 'binary'],
+  });
+  const given = optionValues(s, 'e', 'expression');
+  const scriptFiles = optionValues(s, 'f', 'file');
+  const scripts = given.length || scriptFiles.length ? given : s.operands.slice(0, 1);
+  const files = given.length || scriptFiles.length ? s.operands : s.operands.slice(1);
+  const inPlace = hasOption(s, 'i', 'in-place') || s.dynamic;
+  const out: Writes = { targets: inPlace ? files.map((v) => ({ v, recursive: false })) : [] };
+  if (scriptFiles.length || scripts.some((v) => v.kind !== 'literal')) return { ...out, unknown: true };
+  for (const script of scripts) {
+    const read = readSedScript(show(script));
+    if (read.executes) return { ...out, program: 'sed e' };
+    if (read.unsure) return { ...out, unknown: true };
+    out.targets!.push(...read.writes.map((w) => ({ v: lit(w), recursive: false })));
+  }
+  return out;
+}
+
+/** perl and ruby: `-i[ext]` anywhere among the switches, which end at the first operand. */
+function inPlaceInterpreter(valued: string) {
+  return (args: Value[]): Writes => {
+    let inPlace = false;
+    let code = false;
+    const base: Value[] = [];
+    let i = 0;
+    for (; i < args.length; i++) {
+      const a = args[i]!;
+      if (a.kind !== 'literal') return { targets: args.slice(i).map((v) => ({ v, recursive: false })), base };
+      const t = a.text;
+      if (t === '--') {
+        i++;
+        break;
+      }
+      if (!t.startsWith('-') || t === '-') break;
+      for (let j = 1; j < t.length; j++) {
+        const ch = t[j]!;
+        if (ch === 'i') {
+          inPlace = true;
+          break;
+        }
+        if (valued.includes(ch)) {
+          const value = t.slice(j + 1) ? lit(t.slice(j + 1)) : args[++i];
+          if (ch === 'e' || ch === 'E') code = true;
+          if (ch === 'C' && value) base.push(value);
+          break;
+        }
+      }
+    }
+    if (!inPlace) return NONE;
+    const rest = args.slice(i);
+    return { targets: (code ? rest : rest.slice(1)).map((v) => ({ v, recursive: false })), base };
+  };
+}
+
+function awk(args: Value[]): Writes {
+  const s = scanOptions(args, { short: 'fvFiEe', long: ['file', 'assign', 'field-separator', 'include', 'exec', 'source', 'load'] });
+  const includes = optionValues(s, 'i', 'include');
+  if (!includes.some((v) => v.kind !== 'literal' || /^inplace(\.awk)?$/.test(v.text))) return NONE;
+  const hasProgram = hasOption(s, 'f', 'file', 'e', 'source', 'E', 'exec');
+  return targetsOf(hasProgram ? s.operands : s.operands.slice(1), false);
+}
+
+function tar(args: Value[]): Writes {
+  let letters = '';
+  let rest = args;
+  const first = args[0];
+  if (first?.kind === 'literal' && !first.text.startsWith('-')) {
+    // Old style: `tar xzf archive.tar -C dir`; valued letters take the following words in order.
+    letters = first.text;
+    rest = args.slice(1);
+    const values: Value[] = [];
+    const valued = [...letters].filter((c) => 'fCTXbLNgKV'.includes(c)).length;
+    values.push(...rest.slice(0, valued));
+    rest = [...[...letters].filter((c) => 'fCTXbLNgKV'.includes(c)).flatMap((c, k) => (values[k] ? [lit(`-${c}`), values[k]!] : [])), ...rest.slice(valued)];
+  }
+  const s = scanOptions(rest, {
+    short: 'fCTXbLNgKVI',
+    long: ['file', 'directory', 'files-from', 'exclude-from', 'blocking-factor', 'tape-length', 'newer', 'listed-incremental', 'starting-file', 'label', 'to-command', 'use-compress-program', 'info-script', 'new-volume-script', 'checkpoint-action', 'transform', 'xform', 'owner', 'group', 'mode', 'mtime', 'exclude', 'index-file', 'volno-file', 'rsh-command'],
+  });
+  const has = (letter: string, ...long: string[]): boolean => letters.includes(letter) || hasOption(s, letter, ...long);
+  if (hasOption(s, 'to-command', 'use-compress-program', 'I', 'info-script', 'new-volume-script', 'rsh-command') || optionValues(s, 'checkpoint-action').some((v) => show(v).includes('exec'))) {
+    return { program: 'tar' };
+  }
+  if (has('x', 'extract', 'get')) return { unknown: true };
+  const archives = optionValues(s, 'f', 'file').filter((v) => show(v) !== '-');
+  if (has('c', 'create') || has('r', 'append') || has('u', 'update') || has('A', 'catenate', 'concatenate') || hasOption(s, 'delete')) {
+    const removed = hasOption(s, 'remove-files') ? s.operands : [];
+    return { targets: [...archives.map((v) => ({ v, recursive: false })), ...removed.map((v) => ({ v, recursive: true }))] };
+  }
+  return NONE;
+}
+
+function curl(args: Value[]): Writes {
+  const s = scanOptions(args, {
+    short: 'oDcKbdeEFHuAxXTwrUQmyYzCtP',
+    long: ['output', 'dump-header', 'cookie-jar', 'config', 'cookie', 'data', 'data-raw', 'data-binary', 'data-urlencode', 'referer', 'cert', 'form', 'header', 'user', 'user-agent', 'proxy', 'request', 'upload-file', 'write-out', 'range', 'proxy-user', 'quote', 'max-time', 'speed-limit', 'speed-time', 'time-cond', 'continue-at', 'telnet-option', 'trace', 'trace-ascii', 'stderr', 'output-dir', 'etag-save', 'hsts', 'alt-svc', 'url', 'connect-timeout', 'retry', 'max-filesize', 'resolve', 'interface', 'cacert', 'capath', 'key', 'libcurl'],
+  });
+  const written = optionValues(s, 'o', 'output', 'D', 'dump-header', 'c', 'cookie-jar', 'trace', 'trace-ascii', 'stderr', 'etag-save', 'hsts', 'alt-svc', 'libcurl').filter((v) => show(v) !== '-');
+  return { targets: written.map((v) => ({ v, recursive: false })), unknown: hasOption(s, 'O', 'remote-name', 'remote-name-all', 'J', 'remote-header-name', 'output-dir') || s.dynamic };
+}
+
+function wget(args: Value[]): Writes {
+  const s = scanOptions(args, { short: 'oaOPeiBtTwQUYlAR', long: ['output-file', 'append-output', 'output-document', 'directory-prefix', 'execute', 'input-file', 'base', 'tries', 'timeout', 'wait', 'quota', 'user-agent', 'level', 'accept', 'reject', 'header', 'post-data', 'post-file', 'save-cookies', 'load-cookies', 'user', 'password'] });
+  if (hasOption(s, 'spider')) return NONE;
+  const logs = optionValues(s, 'o', 'output-file', 'a', 'append-output', 'save-cookies');
+  const documents = optionValues(s, 'O', 'output-document');
+  const out: Writes = { targets: [...logs, ...documents.filter((v) => show(v) !== '-')].map((v) => ({ v, recursive: false })) };
+  return documents.length && !s.dynamic ? out : { ...out, unknown: true };
+}
+
+function find(args: Value[]): { writes: Writes; exec: Value[][]; execdir: boolean } {
+  let i = 0;
+  while (i < args.length && !(args[i]!.kind === 'literal' && /^[-(!]/.test(show(args[i]!)) && show(args[i]!) !== '-')) i++;
+  const starts = i ? args.slice(0, i) : [lit('.')];
+  const targets: NonNullable<Writes['targets']> = [];
+  const exec: Value[][] = [];
+  let execdir = false;
+  let unknown = false;
+  for (; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.kind !== 'literal') {
+      unknown = true;
+      continue;
+    }
+    const t = a.text;
+    if (t === '-delete') targets.push(...starts.map((v) => ({ v, recursive: true, tree: true })));
+    else if (t === '-fprint' || t === '-fprint0' || t === '-fls' || t === '-fprintf') {
+      if (args[i + 1]) targets.push({ v: args[i + 1]!, recursive: false });
+      i += t === '-fprintf' ? 2 : 1;
+    } else if (t === '-exec' || t === '-execdir' || t === '-ok' || t === '-okdir') {
+      const argv: Value[] = [];
+      for (i++; i < args.length && !(args[i]!.kind === 'literal' && (show(args[i]!) === ';' || show(args[i]!) === '+')); i++) {
+        const v = args[i]!;
+        argv.push(v.kind === 'literal' && v.text.includes('{}') ? { kind: 'dynamic', text: v.text } : v);
+      }
+      if (t.endsWith('dir')) execdir = true;
+      exec.push(argv);
+    }
+  }
+  return { writes: { targets, unknown }, exec, execdir };
+}
+
+function gzipLike(args: Value[]): Writes {
+  const s = scanOptions(args, { short: 'S', long: ['suffix'] });
+  if (hasOption(s, 'c', 'stdout', 'to-stdout', 't', 'test', 'l', 'list', 'h', 'help', 'V', 'version')) return NONE;
+  return targetsOf(s.operands, false);
+}
+
+function mktemp(args: Value[]): Writes {
+  const s = scanOptions(args, { short: 'p', long: ['tmpdir', 'suffix'] });
+  const template = s.operands[0];
+  if (!template) return NONE;
+  const dir = optionValues(s, 'p', 'tmpdir')[0];
+  if (dir) return { targets: [{ v: template, recursive: false }], base: [dir] };
+  if (hasOption(s, 't')) return NONE; // in $TMPDIR
+  return targetsOf([template], false);
+}
+
+/** Formatters and fixers that rewrite the files they are given unless told only to check. */
+const rewritesUnless =
+  (...checks: string[]) =>
+  (args: Value[]): Writes =>
+    args.some((v) => v.kind === 'literal' && checks.some((c) => v.text === c || v.text.startsWith(`${c}=`))) ? NONE : { unknown: true };
+const rewritesWith =
+  (...flags: string[]) =>
+  (args: Value[]): Writes =>
+    args.some((v) => v.kind !== 'literal' || flags.includes(v.text)) ? { unknown: true } : NONE;
+
+/** The subcommand of a package manager or toolchain: the first word that is not an option (or an option's value). */
+function subcommands(args: readonly Value[]): string[] {
+  const words: string[] = [];
+  for (let i = 0; i < args.length && words.length < 2; i++) {
+    const v = args[i]!;
+    if (v.kind !== 'literal') return [...words, '\0'];
+    if (v.text === '--') break;
+    if (/^(?:--(?:prefix|cwd|dir|filter|workspace|cache|registry|modfile|manifest-path|directory|project|python|config)|-[CwFp])$/.test(v.text)) i++;
+    else if (!v.text.startsWith('-')) words.push(v.text);
+  }
+  return words;
+}
+
+const among =
+  (subs: readonly string[], bare = false) =>
+  (words: readonly string[]): boolean =>
+    words.length === 0 ? bare : words[0] === '\0' || subs.includes(words[0]!);
+
+/** Package managers and toolchains: the forms that write the project (manifests, lock files, vendored code, formatting). */
+const PROJECT_WRITING: Record<string, (words: readonly string[]) => boolean> = {
+  npm: among(['install', 'i', 'in', 'ins', 'inst', 'insta', 'instal', 'isnt', 'isnta', 'isntal', 'add', 'ci', 'clean-install', 'install-clean', 'install-test', 'it', 'uninstall', 'un', 'unlink', 'remove', 'rm', 'r', 'update', 'up', 'upgrade', 'udpate', 'dedupe', 'ddp', 'prune', 'link', 'ln', 'version', 'init', 'create', 'pkg', 'rebuild', 'rb', 'shrinkwrap', 'pack']),
+  yarn: among(['add', 'remove', 'install', 'upgrade', 'up', 'init', 'link', 'unlink', 'set', 'dedupe', 'patch-commit', 'version', 'pack'], true),
+  pnpm: among(['add', 'install', 'i', 'remove', 'rm', 'uninstall', 'un', 'update', 'up', 'upgrade', 'link', 'ln', 'unlink', 'prune', 'dedupe', 'import', 'rebuild', 'rb', 'init', 'patch-commit', 'pack', 'version']),
+  bun: among(['add', 'a', 'install', 'i', 'remove', 'rm', 'update', 'link', 'unlink', 'init', 'create', 'pm', 'patch']),
+  uv: among(['add', 'remove', 'sync', 'lock', 'init', 'venv', 'export', 'version']),
+  poetry: among(['add', 'remove', 'install', 'update', 'lock', 'init', 'new', 'build', 'version', 'export', 'sync']),
+  pipenv: among(['install', 'uninstall', 'update', 'lock', 'sync', 'clean', 'upgrade']),
+  go: (w) => among(['get', 'generate', 'fmt', 'fix', 'work'])(w) || (w[0] === 'mod' && among(['tidy', 'edit', 'vendor', 'init'])(w.slice(1))),
+  cargo: (w) => among(['add', 'remove', 'rm', 'update', 'fix', 'init', 'new', 'generate-lockfile', 'vendor'])(w),
+  bundle: among(['install', 'update', 'add', 'remove', 'lock', 'init', 'binstubs', 'clean'], true),
+  composer: among(['install', 'update', 'require', 'remove', 'init', 'create-project', 'dump-autoload', 'bump']),
+  deno: among(['fmt', 'add', 'remove', 'install', 'cache', 'init']),
+  ruff: among(['format']),
+  terraform: among(['fmt', 'init']),
+  tofu: among(['fmt', 'init']),
+};
+
+/** Read-only forms of the subcommands above, by an option. */
+const CHECK_ONLY = new Set(['--check', '--diff', '-check', '--dry-run', '--frozen-lockfile', '--lockfile-only-check']);
+
+/** `npm exec`, `pnpm dlx` …: run a package's binary. */
+const EXEC_SUBCOMMANDS: Record<string, readonly string[]> = { npm: ['exec', 'x'], pnpm: ['exec', 'dlx'], yarn: ['exec', 'dlx'], bun: ['x'] };
+
+type Writer = (args: Value[]) => Writes;
+
+const WRITERS: Record<string, Writer> = {
+  rm: operands({ known: ['force', 'interactive', 'one-file-system', 'no-preserve-root', 'preserve-root', 'recursive', 'dir', 'verbose'] }),
+  rmdir: operands({}),
+  unlink: operands({}),
+  shred: operands({ short: 'ns', long: ['iterations', 'size', 'random-source'] }),
+  srm: operands({}),
+  trash: operands({}),
+  'trash-put': operands({}),
+  rimraf: operands({}),
+  del: operands({}),
+  'del-cli': operands({}),
+  touch: operands({ short: 'dtr', long: ['date', 'reference', 'time'] }, false),
+  mkdir: operands({ short: 'm', long: ['mode'] }, false),
+  mkfifo: operands({ short: 'm', long: ['mode'] }, false),
+  mknod: operands({ short: 'm', long: ['mode'] }, false),
+  truncate: operands({ short: 'sr', long: ['size', 'reference'] }, false),
+  chmod: operands({ long: ['reference'] }, (s) => hasOption(s, 'R', 'recursive')),
+  chown: operands({ long: ['reference', 'from'] }, (s) => hasOption(s, 'R', 'recursive')),
+  chgrp: operands({ long: ['reference'] }, (s) => hasOption(s, 'R', 'recursive')),
+  chattr: operands({ short: 'vp' }, (s) => hasOption(s, 'R')),
+  setfacl: operands({ short: 'mMxX', long: ['modify', 'modify-file', 'remove', 'remove-file', 'set', 'set-file'] }, (s) => hasOption(s, 'R', 'recursive')),
+  ln: destination({ short: 'St', long: ['suffix', 'target-directory'] }, () => true, false),
+  link: operands({}, false),
+  sudoedit: operands({}, false),
+  cp: destination({ short: 'St', long: ['suffix', 'target-directory'] }, (s) => hasOption(s, 's', 'symbolic-link', 'l', 'link')),
+  mv: destination({ short: 'St', long: ['suffix', 'target-directory'] }, () => true),
+  install: destination({ short: 'gmoSt', long: ['group', 'mode', 'owner', 'suffix', 'target-directory', 'strip-program'] }, (s) => hasOption(s, 'd', 'directory'), false),
+  rsync: (args) => {
+    const s = scanOptions(args, { short: 'efBTM', long: ['rsh', 'filter', 'exclude', 'include', 'exclude-from', 'include-from', 'files-from', 'temp-dir', 'partial-dir', 'backup-dir', 'suffix', 'log-file', 'password-file', 'out-format', 'chmod', 'chown', 'compare-dest', 'copy-dest', 'link-dest', 'max-size', 'min-size', 'bwlimit', 'timeout', 'port', 'write-batch', 'only-write-batch', 'read-batch', 'rsync-path', 'usermap', 'groupmap', 'info', 'debug', 'skip-compress', 'modify-window', 'block-size', 'checksum-choice', 'compress-choice', 'sockopts', 'address', 'contimeout', 'iconv', 'stop-after', 'stop-at', 'log-file-format', 'remote-option', 'max-delete', 'max-alloc'] });
+    if (hasOption(s, 'e', 'rsh', 'rsync-path')) return { program: 'rsync -e' };
+    const extra = optionValues(s, 'log-file', 'write-batch', 'only-write-batch', 'backup-dir', 'temp-dir', 'partial-dir');
+    const dest = hasOption(s, 'remove-source-files') || s.dynamic ? s.operands : s.operands.slice(-1);
+    return targetsOf([...dest.filter((v) => !/^[^/]*:/.test(show(v))), ...extra], true);
+  },
+  scp: (args) => targetsOf(scanOptions(args, { short: 'cFiJloPSDX' }).operands.slice(-1).filter((v) => v.kind !== 'literal' || !/^[^/]*:/.test(v.text)), true),
+  tee: operands({}, false),
+  dd: (args) => targetsOf(args.filter((v) => v.kind !== 'literal' || v.text.startsWith('of=')).map((v) => (v.kind === 'literal' ? lit(v.text.slice(3)) : v)), false),
+  sed,
+  gsed: sed,
+  perl: inPlaceInterpreter('eEIMmxCdDlF0'),
+  ruby: inPlaceInterpreter('eEIrCFxKTW0'),
+  awk,
+  gawk: awk,
+  sort: (args) => {
+    const s = scanOptions(args, { short: 'kStTo', long: ['key', 'buffer-size', 'field-separator', 'temporary-directory', 'output', 'compress-program', 'files0-from', 'random-source', 'batch-size', 'parallel', 'sort'] });
+    if (hasOption(s, 'compress-program')) return { program: 'sort --compress-program' };
+    return targetsOf(optionValues(s, 'o', 'output'), false);
+  },
+  uniq: (args) => targetsOf(scanOptions(args, { short: 'fsw', long: ['skip-fields', 'skip-chars', 'check-chars', 'group', 'all-repeated'] }).operands.slice(1, 2), false),
+  split: () => ({ unknown: true }),
+  csplit: () => ({ unknown: true }),
+  tar,
+  bsdtar: tar,
+  gtar: tar,
+  unzip: (args) => (args.some((v) => v.kind === 'literal' && /^-[a-zA-Z]*[ltvZpcz]/.test(v.text)) ? NONE : { unknown: true }),
+  '7z': (args) => (args[0]?.kind === 'literal' && ['l', 't', 'h', 'i'].includes(args[0].text) ? NONE : { unknown: true }),
+  cpio: (args) => (args.some((v) => v.kind === 'literal' && /^-[a-zA-Z]*[ip]/.test(v.text)) ? { unknown: true } : NONE),
+  zip: (args) => {
+    const s = scanOptions(args, { short: 'bnt', long: ['temp-path', 'suffixes', 'from-date'] });
+    return targetsOf(hasOption(s, 'm', 'move') ? s.operands : s.operands.slice(0, 1), hasOption(s, 'm', 'move'));
+  },
+  gzip: gzipLike, gunzip: gzipLike, bzip2: gzipLike, bunzip2: gzipLike, xz: gzipLike, unxz: gzipLike, lzma: gzipLike, unlzma: gzipLike,
+  zstd: gzipLike, unzstd: gzipLike, lz4: gzipLike, pigz: gzipLike, compress: gzipLike, uncompress: gzipLike, brotli: gzipLike,
+  patch: (args) => {
+    const s = scanOptions(args, { short: 'BdDFgiopbrVYzx', long: ['prefix', 'directory', 'ifdef', 'fuzz', 'get', 'input', 'output', 'strip', 'reject-file', 'version-control', 'basename-prefix', 'suffix', 'debug', 'quoting-style', 'read-only'] });
+    if (hasOption(s, 'dry-run', 'check')) return NONE;
+    const named = optionValues(s, 'o', 'output', 'r', 'reject-file');
+    return { targets: named.map((v) => ({ v, recursive: false })), unknown: !hasOption(s, 'o', 'output') };
+  },
+  curl,
+  wget,
+  mktemp,
+  ed: () => ({ unknown: true }), ex: () => ({ unknown: true }), vi: () => ({ unknown: true }), vim: () => ({ unknown: true }),
+  nvim: () => ({ unknown: true }), nano: () => ({ unknown: true }), emacs: () => ({ unknown: true }), micro: () => ({ unknown: true }),
+  prettier: rewritesWith('--write', '-w'),
+  gofmt: rewritesWith('-w'),
+  goimports: rewritesWith('-w'),
+  'clang-format': rewritesWith('-i'),
+  shfmt: rewritesWith('-w', '--write'),
+  autopep8: rewritesWith('-i', '--in-place'),
+  yapf: rewritesWith('-i', '--in-place'),
+  rubocop: rewritesWith('-a', '-A', '--autocorrect', '--autocorrect-all', '--auto-correct', '--auto-correct-all', '-x', '--fix-layout'),
+  black: rewritesUnless('--check', '--diff'),
+  isort: rewritesUnless('--check', '--check-only', '-c', '--diff'),
+  rustfmt: rewritesUnless('--check'),
+  phpcbf: () => ({ unknown: true }),
+  'dprint': (args) => (args[0]?.kind === 'literal' && args[0].text === 'fmt' ? { unknown: true } : NONE),
+};
+
+/** Flags that make almost any linter or formatter rewrite files. */
+const FIXING_FLAGS = /^--(?:fix|write|in-place|autocorrect|auto-correct|autocorrect-all|auto-correct-all|apply|apply-unsafe)(?:=.*)?$/;
+
+// ── Wrappers: commands that run another command ────────────────────────────────
+
+type Unwrapped =
+  | { kind: 'run'; argv: Value[]; assigned?: string[]; base?: Value; appendDynamic?: boolean }
+  /** Shell code: the words joined, or (`each`) every word a script of its own. */
+  | { kind: 'code'; code: Value[]; each?: boolean }
+  | { kind: 'none' }
+  | { kind: 'opaque' };
+
+const run = (argv: Value[], extra: Partial<Extract<Unwrapped, { kind: 'run' }>> = {}): Unwrapped => ({ kind: 'run', argv, ...extra });
+
+/** A wrapper whose options end at the command it runs. */
+const simpleWrapper =
+  (spec: OptionSpec, skipOperands = 0) =>
+  (args: Value[]): Unwrapped => {
+    const s = scanOptions(args, { ...spec, stopAtOperand: true });
+    const first = s.operands.findIndex((v) => v.kind !== 'literal');
+    if (first !== -1 && first <= skipOperands) return { kind: 'opaque' };
+    return run(s.operands.slice(skipOperands));
+  };
+
+/** Leading NAME=value words (env, sudo, cross-env) are the command's environment. */
+function splitAssignments(vs: Value[]): { assigned: string[]; rest: Value[] } {
+  let i = 0;
+  const assigned: string[] = [];
+  for (; i < vs.length; i++) {
+    const m = vs[i]!.kind === 'literal' ? /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(show(vs[i]!)) : null;
+    if (!m) break;
+    assigned.push(m[1]!);
+  }
+  return { assigned, rest: vs.slice(i) };
+}
+
+const WRAPPERS: Record<string, (args: Value[]) => Unwrapped> = {
+  command: (args) => {
+    const s = scanOptions(args, { stopAtOperand: true });
+    return hasOption(s, 'v', 'V') ? { kind: 'none' } : run(s.operands);
+  },
+  builtin: (args) => run(args),
+  exec: simpleWrapper({ short: 'a' }),
+  nohup: simpleWrapper({}),
+  setsid: simpleWrapper({}),
+  time: simpleWrapper({}),
+  chronic: simpleWrapper({}),
+  unbuffer: simpleWrapper({}),
+  coproc: (args) => run(args),
+  nice: simpleWrapper({ short: 'n', long: ['adjustment'] }),
+  ionice: simpleWrapper({ short: 'cnpPu', long: ['class', 'classdata', 'pid', 'pgid', 'uid'] }),
+  stdbuf: simpleWrapper({ short: 'ioe', long: ['input', 'output', 'error'] }),
+  taskset: (args) => {
+    const s = scanOptions(args, { stopAtOperand: true });
+    if (hasOption(s, 'p', 'pid')) return { kind: 'none' };
+    return s.operands.slice(0, 1).some((v) => v.kind !== 'literal') ? { kind: 'opaque' } : run(s.operands.slice(1));
+  },
+  timeout: simpleWrapper({ short: 'sk', long: ['signal', 'kill-after'] }, 1),
+  doas: (args) => {
+    const s = scanOptions(args, { short: 'uC', stopAtOperand: true });
+    return hasOption(s, 's') ? { kind: 'opaque' } : s.operands[0]?.kind === 'literal' || !s.operands.length ? run(s.operands) : { kind: 'opaque' };
+  },
+  sudo: (args) => {
+    const s = scanOptions(args, {
+      short: 'ughpCDrtUTR',
+      long: ['user', 'group', 'host', 'prompt', 'close-from', 'chdir', 'role', 'type', 'other-user', 'command-timeout', 'chroot'],
+      stopAtOperand: true,
+    });
+    const { assigned, rest } = splitAssignments(s.operands);
+    if (rest[0] && rest[0].kind !== 'literal') return { kind: 'opaque' };
+    if (hasOption(s, 'e', 'edit')) return run([lit('sudoedit'), ...rest]);
+    return run(rest, { assigned, base: optionValues(s, 'D', 'chdir')[0] });
+  },
+  env: (args) => {
+    const s = scanOptions(args, { short: 'uCS', long: ['unset', 'chdir', 'split-string'], stopAtOperand: true });
+    const { assigned, rest } = splitAssignments(s.operands);
+    const split = optionValues(s, 'S', 'split-string');
+    if (split.length) return { kind: 'code', code: [...split, ...rest] };
+    if (rest[0] && rest[0].kind !== 'literal') return { kind: 'opaque' };
+    return run(rest, { assigned, base: optionValues(s, 'C', 'chdir')[0] });
+  },
+  'cross-env': (args) => {
+    const { assigned, rest } = splitAssignments(args);
+    return run(rest, { assigned });
+  },
+  xargs: (args) => {
+    const s = scanOptions(args, {
+      short: 'adEILnPs',
+      optional: 'eil',
+      long: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var', 'max-lines', 'replace', 'eof'],
+      stopAtOperand: true,
+    });
+    if (s.operands[0] && s.operands[0].kind !== 'literal') return { kind: 'opaque' };
+    return run(s.operands.length ? s.operands : [lit('echo')], { appendDynamic: true });
+  },
+  busybox: (args) => (args[0]?.kind === 'literal' && !args[0].text.startsWith('-') ? run(args) : args[0] ? { kind: 'opaque' } : { kind: 'none' }),
+  npx: (args) => {
+    const s = scanOptions(args, { short: 'pc', long: ['package', 'call'], stopAtOperand: true });
+    const code = optionValues(s, 'c', 'call');
+    if (code.length) return { kind: 'code', code };
+    return s.operands[0] && s.operands[0].kind !== 'literal' ? { kind: 'opaque' } : run(s.operands);
+  },
+  bunx: simpleWrapper({}),
+  watch: (args) => {
+    const s = scanOptions(args, { short: 'n', optional: 'd', long: ['interval', 'differences'], stopAtOperand: true });
+    return hasOption(s, 'x', 'exec') ? run(s.operands) : { kind: 'code', code: s.operands };
+  },
+  flock: (args) => {
+    const s = scanOptions(args, { short: 'wEc', long: ['timeout', 'conflict-exit-code', 'command'], stopAtOperand: true });
+    const code = optionValues(s, 'c', 'command');
+    if (code.length) return { kind: 'code', code };
+    return run(s.operands.slice(1));
+  },
+  su: (args) => {
+    const code = optionValues(scanOptions(args, { short: 'cgGsw', long: ['command', 'group', 'supp-group', 'shell', 'whitelist-environment'] }), 'c', 'command');
+    return code.length ? { kind: 'code', code } : { kind: 'none' };
+  },
+  runuser: (args) => {
+    const s = scanOptions(args, { short: 'cgGsuw', long: ['command', 'group', 'supp-group', 'shell', 'user', 'whitelist-environment'] });
+    const code = optionValues(s, 'c', 'command');
+    return code.length ? { kind: 'code', code } : { kind: 'none' };
+  },
+  script: (args) => {
+    const s = scanOptions(args, { short: 'cEIOBTm', long: ['command', 'echo', 'log-in', 'log-out', 'log-io', 'log-timing', 'logging-format'] });
+    const code = optionValues(s, 'c', 'command');
+    return code.length ? { kind: 'code', code } : { kind: 'none' };
+  },
+  chroot: simpleWrapper({ long: ['userspec', 'groups'] }, 1),
+  fakeroot: simpleWrapper({ short: 'is', long: ['lib', 'faked'] }),
+  unshare: simpleWrapper({ short: 'S', long: ['setuid', 'setgid', 'root', 'wd', 'propagation'] }),
+  'systemd-run': simpleWrapper({ short: 'pEMH', long: ['property', 'setenv', 'machine', 'host', 'unit', 'description', 'slice', 'working-directory', 'uid', 'gid', 'nice'] }),
+  firejail: simpleWrapper({}),
+  pkexec: simpleWrapper({ long: ['user'] }),
+  sg: (args) => (args.length >= 2 ? { kind: 'code', code: args.slice(1).filter((v) => !(v.kind === 'literal' && v.text === '-c')) } : { kind: 'none' }),
+  hyperfine: (args) => {
+    const s = scanOptions(args, { short: 'wrmMpscSnuN', long: ['warmup', 'runs', 'min-runs', 'max-runs', 'prepare', 'setup', 'cleanup', 'conclude', 'reference', 'parameter-scan', 'parameter-step-size', 'parameter-list', 'shell', 'style', 'sort', 'time-unit', 'export-asciidoc', 'export-csv', 'export-json', 'export-markdown', 'export-orgmode', 'output', 'command-name'] });
+    return { kind: 'code', code: [...s.operands, ...optionValues(s, 'p', 'prepare', 's', 'setup', 'c', 'cleanup', 'conclude', 'reference')], each: true };
+  },
+  strace: simpleWrapper({ short: 'oeEpPsSuaIbX' }),
+  ltrace: simpleWrapper({ short: 'oeEpPsSuaIbX' }),
+};
+
+const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash', 'ksh93', 'pdksh']);
+/** Shells whose language the gate does not parse. */
+const FOREIGN_SHELLS = new Set(['fish', 'pwsh', 'powershell', 'nu', 'elvish', 'xonsh', 'tcsh', 'csh', 'rc', 'es']);
+/** Paths that hand a shell code from a pipe or another process. */
+const STREAM = /^\/(?:dev\/(?:stdin|fd\/\d+)|proc\/[^/]+\/fd\/\d+)$/;
+
+// ── One command ─────────────────────────────────────────────────────────────────
+
+/**
+ * Emits the effects of one simple command; returns the directories the shell may be in afterwards
+ * when the command can change them (`cd`, `eval`, `source`).
+ */
+export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAfter {
+  if (depth > 12) {
+    runner.emit({ kind: 'opaque', command: showArgv(inv.argv), why: 'too-deep' });
+    return undefined;
+  }
+  const [head, ...args] = inv.argv;
+  if (!head) return undefined;
+  const text = showArgv(inv.argv);
+  if (head.kind !== 'literal') {
+    runner.emit({ kind: 'opaque', command: text, why: 'dynamic-command' });
+    return undefined;
+  }
+  const name = commandName(head.text);
+  const again = (argv: Value[], extra: Partial<Invocation> = {}): CwdAfter => runInvocation({ ...inv, argv, ...extra }, runner, depth + 1);
+  const code = (words: Value[], cwd: Cwd = inv.cwd): boolean => {
+    if (!allLiteral(words) || words.length === 0) {
+      if (words.length) runner.emit({ kind: 'opaque', command: text, why: 'dynamic-code' });
+      return false;
+    }
+    return runner.code(words.map((w) => w.text).join(' '), cwd);
+  };
+
+  const wrapper = WRAPPERS[name];
+  if (wrapper) {
+    const u = wrapper(args);
+    if (u.kind === 'none') return undefined;
+    if (u.kind === 'opaque') {
+      runner.emit({ kind: 'opaque', command: text, why: 'dynamic-command' });
+      return undefined;
+    }
+    if (u.kind === 'code') {
+      if (u.each) for (const word of u.code) code([word]);
+      else code(u.code);
+      return undefined;
+    }
+    if (name === 'flock') emitWrites(`flock`, targetsOf(scanOptions(args, { short: 'wEc', stopAtOperand: true }).operands.slice(0, 1), false), inv.cwd, runner);
+    if (name === 'strace' || name === 'ltrace') emitWrites(name, targetsOf(optionValues(scanOptions(args, { short: 'oeEpPsSuaIbX', stopAtOperand: true }), 'o'), false), inv.cwd, runner);
+    if (u.argv.length === 0) return undefined;
+    const cwd = u.base ? chdir(inv.cwd, u.base, runner.home) : inv.cwd;
+    const argv = u.appendDynamic ? [...u.argv, { kind: 'dynamic', text: '<input>' } as Value] : u.argv;
+    // A coprocess reads what the shell writes to it later.
+    const stdin: Stdin = name === 'coproc' ? { kind: 'pipe' } : inv.stdin;
+    // exec, builtin and command run in this shell: a `cd` through them still moves it.
+    const after = again(argv, { assigned: [...inv.assigned, ...(u.assigned ?? [])], cwd, stdin });
+    return ['builtin', 'command', 'exec'].includes(name) ? after : undefined;
+  }
+
+  if (SHELLS.has(name)) {
+    const s = scanOptions(args, { short: 'oO', long: ['rcfile', 'init-file'], stopAtOperand: true });
+    if (hasOption(s, 'c')) {
+      const source = s.operands[0];
+      if (source) code([source]);
+      return undefined;
+    }
+    const script = s.operands[0];
+    if (script && !hasOption(s, 's')) {
+      if (script.kind !== 'literal' || STREAM.test(script.text)) runner.emit({ kind: 'opaque', command: text, why: script.kind === 'literal' ? 'stdin-code' : 'dynamic-code' });
+      return undefined; // a script file: what it does is seen afterwards
+    }
+    if (inv.stdin.kind === 'code') runner.code(inv.stdin.text, inv.cwd);
+    else if (inv.stdin.kind !== 'none') runner.emit({ kind: 'opaque', command: text, why: 'stdin-code' });
+    return undefined;
+  }
+  if (FOREIGN_SHELLS.has(name)) {
+    if (args.length || inv.stdin.kind !== 'none') runner.emit({ kind: 'opaque', command: text, why: 'dynamic-code' });
+    return undefined;
+  }
+
+  switch (name) {
+    case 'eval':
+      return code(args) ? { cwd: null } : undefined;
+    case 'source':
+    case '.': {
+      const file = args[0];
+      if (file && (file.kind !== 'literal' || STREAM.test(file.text))) runner.emit({ kind: 'opaque', command: text, why: file.kind === 'literal' ? 'stdin-code' : 'dynamic-code' });
+      return { cwd: null };
+    }
+    case 'trap': {
+      const action = args[0];
+      if (!action || (action.kind === 'literal' && ['-p', '-l', '-', '', '--'].includes(action.text))) return undefined;
+      return code([action]) ? { cwd: null } : undefined;
+    }
+    case 'alias':
+      if (args.some((v) => v.kind !== 'literal' || v.text.includes('='))) runner.emit({ kind: 'opaque', command: text, why: 'alias' });
+      return undefined;
+    case 'hash':
+      // `hash -p /bin/rm ls`: later `ls` runs rm.
+      if (args.some((v) => v.kind !== 'literal' || /^-\w*p/.test(v.text))) runner.emit({ kind: 'opaque', command: text, why: 'alias' });
+      return undefined;
+    case 'mapfile':
+    case 'readarray':
+    case 'compgen':
+    case 'complete': {
+      // `mapfile -C cmd`, `complete -C cmd`: the value is code, run later.
+      const s = scanOptions(args, { short: name === 'mapfile' || name === 'readarray' ? 'dnOsuCc' : 'oAGWFCXPSabcdefgjksuvp' });
+      const callbacks = optionValues(s, 'C', ...(name === 'mapfile' || name === 'readarray' ? [] : ['F']));
+      if (callbacks.length) code(callbacks);
+      return undefined;
+    }
+    case 'fc':
+      runner.emit({ kind: 'opaque', command: text, why: 'dynamic-code' });
+      return undefined;
+    case 'cd':
+    case 'pushd': {
+      const s = scanOptions(args, { stopAtOperand: true });
+      const target = s.operands[0];
+      if (name === 'pushd' && (!target || (target.kind === 'literal' && /^[+-]\d+$/.test(target.text)))) return { cwd: null };
+      return { cwd: chdir(inv.cwd, target, runner.home) };
+    }
+    case 'popd':
+      return { cwd: null };
+    case 'git':
+      runGit(args, inv, runner, null);
+      return undefined;
+    case 'find': {
+      const f = find(args);
+      emitWrites('find', f.writes, inv.cwd, runner, text);
+      for (const argv of f.exec) again(argv, { cwd: f.execdir ? null : inv.cwd, stdin: { kind: 'none' } });
+      return undefined;
+    }
+  }
+  if (name.startsWith('git-') && name.length > 4) {
+    runGit(args, inv, runner, name.slice(4));
+    return undefined;
+  }
+  const execSubs = EXEC_SUBCOMMANDS[name];
+  const sub = args[0]?.kind === 'literal' ? args[0].text : null;
+  if (execSubs && sub && execSubs.includes(sub)) {
+    const rest = scanOptions(args.slice(1), { short: 'pc', long: ['package', 'call'], stopAtOperand: true });
+    const codeWords = optionValues(rest, 'c', 'call');
+    if (codeWords.length) code(codeWords);
+    else if (rest.operands.length) again(rest.operands);
+    return undefined;
+  }
+  const writesProject = PROJECT_WRITING[name];
+  const words = subcommands(args);
+  const checking = args.some((v) => v.kind === 'literal' && CHECK_ONLY.has(v.text));
+  if (writesProject?.(words) && !(checking && ['fmt', 'format'].includes(words[0] ?? ''))) runner.emit({ kind: 'write-unknown', command: text });
+  if (name === 'cargo' && words[0] === 'fmt' && !checking) runner.emit({ kind: 'write-unknown', command: text });
+  const writer = WRITERS[name];
+  if (writer) emitWrites(name, writer(args), inv.cwd, runner, text);
+  else if (args.some((v) => v.kind === 'literal' && FIXING_FLAGS.test(v.text))) runner.emit({ kind: 'write-unknown', command: text });
+  return undefined;
+}
+
+function runGit(args: Value[], inv: Invocation, runner: Runner, dashed: string | null): void {
+  const result = analyseGit(args, runner.gitEnv ? [...inv.assigned, runner.gitEnv] : inv.assigned, dashed);
+  if (result.kind === 'refuse') {
+    runner.emit(result.effect);
+    return;
+  }
+  const cwd = result.chdir.reduce<Cwd>((c, v) => chdir(c, v, runner.home), inv.cwd);
+  if (result.kind === 'write-unknown') runner.emit({ kind: 'write-unknown', command: `git ${args.map(show).join(' ')}` });
+  else emitWrites('git', targetsOf(result.outputs, false), cwd, runner);
+}
+
+function emitWrites(command: string, writes: Writes, cwd: Cwd, runner: Runner, text = command): void {
+  if (writes.program) runner.emit({ kind: 'opaque', command: writes.program, why: 'program-option' });
+  if (writes.unknown) runner.emit({ kind: 'write-unknown', command: text });
+  const base = (writes.base ?? []).reduce<Cwd>((c, v) => chdir(c, v, runner.home), cwd);
+  for (const t of writes.targets ?? []) {
+    for (const target of resolvePath(t.v, base)) {
+      runner.emit({ kind: 'write', command, target: t.tree && target.kind === 'path' ? { kind: 'tree', path: target.path } : target, recursive: t.recursive });
+    }
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * What a git invocation may do. Read-only subcommands are listed (with the arguments that keep them
+ * read-only); everything else, including an alias or a subcommand this list does not know, is refused:
+ * an allowlist cannot be spelled around.
+ */
+import { hasOption, scanOptions, type OptionSpec, type Scanned, type ShellEffect } from './effects';
+import type { Value } from './words';
+
+export type GitResult =
+  | { kind: 'read'; chdir: Value[]; outputs: Value[] }
+  | { kind: 'refuse'; effect: ShellEffect }
+  /** `git apply` without --index: writes the working tree, where the patch says. */
+  | { kind: 'write-unknown'; chdir: Value[] };
+
+const lit = (text: string): Value => ({ kind: 'literal', text });
+
+/** Options of git itself (before the subcommand) that take a separate value. */
+const GLOBAL_VALUED = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--list-cmds', '--attr-source']);
+const GLOBAL_FLAGS = new Set([
+  '-p', '--paginate', '-P', '--no-pager', '--bare', '--no-replace-objects', '--no-lazy-fetch', '--no-optional-locks', '--no-advice',
+  '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '--html-path', '--man-path', '--info-path',
+  '--version', '-v', '--help', '-h', '--exec-path',
+]);
+
+/** Configuration that cannot make a read-only command run a program or read more configuration. */
+const HARMLESS_CONFIG =
+  /^(?:(?:color|user|author|committer|advice|i18n|pretty|column|grep|status|blame|log|init|safe|format)\.[^\s]+|core\.(?:quotepath|abbrev|autocrlf|safecrlf|commentchar|commentstring|ignorecase|precomposeunicode|filemode|whitespace|eol|pager-disabled)|diff\.(?:noprefix|mnemonicprefix|renames|renamelimit|algorithm|context|interhunkcontext|relative|indentheuristic|suppressblankempty|colormoved|colormovedws|wserrorhighlight|statgraphwidth|statnamewidth|ignoresubmodules|dirstat))$/i;
+
+/** Environment that makes git run a program, read other configuration (HOME: ~/.gitconfig) or write a trace file. */
+const PROGRAM_ENV = 'GIT_(?:CONFIG\\w*|EXTERNAL_DIFF|PAGER|SSH\\w*|ASKPASS|PROXY_COMMAND|EXEC_PATH|TRACE\\w*|EDITOR|SEQUENCE_EDITOR|TEMPLATE_DIR|DIFF_OPTS)|SSH_ASKPASS|HOME|XDG_CONFIG_HOME';
+export const GIT_PROGRAM_ENV = new RegExp(`^(?:${PROGRAM_ENV})$`);
+/** The same names given a value anywhere in a script's text (`export GIT_EXTERNAL_DIFF=…; git diff`). */
+export const GIT_PROGRAM_ENV_SET = new RegExp(`(?<![\\w$])(${PROGRAM_ENV})\\s*\\+?=`);
+
+const READ_ONLY = new Set([
+  'status', 'diff', 'log', 'show', 'blame', 'annotate', 'grep', 'shortlog', 'describe', 'rev-parse', 'rev-list', 'ls-files', 'ls-tree',
+  'ls-remote', 'cat-file', 'diff-tree', 'diff-files', 'diff-index', 'merge-base', 'name-rev', 'for-each-ref', 'show-ref', 'show-branch',
+  'whatchanged', 'range-diff', 'cherry', 'count-objects', 'verify-commit', 'verify-tag', 'check-ignore', 'check-attr', 'check-ref-format',
+  'check-mailmap', 'var', 'version', 'help', 'merge-tree', 'patch-id', 'stripspace', 'get-tar-commit-id', 'column',
+]);
+
+/** Subcommands that are read-only in some forms: true when this form is. */
+const SOMETIMES: Record<string, (s: Scanned, args: readonly Value[]) => boolean> = {
+  branch: (s) => {
+    if (hasOption(s, 'd', 'D', 'delete', 'm', 'M', 'move', 'c', 'C', 'copy', 'f', 'force', 'u', 'set-upstream-to', 'unset-upstream', 'edit-description', 't', 'track', 'no-track', 'create-reflog', 'set-upstream')) return false;
+    return s.operands.length === 0 || hasOption(s, 'l', 'list') || hasOption(s, 'show-current');
+  },
+  tag: (s) => {
+    if (hasOption(s, 'a', 'annotate', 's', 'sign', 'u', 'local-user', 'f', 'force', 'd', 'delete', 'm', 'message', 'F', 'file', 'e', 'edit', 'create-reflog', 'no-sign')) return false;
+    return s.operands.length === 0 || hasOption(s, 'l', 'list', 'v', 'verify');
+  },
+  remote: (s) => s.operands.length === 0 || ['show', 'get-url'].includes(firstText(s)),
+  config: (s) => {
+    if (hasOption(s, 'e', 'edit', 'unset', 'unset-all', 'add', 'replace-all', 'rename-section', 'remove-section', 'fixed-value')) return false;
+    if (hasOption(s, 'get', 'get-all', 'get-regexp', 'get-urlmatch', 'get-color', 'get-colorbool', 'l', 'list')) return true;
+    // `git config user.name` reads; `git config user.name x` writes; `git config get|list …` (git 2.46) read.
+    return ['get', 'list'].includes(firstText(s)) || s.operands.length === 1;
+  },
+  stash: (s) => ['list', 'show'].includes(firstText(s)),
+  worktree: (s) => firstText(s) === 'list',
+  submodule: (s) => s.operands.length === 0 || ['status', 'summary'].includes(firstText(s)),
+  notes: (s) => s.operands.length === 0 || ['list', 'show'].includes(firstText(s)),
+  reflog: (s) => !['expire', 'delete', 'drop'].includes(firstText(s)),
+  bisect: (s) => firstText(s) === 'log',
+  'hash-object': (s) => !hasOption(s, 'w'),
+  fsck: (s) => !hasOption(s, 'lost-found'),
+  archive: () => true,
+};
+
+const firstText = (s: Scanned): string => (s.operands[0]?.kind === 'literal' ? s.operands[0].text : '');
+
+/** Per-subcommand option specs: which options take a value, so operands are told apart from values. */
+const SPECS: Record<string, OptionSpec> = {
+  branch: { long: ['contains', 'no-contains', 'merged', 'no-merged', 'points-at', 'sort', 'format', 'set-upstream-to'], short: 'u' },
+  tag: { long: ['contains', 'no-contains', 'merged', 'no-merged', 'points-at', 'sort', 'format', 'message', 'file', 'local-user', 'cleanup'], short: 'mFun' },
+  config: { long: ['file', 'blob', 'type', 'default', 'comment'], short: 'f' },
+  archive: { long: ['output', 'format', 'prefix', 'remote', 'exec', 'add-file', 'add-virtual-file'], short: 'o' },
+  'ls-remote': { long: ['upload-pack', 'sort', 'server-option'], short: 'uo' },
+  grep: { short: 'efABCm', long: ['open-files-in-pager', 'max-depth', 'threads', 'context', 'after-context', 'before-context', 'max-count'] },
+};
+
+/** Read-only subcommands with an option that runs a program. */
+const PROGRAM_OPTIONS = new Set(['grep', 'ls-remote', 'archive', 'fsck']);
+
+/** Subcommands that accept `--output=<file>` (the diff and log family). */
+const OUTPUT_OPTION = new Set(['diff', 'log', 'show', 'whatchanged', 'diff-tree', 'diff-files', 'diff-index', 'range-diff', 'format-patch']);
+
+/** Splits an alias's value as git does (quotes group words). */
+function aliasWords(value: string): string[] {
+  const words: string[] = [];
+  const re = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g;
+  for (const m of value.matchAll(re)) words.push(m[1] ?? m[2] ?? m[3]!);
+  return words;
+}
+
+/**
+ * `args` are git's arguments (after the command name); `assigned` the environment names set for it.
+ * `dashed` is the subcommand of a `git-<sub>` spelling.
+ */
+export function analyseGit(args: readonly Value[], assigned: readonly string[], dashed: string | null = null): GitResult {
+  const refuse = (effect: ShellEffect): GitResult => ({ kind: 'refuse', effect });
+  const program = (what: string): GitResult => refuse({ kind: 'opaque', command: what, why: 'program-option' });
+  const env = assigned.find((name) => GIT_PROGRAM_ENV.test(name));
+  if (env) return program(`${env}=… git`);
+  const aliases = new Map<string, string>();
+  const chdir: Value[] = [];
+  let i = 0;
+  let sub: string | null = dashed;
+  while (sub === null && i < args.length) {
+    const a = args[i]!;
+    if (a.kind !== 'literal') return refuse({ kind: 'opaque', command: `git ${a.kind === 'dynamic' ? a.text : a.pattern}`, why: 'dynamic-command' });
+    const t = a.text;
+    const eq = t.indexOf('=');
+    const name = t.startsWith('--') && eq !== -1 ? t.slice(0, eq) : t;
+    const value: Value | undefined = t.startsWith('--') && eq !== -1 ? lit(t.slice(eq + 1)) : GLOBAL_VALUED.has(t) ? args[i + 1] : undefined;
+    if (name === '-c' || name === '--config-env') {
+      if (value?.kind !== 'literal') return program(`git ${t} …`);
+      const [key = '', ...rest] = value.text.split('=');
+      if (/^alias\./i.test(key) && name === '-c') aliases.set(key.slice(6).toLowerCase(), rest.join('='));
+      else if (!HARMLESS_CONFIG.test(key)) return program(`git ${name} ${value.text}`);
+      i += t.startsWith('--') && eq !== -1 ? 1 : 2;
+      continue;
+    }
+    if (name === '--exec-path' && eq !== -1) return program(`git ${t}`);
+    if (GLOBAL_VALUED.has(name)) {
+      if (name === '-C') {
+        if (!value) return { kind: 'read', chdir, outputs: [] };
+        chdir.push(value);
+      }
+      i += eq !== -1 ? 1 : 2;
+      continue;
+    }
+    if (GLOBAL_FLAGS.has(name)) {
+      i++;
+      continue;
+    }
+    if (t.startsWith('-')) return refuse({ kind: 'git', sub: t, known: false, via: null });
+    sub = t;
+    i++;
+  }
+  if (sub === null) return { kind: 'read', chdir, outputs: [] }; // `git --version`, `git -C x`
+  const rest: Value[] = args.slice(i);
+  // Git prefers its own commands to aliases of the same name; any other name given an alias by `-c` is
+  // refused, whatever the alias stands for: it is named in the refusal.
+  const alias = aliases.get(sub.toLowerCase());
+  if (alias !== undefined && !READ_ONLY.has(sub) && !(sub in SOMETIMES) && !KNOWN_MUTATIONS.has(sub)) {
+    return refuse({ kind: 'git', sub: alias.startsWith('!') ? alias : (aliasWords(alias)[0] ?? alias), known: !alias.startsWith('!'), via: sub });
+  }
+  // A computed argument may be any option: harmless for most read-only commands, not where an option
+  // writes a file or runs a program (diff --output, grep -O, ls-remote --upload-pack) or changes the form.
+  if (rest.some((v) => v.kind === 'dynamic') && (!READ_ONLY.has(sub) || OUTPUT_OPTION.has(sub) || PROGRAM_OPTIONS.has(sub))) {
+    return refuse({ kind: 'opaque', command: `git ${sub} ${rest.map((v) => (v.kind === 'dynamic' ? v.text : v.kind === 'glob' ? v.pattern : v.text)).join(' ')}`.trim(), why: 'dynamic-command' });
+  }
+  const scanned = scanOptions(rest, SPECS[sub] ?? {});
+  const readOnly = READ_ONLY.has(sub) || (SOMETIMES[sub]?.(scanned, rest) ?? false);
+  if (sub === 'apply') {
+    if (hasOption(scanned, 'index', 'cached', '3', '3way', 'intent-to-add', 'N')) return refuse({ kind: 'git', sub: 'apply --index', known: true, via: null });
+    if (hasOption(scanned, 'check', 'stat', 'numstat', 'summary') && !hasOption(scanned, 'apply')) return { kind: 'read', chdir, outputs: [] };
+    return { kind: 'write-unknown', chdir };
+  }
+  if (!readOnly) return refuse({ kind: 'git', sub, known: KNOWN_MUTATIONS.has(sub) || sub in SOMETIMES, via: null });
+  if (sub === 'grep' && hasOption(scanned, 'O', 'open-files-in-pager')) return program('git grep --open-files-in-pager');
+  if (sub === 'ls-remote' && hasOption(scanned, 'u', 'upload-pack')) return program('git ls-remote --upload-pack');
+  if (sub === 'archive' && hasOption(scanned, 'exec')) return program('git archive --exec');
+  const outputs = [
+    ...(OUTPUT_OPTION.has(sub) ? scanned.options.filter((o) => o.name === 'output' && o.value).map((o) => o.value!) : []),
+    ...(sub === 'archive' ? scanned.options.filter((o) => (o.name === 'output' || o.name === 'o') && o.value).map((o) => o.value!) : []),
+  ];
+  return { kind: 'read', chdir, outputs };
+}
+
+/** Subcommands that change history, the index, refs, the checkout or the repository (for the refusal's wording). */
+const KNOWN_MUTATIONS = new Set([
+  'commit', 'push', 'pull', 'reset', 'checkout', 'switch', 'restore', 'rebase', 'merge', 'cherry-pick', 'revert', 'stash', 'add', 'rm', 'mv',
+  'am', 'clean', 'tag', 'update-ref', 'update-index', 'symbolic-ref', 'read-tree', 'write-tree', 'commit-tree', 'filter-branch', 'filter-repo',
+  'replace', 'notes', 'gc', 'prune', 'worktree', 'submodule', 'init', 'clone', 'fetch', 'bisect', 'checkout-index', 'config', 'branch',
+  'remote', 'reflog', 'repack', 'pack-refs', 'maintenance', 'sparse-checkout', 'format-patch', 'mergetool', 'difftool', 'rerere', 'lfs',
+  'hash-object', 'fast-import', 'unpack-objects', 'prune-packed', 'update-server-info', 'apply',
+]);

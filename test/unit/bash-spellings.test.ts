@@ -1,0 +1,239 @@
+/**
+ * The Bash gate against a hostile model: generated spellings of the same write (quoting, wrappers,
+ * redirection forms, compound commands, nested shells) are all refused; the same spellings of a
+ * read-only command all pass, so the gate is not refusing everything.
+ */
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
+import { plainScript } from '../../src/core/shell/syntax';
+import { HOME, ROOT, analyse, decide, outcomeOf } from './bash';
+import { stateBuilder } from './builders';
+
+const R1 = stateBuilder().build();
+const R2 = stateBuilder().inR2().build();
+const ROLES: [string, string | null, typeof R1][] = [
+  ['the witness', 'minions:witness', R1],
+  ['the fixer', 'minions:review-fixer', R2],
+  ['the orchestrator', null, R1],
+  ['a general-purpose agent', 'general-purpose', R2],
+];
+
+const sq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+const dq = (s: string): string => `"${s.replace(/(["\\$`])/g, '\\$1')}"`;
+
+/** Ways to spell a command's name that bash runs as the same command. */
+const nameSpelling = (name: string): fc.Arbitrary<string> =>
+  fc.constantFrom(
+    name,
+    `\\${name}`,
+    sq(name),
+    dq(name),
+    `${name[0]}''${name.slice(1)}`,
+    `${name[0]}""${name.slice(1)}`,
+    `/usr/bin/${name}`,
+    `/bin/${name}`,
+    `$'${name}'`,
+    name.toUpperCase(),
+  );
+
+/** Commands that run the command they are given. */
+const wrapper = fc.constantFrom('command', 'env', 'env -i', 'env FOO=1', 'nohup', 'timeout 5', 'timeout -s KILL 10', 'sudo', 'sudo -u root', 'nice -n 1', 'time', 'stdbuf -o0', 'builtin', 'exec', 'busybox');
+// An assignment prefix counts only before the first word (after it, `FOO=1` would be the command name).
+const wrappers = fc.tuple(fc.boolean(), fc.array(wrapper, { maxLength: 3 })).map(([assign, ws]) => [...(assign ? ['FOO=1'] : []), ...ws].join(' '));
+
+/** Ways to name the same file, relative to the project root. */
+const pathSpelling = (rel: string): fc.Arbitrary<string> => {
+  const [first, ...rest] = rel.split('/');
+  const tail = rest.join('/');
+  return fc.constantFrom(
+    rel,
+    `./${rel}`,
+    sq(rel),
+    dq(rel),
+    `${first!.slice(0, 3)}''${first!.slice(3)}/${tail}`,
+    `\\${rel}`,
+    `src/../${rel}`,
+    `${first}//${rest.slice(0, -1).join('/')}/./${rest[rest.length - 1]}`,
+    `${ROOT}/${rel}`,
+    `~/../..${ROOT}/${rel}`,
+    `${first}/${rest.slice(0, -1).join('/')}/${rest[rest.length - 1]!.replace(/^(.)/, '[$1]')}`,
+    `${first}/${rest.slice(0, -1).join('/')}/{${rest[rest.length - 1]},nothing}`,
+    `$PWD/${rel}`,
+    `"$(pwd)"/${rel}`,
+  );
+};
+
+/** Ways to write (or delete) a file. */
+const writeForm = (p: string): fc.Arbitrary<[string, string]> =>
+  fc.constantFrom<[string, string]>(
+    ['echo', `0 > ${p}`],
+    ['echo', `0 1>${p}`],
+    ['echo', `0 >| ${p}`],
+    ['echo', `0 &> ${p}`],
+    ['echo', `0 >> ${p}`],
+    ['echo', `0 2>/dev/null 1>${p}`],
+    ['printf', `0 >&${p}`],
+    ['tee', p],
+    ['rm', `-f ${p}`],
+    ['rm', `-rf -- ${p}`],
+    ['cp', `/tmp/forged ${p}`],
+    ['mv', `/tmp/forged ${p}`],
+    ['sed', `-i s/R2/DONE/ ${p}`],
+    ['sed', `s/R2/DONE/ -i ${p}`],
+    ['sed', `--in-place=.bak -e s/R2/DONE/ ${p}`],
+    ['perl', `-pi -e s/R2/DONE/ ${p}`],
+    ['perl', `-pe s/R2/DONE/ -i ${p}`],
+    ['truncate', `-s 0 ${p}`],
+    ['touch', p],
+    ['dd', `if=/dev/zero of=${p}`],
+    ['ln', `-sf /tmp/forged ${p}`],
+    ['find', `${p} -delete`],
+    ['chmod', `000 ${p}`],
+  );
+
+/** Where a command can stand and still run. */
+const context = (inner: string): fc.Arbitrary<string> =>
+  fc.constantFrom(
+    inner,
+    `   ${inner}`,
+    `true && ${inner}`,
+    `false || ${inner}`,
+    `(${inner})`,
+    `{ ${inner}; }`,
+    `if true; then ${inner}; fi`,
+    `for i in 1; do ${inner}; done`,
+    `while true; do ${inner}; break; done`,
+    `case x in *) ${inner};; esac`,
+    `echo $(${inner})`,
+    `echo "$(${inner})"`,
+    `ls | ${inner}`,
+    `f() { ${inner}; }; f`,
+    `bash -c ${sq(inner)}`,
+    `sh -c ${dq(inner)}`,
+    `bash -lc ${sq(inner)}`,
+    `eval ${sq(inner)}`,
+    `eval ${dq(inner)}`,
+    `bash -c ${sq(`sh -c ${sq(inner)}`)}`,
+    `bash <<'EOF'\n${inner}\nEOF`,
+    `xargs -0 sh -c ${sq(inner)} _`,
+    `find . -maxdepth 0 -exec sh -c ${sq(inner)} \\;`,
+    `trap ${sq(inner)} EXIT`,
+    `echo start\n${inner}\necho end`,
+  );
+
+/** A full command: context(wrappers + name + arguments). */
+const command = (rel: string): fc.Arbitrary<string> =>
+  fc
+    .tuple(wrappers, pathSpelling(rel).chain(writeForm))
+    // `of=x/[s]tate.json` is one word that globs as a whole: it matches nothing, and dd writes that literal name.
+    .filter(([, [name, args]]) => name !== 'dd' || !/of=\S*[[{]/.test(args))
+    .chain(([w, [name, args]]) => nameSpelling(name).map((n) => `${w ? `${w} ` : ''}${n} ${args}`))
+    .chain(context);
+
+/** The same writes after a cd into the directory. */
+const viaCd = fc.constantFrom(['.agents/tmp', 'state.json'], ['.agents', 'tmp/state.json'], ['src', '../.agents/tmp/state.json'], ['/tmp', `${ROOT}/.agents/tmp/state.json`]).chain(([dir, rel]) =>
+  writeForm(rel!).map(([name, args]) => `cd ${dir} && ${name} ${args}`),
+);
+
+const RUNS = { numRuns: Number(process.env.FC_RUNS ?? 600) };
+// Each run parses a command or two: generous, so a loaded machine never fails a property on time.
+vi.setConfig({ testTimeout: 600_000 });
+
+describe('generated spellings of one write to the hooks\' state file', () => {
+  it.each(ROLES)('are all refused for %s', (_, who, state) => {
+    fc.assert(
+      fc.property(fc.oneof(command('.agents/tmp/state.json'), viaCd), (cmd) => {
+        const d = decide(state, who, cmd);
+        expect(d.allow, cmd).toBe(false);
+      }),
+      RUNS,
+    );
+  });
+
+  it('are refused as the hooks\' file, not by accident, whenever the path is spelled out', () => {
+    fc.assert(
+      fc.property(command('.agents/tmp/state.json'), (cmd) => {
+        const outcome = outcomeOf(decide(R2, 'minions:review-fixer', cmd));
+        // A computed path ($PWD, $(pwd)) is refused as dynamic; with braces, cp and mv may write the other
+        // word instead (.agents/tmp/nothing); everything else is recognised as the state file.
+        const allowed = cmd.includes('$PWD') || cmd.includes('$(pwd)') ? ['dynamic', 'hooks'] : cmd.includes(',nothing}') ? ['hooks', 'agents'] : ['hooks'];
+        expect(allowed, cmd).toContain(outcome);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('generated spellings of the fixer writing its summary with the shell', () => {
+  it('are all refused: .agents/ is written with the Write tool', () => {
+    fc.assert(
+      fc.property(command('.agents/tmp/phases/review-1/r2-fix-summary.md'), (cmd) => {
+        expect(['agents', 'dynamic'], cmd).toContain(outcomeOf(decide(R2, 'minions:review-fixer', cmd)));
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('generated spellings of git stash', () => {
+  const gitCommand = fc
+    .tuple(
+      wrappers,
+      nameSpelling('git'),
+      fc.constantFrom('', '-C .', '-C src', '--no-pager', '-c color.ui=never', '--git-dir=.git', '--git-dir .git --work-tree .', '-P'),
+      fc.constantFrom('stash', 'stash push', 'stash pop', 'reset --hard', 'checkout -- src', 'checkout-index -a -f', 'apply --index p.diff', 'clean -fdx', 'commit -am x'),
+    )
+    .map(([w, g, opts, sub]) => [w, g, opts, sub].filter(Boolean).join(' '))
+    .chain(context);
+  const aliased = fc.constantFrom('stash', 'reset --hard', 'checkout .', '!rm -rf src').map((target) => `git -c ${sq(`alias.s=${target}`)} s`).chain(context);
+
+  it.each(ROLES)('are all refused for %s', (_, who, state) => {
+    fc.assert(
+      fc.property(fc.oneof(gitCommand, aliased), (cmd) => {
+        expect(outcomeOf(decide(state, who, cmd)), cmd).toBe('git');
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('the same spellings of read-only commands', () => {
+  const readOnly = fc
+    .tuple(
+      wrappers,
+      fc.constantFrom<[string, string]>(['cat', '.agents/tmp/state.json'], ['grep', '-n phase .agents/tmp/state.json'], ['ls', '-la .agents/tmp'], ['git', 'status'], ['git', 'diff HEAD'], ['git', 'log -p -3'], ['wc', '-l src/a.ts'], ['npm', 'test']),
+    )
+    .chain(([w, [name, args]]) => nameSpelling(name).map((n) => `${w ? `${w} ` : ''}${n} ${args}`))
+    .chain((inner) => context(inner).filter((c) => !c.startsWith('trap') && !c.startsWith('ls |')))
+    .map((c) => `${c} 2>/dev/null`);
+
+  it.each(ROLES)('all pass for %s', (_, who, state) => {
+    fc.assert(
+      fc.property(readOnly, (cmd) => {
+        expect(decide(state, who, cmd), cmd).toEqual({ allow: true });
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('the plain fast path', () => {
+  it('reads a plain command exactly as the parser does', () => {
+    const plainWord = fc.stringMatching(/^[A-Za-z0-9_./:=,+@%-]{1,10}$/);
+    fc.assert(
+      fc.property(fc.array(plainWord, { minLength: 1, maxLength: 6 }), fc.constantFrom(' ', '  ', '\t'), (words, sep) => {
+        const cmd = words.join(sep);
+        if (!plainScript(cmd)) return;
+        const viaParser = analyse(`${cmd} ;`); // the trailing ';' forces the parser
+        // Where the grammar fails on plain words that bash reads as words (`1%`), the plain reading is bash's.
+        if (viaParser.some((e) => e.kind === 'unparseable')) return;
+        expect(analyse(cmd), cmd).toEqual(viaParser);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('HOME is where ~ points', () => {
+    expect(analyse('rm ~/x')).toEqual([{ kind: 'write', command: 'rm', target: { kind: 'path', path: `${HOME}/x` }, recursive: true }]);
+  });
+});

@@ -1,0 +1,61 @@
+/** The Bash gate at the unit level: the real parser (loaded once), a project at a fixed path, no file system. */
+import { bashGate, type BashEffect, type BashPlaces, type GateDecision } from '../../src/core/gates';
+import { analyseCommand } from '../../src/core/shell/analyse';
+import type { ShellEffect } from '../../src/core/shell/effects';
+import type { State } from '../../src/state/schema';
+import { loadBashParser } from '../../src/shell/bash-parser';
+import { OWNER } from './builders';
+
+export const ROOT = '/work/shop';
+export const HOME = '/home/me';
+export const PLUGIN_ROOT = '/home/me/.claude/plugins/minions';
+export const PLACES: BashPlaces = { root: ROOT, protected: [`${ROOT}/.git`, `${HOME}/.gitconfig`, `${HOME}/.config/git`, '/etc/gitconfig', PLUGIN_ROOT, '/var/minions-data'] };
+
+export const parse = await loadBashParser();
+
+export const analyse = (command: string, cwd = ROOT): ShellEffect[] => analyseCommand(command, { parse, cwd, home: HOME });
+
+/** What the shell hands the gate when no path is a symlink. */
+export const asGateEffects = (effects: readonly ShellEffect[]): BashEffect[] =>
+  effects.map((e) =>
+    e.kind !== 'write'
+      ? e
+      : { ...e, target: e.target.kind === 'dynamic' ? e.target : { kind: e.target.kind, abs: e.target.kind === 'glob' ? e.target.pattern : e.target.path } },
+  );
+
+export function decide(state: State, who: string | null, command: string, cwd = ROOT): GateDecision {
+  return bashGate(state, OWNER, who, asGateEffects(analyse(command, cwd)), PLACES);
+}
+
+export type Outcome = 'allow' | 'git' | 'hooks' | 'protected' | 'unparseable' | 'opaque' | 'dynamic' | 'agents' | 'write';
+
+/** A refusal, by the rule that made it (each rule has its own text in src/messages.ts). */
+export function outcomeOf(d: GateDecision): Outcome {
+  if (d.allow) return 'allow';
+  const r = d.reason;
+  const rules: [Outcome, RegExp][] = [
+    ['git', /may not run "git /],
+    ['hooks', /belong to the hooks/],
+    ['protected', /the git directory and git's configuration, the plugin's own files and its records/],
+    ['unparseable', /could not read this command/],
+    ['opaque', /so the gate cannot check it/],
+    ['dynamic', /cannot tell which file/],
+    ['agents', /the fixer's shell may not write under \.agents\//],
+    ['write', /is read-only; shell commands that write|project files are changed only by|the fixer runs only in R2/],
+  ];
+  const found = rules.find(([, re]) => re.test(r));
+  if (!found) throw new Error(`a refusal no rule explains: ${r}`);
+  return found[0];
+}
+
+/** The written targets of a command, as paths relative to the project (or absolute outside it). */
+export function writes(command: string, cwd = ROOT): string[] {
+  return analyse(command, cwd).flatMap((e) => {
+    if (e.kind === 'write-unknown') return [`?${e.command}`];
+    if (e.kind !== 'write') return [];
+    const t = e.target;
+    const p = t.kind === 'dynamic' ? `$${t.text}` : t.kind === 'glob' ? t.pattern : t.path;
+    const shown = p.startsWith(`${ROOT}/`) ? p.slice(ROOT.length + 1) : p === ROOT ? '.' : p;
+    return [`${t.kind === 'tree' ? 'tree:' : ''}${shown}${e.recursive && t.kind !== 'tree' ? ' (recursive)' : ''}`];
+  });
+}

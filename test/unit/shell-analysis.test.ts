@@ -1,0 +1,412 @@
+/** The shell analysis: what a command writes, which git it runs, what the gate cannot see. Real parser, no file system. */
+import { describe, expect, it } from 'vitest';
+import { analyseCommand } from '../../src/core/shell/analyse';
+import { scanOptions } from '../../src/core/shell/effects';
+import { readSedScript } from '../../src/core/shell/sed';
+import { plainScript } from '../../src/core/shell/syntax';
+import { segmentsOf, touches } from '../../src/core/shell/touches';
+import { wordValues } from '../../src/core/shell/words';
+import { HOME, ROOT, analyse, parse, writes } from './bash';
+
+const lit = (text: string) => ({ kind: 'literal' as const, text });
+
+describe('what a command writes', () => {
+  it.each([
+    // Redirections, every form.
+    ['echo 0 > .agents/tmp/state.json', ['.agents/tmp/state.json']],
+    ['echo 0 1>.agents/tmp/state.json', ['.agents/tmp/state.json']],
+    ['echo 0 >| f', ['f']],
+    ['echo 0 &> f', ['f']],
+    ['echo 0 &>> f', ['f']],
+    ['echo 0 >> f', ['f']],
+    ['echo 0 2> err.log', ['err.log']],
+    ['echo 0 >& f', ['f']],
+    ['echo 0 2>&1 >/dev/null', ['/dev/null']],
+    ['npm test 2>&1 | tail -20', []],
+    ['cat < in.txt; cmd 3<&0; cmd >&2; cmd 2>&-', []],
+    ['{ a; b; } > out', ['out']],
+    ['while read l; do x; done < f > g', ['g']],
+    ['f() { echo; } > out', ['out']],
+    ['exec > log.txt', ['log.txt']],
+    // Quoting and escaping of names and paths.
+    ['\\rm -rf src', ['src (recursive)']],
+    ["'rm' a", ['a (recursive)']],
+    ["r''m a", ['a (recursive)']],
+    ['"r"m a', ['a (recursive)']],
+    ['$"rm" a', ['a (recursive)']],
+    ['  rm   a', ['a (recursive)']],
+    ['RM a', ['a (recursive)']],
+    ['/bin/rm a', ['a (recursive)']],
+    ["echo x > '.agents/tmp/state.json'", ['.agents/tmp/state.json']],
+    ['echo x > .ag""ents/tmp/state.json', ['.agents/tmp/state.json']],
+    ['echo x > \\.agents/tmp/state\\.json', ['.agents/tmp/state.json']],
+    ['echo x > ./src/../.agents/./tmp/state.json', ['.agents/tmp/state.json']],
+    ['echo x > ~/notes.txt', [`${HOME}/notes.txt`]],
+    // bash expands ~ after the = of a word that looks like an assignment, argument or not.
+    ['dd if=/dev/zero of=~/disk.img', [`${HOME}/disk.img`]],
+    ['dd of=~root/x', ['$of=~root/x']],
+    // The grammar files these under the heredoc; bash runs them as rm's arguments, and as a second line.
+    ['rm <<EOF .agents/x\nEOF', ['.agents/x (recursive)']],
+    ['echo a\n\\rm b', ['b (recursive)']],
+    ['echo a\n\n\\rm b', ['b (recursive)']],
+    ['rm {src,test}/a.ts', ['src/a.ts (recursive)', 'test/a.ts (recursive)']],
+    ['rm .agent{s,x}/tmp', ['.agents/tmp (recursive)', '.agentx/tmp (recursive)']],
+    ['rm {x/../.agents,y}', ['.agents (recursive)', 'y (recursive)']],
+    ['rm f{1..3}', ['f1 (recursive)', 'f2 (recursive)', 'f3 (recursive)']],
+    ['rm src/*.ts', ['src/*.ts (recursive)']],
+    // Wrappers.
+    ['command rm a', ['a (recursive)']],
+    ['env rm a', ['a (recursive)']],
+    ['env -i FOO=1 /usr/bin/rm a', ['a (recursive)']],
+    ['env -C src rm a', ['src/a (recursive)']],
+    ['nohup rm a &', ['a (recursive)']],
+    ['timeout 5 rm a', ['a (recursive)']],
+    ['timeout -s KILL -k 2 5 rm a', ['a (recursive)']],
+    ['sudo -u root rm a', ['a (recursive)']],
+    ['sudo -E FOO=1 rm a', ['a (recursive)']],
+    ['nice -n 5 ionice -c 3 stdbuf -o0 rm a', ['a (recursive)']],
+    ['exec rm a', ['a (recursive)']],
+    ['builtin command exec rm a', ['a (recursive)']],
+    ['time rm a', ['a (recursive)']],
+    ['xargs rm', ['$<input> (recursive)']],
+    ['xargs -0 -n 1 rm -f', ['$<input> (recursive)']],
+    ['xargs -I{} rm {}', ['{} (recursive)', '$<input> (recursive)']],
+    ['busybox rm a', ['a (recursive)']],
+    ['npx rimraf dist', ['dist (recursive)']],
+    ['npm exec -- rimraf dist', ['dist (recursive)']],
+    ['find . -name "*.orig" -delete', ['tree:.']],
+    ['find src -delete', ['tree:src']],
+    ['find src -exec rm {} \\;', ['${} (recursive)']],
+    ['find src -type f -execdir rm -f {} +', ['${} (recursive)']],
+    ['find . -fprint list.txt', ['list.txt']],
+    ['find src -name "*.ts"', []],
+    ['watch -n 1 rm a', ['a (recursive)']],
+    ['chroot / rm a', ['a (recursive)']],
+    ["sg wheel -c 'rm a'", ['a (recursive)']],
+    ["hyperfine -p 'rm b' 'rm a'", ['a (recursive)', 'b (recursive)']],
+    ["mapfile -C 'rm a' -c 1 < f", ['a (recursive)']],
+    ['flock /tmp/lock rm a', ['/tmp/lock', 'a (recursive)']],
+    // Compound commands, substitutions.
+    ['if true; then rm a; fi', ['a (recursive)']],
+    ['for f in a b; do rm $f; done', ['$$f (recursive)']],
+    ['while false; do rm a; done', ['a (recursive)']],
+    ['case x in x) rm a;; esac', ['a (recursive)']],
+    ['(rm a)', ['a (recursive)']],
+    ['true && rm a || rm b', ['a (recursive)', 'b (recursive)']],
+    ['ls | rm a', ['a (recursive)']],
+    ['echo $(rm a)', ['a (recursive)']],
+    ['echo `rm a`', ['a (recursive)']],
+    ['echo "$(rm a)"', ['a (recursive)']],
+    ['x=$(rm a)', ['a (recursive)']],
+    ['export X=$(rm a)', ['a (recursive)']],
+    ['[[ $(rm a) ]]', ['a (recursive)']],
+    ['diff <(rm a) >(tee b)', ['a (recursive)', 'b']],
+    ['cat <<EOF\n$(rm a)\nEOF', ['a (recursive)']],
+    ["cat > f <<'EOF'\n$(rm a)\nEOF", ['f']],
+    ['g() { rm a; }', ['a (recursive)']],
+    // Code in strings.
+    ['bash -c "rm a"', ['a (recursive)']],
+    ["sh -c 'rm a'", ['a (recursive)']],
+    ["bash -lc 'rm a'", ['a (recursive)']],
+    ["bash -o pipefail -ec 'rm a'", ['a (recursive)']],
+    ["eval 'rm a'", ['a (recursive)']],
+    ['eval rm a', ['a (recursive)']],
+    ["bash -c \"bash -c 'sh -c \\\"rm a\\\"'\"", ['a (recursive)']],
+    ["xargs sh -c 'rm \"$@\"' _", ['$"$@" (recursive)']],
+    ["find . -exec sh -c 'rm a' \\;", ['a (recursive)']],
+    ["trap 'rm a' EXIT", ['a (recursive)']],
+    ["env -S 'rm a'", ['a (recursive)']],
+    ["npx -c 'rm a'", ['a (recursive)']],
+    ["watch 'rm a'", ['a (recursive)']],
+    ["su -c 'rm a'", ['a (recursive)']],
+    ['bash <<EOF\nrm a\nEOF', ['a (recursive)']],
+    ["bash <<< 'rm a'", ['a (recursive)']],
+    // In-place flags wherever they stand.
+    ["sed -i 's/a/b/' f", ['f']],
+    ["sed 's/a/b/' -i f", ['f']],
+    ["sed -i.bak 's/a/b/' f", ['f']],
+    ["sed --in-place=.bak 's/a/b/' f", ['f']],
+    ["sed --in-pl 's/a/b/' f", ['f']],
+    ["sed -ni 's/a/b/p' f", ['f']],
+    ["sed -E -e 's/a/b/' -i f g", ['f', 'g']],
+    ["sed -n '1,20p' f", []],
+    ["sed 's/a/b/w out.txt' f", ['out.txt']],
+    ["sed '1w out.txt' f", ['out.txt']],
+    ["perl -pi -e 's/a/b/' f", ['f']],
+    ["perl -pe 's/a/b/' -i f", ['f']],
+    ["perl -i.bak -pe 's/a/b/' f", ['f']],
+    ["perl -ne 'print' f", []],
+    ["ruby -i -pe 'x' f", ['f']],
+    ["gawk -i inplace '{print}' f", ['f']],
+    // Other writers.
+    ['cp a b', ['b (recursive)']],
+    ['cp -t dest a b', ['dest (recursive)']],
+    ['cp -s a b', ['a (recursive)', 'b (recursive)']],
+    ['mv a b', ['a (recursive)', 'b (recursive)']],
+    ['ln -s .agents/tmp/state.json link', ['.agents/tmp/state.json', 'link']],
+    ['touch a; mkdir -p d; truncate -s 0 t; chmod +x s', ['a', 'd', 't', '+x', 's']],
+    ['tee a b', ['a', 'b']],
+    ['dd if=/dev/zero of=disk.img', ['disk.img']],
+    ['sort -o sorted.txt in.txt', ['sorted.txt']],
+    ['uniq in.txt out.txt', ['out.txt']],
+    ['curl -o page.html https://example.org', ['page.html']],
+    ['curl -sSLo page.html https://example.org', ['page.html']],
+    ['curl -O https://example.org/x', ['?curl -O https://example.org/x']],
+    ['wget https://example.org/x', ['?wget https://example.org/x']],
+    ['tar xzf a.tgz', ['?tar xzf a.tgz']],
+    ['tar -czf out.tgz src', ['out.tgz']],
+    ['tar -tzf a.tgz', []],
+    ['unzip a.zip', ['?unzip a.zip']],
+    ['unzip -l a.zip', []],
+    ['gzip big.log', ['big.log']],
+    ['gzip -c big.log', []],
+    ['patch -p1 < fix.diff', ['?patch -p1']],
+    ['patch --dry-run -p1 < fix.diff', []],
+    ['mktemp', []],
+    ['mktemp src/x.XXXX', ['src/x.XXXX']],
+    ['npm install', ['?npm install']],
+    ['npm i lodash', ['?npm i lodash']],
+    ['yarn', ['?yarn']],
+    ['go mod tidy', ['?go mod tidy']],
+    ['eslint --fix src', ['?eslint --fix src']],
+    ['prettier --write .', ['?prettier --write .']],
+    ['black src', ['?black src']],
+    ['black --check src', []],
+    ['ruff format', ['?ruff format']],
+    ['ruff check src', []],
+    ['git diff --output=x.patch', ['x.patch']],
+    ['git -C src log --output=log.txt', ['src/log.txt']],
+    ['git apply fix.diff', ['?git apply fix.diff']],
+    // The directory a command runs in.
+    ['cd .agents/tmp && echo 0 > state.json', ['state.json', '.agents/tmp/state.json']],
+    // Each cd may fail: every directory the shell may be in counts.
+    ['cd src; cd ../.agents; rm x', ['x (recursive)', 'src/x (recursive)', '/work/.agents/x (recursive)', '.agents/x (recursive)']],
+    ['cd /tmp && rm x', ['x (recursive)', '/tmp/x (recursive)']],
+    ['cd "$D" && rm x', ['$x (recursive)']],
+    ['cd - && rm x', ['$x (recursive)']],
+    ['for d in a; do cd $d; done; rm x', ['$x (recursive)']],
+    ['f() { rm x; }; cd .agents; f', ['$x (recursive)']],
+    ['eval "cd .agents"; rm x', ['$x (recursive)']],
+    ['CDPATH=.agents; cd tmp; rm x', ['$x (recursive)']],
+    ['(cd .agents && rm x); rm y', ['$x (recursive)', '$y (recursive)']],
+    ['bash -c "cd .agents"; rm y', ['y (recursive)']],
+    ['rm /abs/path', ['/abs/path (recursive)']],
+    // Read-only.
+    ['cat src/a.ts | grep -n foo | head', []],
+    ['ls -la .agents/tmp/phases', []],
+    ['grep -rn "a > b" src', []],
+    ["node -e 'console.log(1 > 0)'", []],
+    ['npm test; npx vitest run; pytest -q; go test ./...', []],
+  ] as [string, string[]][])('%j → %j', (command, expected) => {
+    expect(writes(command)).toEqual(expected);
+  });
+
+  it('relative paths start from the directory the command runs in', () => {
+    expect(writes('echo 0 > state.json', `${ROOT}/.agents/tmp`)).toEqual(['.agents/tmp/state.json']);
+    expect(writes('rm ../../src', `${ROOT}/.agents/tmp`)).toEqual(['src (recursive)']);
+  });
+});
+
+describe('git, whatever the spelling', () => {
+  const git = (command: string) => analyse(command).filter((e) => e.kind === 'git' || e.kind === 'opaque');
+  it.each([
+    ['git stash', { kind: 'git', sub: 'stash', known: true, via: null }],
+    ['/usr/bin/git stash', { kind: 'git', sub: 'stash', known: true, via: null }],
+    ['\\git stash', { kind: 'git', sub: 'stash', known: true, via: null }],
+    ["'git' stash", { kind: 'git', sub: 'stash', known: true, via: null }],
+    ['command git stash', { kind: 'git', sub: 'stash', known: true, via: null }],
+    ['env GIT_DIR=.git git stash', { kind: 'git', sub: 'stash', known: true, via: null }],
+    ['git -C src stash', { kind: 'git', sub: 'stash', known: true, via: null }],
+    ['git --git-dir=.git --work-tree=. stash', { kind: 'git', sub: 'stash', known: true, via: null }],
+    ['git --git-dir .git stash', { kind: 'git', sub: 'stash', known: true, via: null }],
+    ['git --no-pager -c color.ui=never stash', { kind: 'git', sub: 'stash', known: true, via: null }],
+    ['git -c alias.s=stash s', { kind: 'git', sub: 'stash', known: true, via: 's' }],
+    ["git -c 'alias.s=stash push' s", { kind: 'git', sub: 'stash', known: true, via: 's' }],
+    ["git -c alias.x='!rm -rf src' x", { kind: 'git', sub: '!rm -rf src', known: false, via: 'x' }],
+    ['git -c alias.status=stash status', null],
+    ['git st', { kind: 'git', sub: 'st', known: false, via: null }],
+    ['git checkout-index -a -f', { kind: 'git', sub: 'checkout-index', known: true, via: null }],
+    ['git apply --index p.diff', { kind: 'git', sub: 'apply --index', known: true, via: null }],
+    ['git apply -3 p.diff', { kind: 'git', sub: 'apply --index', known: true, via: null }],
+    ['git-stash', { kind: 'git', sub: 'stash', known: true, via: null }],
+    ['/usr/lib/git-core/git-reset --hard', { kind: 'git', sub: 'reset', known: true, via: null }],
+    ['git branch -D old', { kind: 'git', sub: 'branch', known: true, via: null }],
+    ['git branch newbranch', { kind: 'git', sub: 'branch', known: true, via: null }],
+    ['git tag v1', { kind: 'git', sub: 'tag', known: true, via: null }],
+    ['git config user.name x', { kind: 'git', sub: 'config', known: true, via: null }],
+    ['git stash pop', { kind: 'git', sub: 'stash', known: true, via: null }],
+    ['git reflog expire --all', { kind: 'git', sub: 'reflog', known: true, via: null }],
+    ['git --bogus status', { kind: 'git', sub: '--bogus', known: false, via: null }],
+    ['git $SUB', { kind: 'opaque', command: 'git $SUB', why: 'dynamic-command' }],
+    ['git diff $REF', { kind: 'opaque', command: 'git diff $REF', why: 'dynamic-command' }],
+    ['git log --author="$(git config user.name)"', { kind: 'opaque', command: 'git log --author="$(git config user.name)"', why: 'dynamic-command' }],
+    ['git branch "$X"', { kind: 'opaque', command: 'git branch "$X"', why: 'dynamic-command' }],
+    ['git config user.name x', { kind: 'git', sub: 'config', known: true, via: null }],
+    ['git config --unset user.name', { kind: 'git', sub: 'config', known: true, via: null }],
+    ['git ls-remote --upload-pack=./x origin', { kind: 'opaque', command: 'git ls-remote --upload-pack', why: 'program-option' }],
+    ['git -c core.pager=less log', { kind: 'opaque', command: 'git -c core.pager=less', why: 'program-option' }],
+    ['git -c diff.external=./x diff', { kind: 'opaque', command: 'git -c diff.external=./x', why: 'program-option' }],
+    ['git --config-env=alias.s=X s', { kind: 'opaque', command: 'git --config-env alias.s=X', why: 'program-option' }],
+    ['GIT_EXTERNAL_DIFF=./x git diff', { kind: 'opaque', command: 'GIT_EXTERNAL_DIFF=… git', why: 'program-option' }],
+    ['GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.s GIT_CONFIG_VALUE_0=stash git s', { kind: 'opaque', command: 'GIT_CONFIG_COUNT=… git', why: 'program-option' }],
+    ['git --exec-path=/tmp status', { kind: 'opaque', command: 'git --exec-path=/tmp', why: 'program-option' }],
+    ['export GIT_EXTERNAL_DIFF=./x; git diff', { kind: 'opaque', command: 'GIT_EXTERNAL_DIFF=… git', why: 'program-option' }],
+    ["GIT_PAGER='rm -rf src'; bash -c 'git -p log'", { kind: 'opaque', command: 'GIT_PAGER=… git', why: 'program-option' }],
+    ['HOME=/tmp/h git diff', { kind: 'opaque', command: 'HOME=… git', why: 'program-option' }],
+    ['env XDG_CONFIG_HOME=/tmp git status', { kind: 'opaque', command: 'XDG_CONFIG_HOME=… git', why: 'program-option' }],
+    ['git grep -O foo', { kind: 'opaque', command: 'git grep --open-files-in-pager', why: 'program-option' }],
+  ])('%j', (command, effect) => {
+    expect(git(command)).toEqual(effect ? [effect] : []);
+  });
+
+  it.each([
+    'git status', 'git status --porcelain', 'git diff', 'git diff HEAD -- src', 'git log -p', 'git log --oneline -5', 'git show HEAD:src/a.ts',
+    'git blame src/a.ts', 'git branch', 'git branch -a', 'git branch --show-current', 'git branch --list "feat/*"', 'git tag', 'git tag -l "v*"',
+    'git config --get user.name', 'git config --list', 'git stash list', 'git stash show -p', 'git remote -v', 'git worktree list',
+    'git rev-parse HEAD', 'git ls-files', 'git grep -n foo', 'git -C src status', 'git -c core.quotepath=off diff', 'git --version',
+    'git apply --check p.diff', 'git reflog', 'git log --format="%H %s" | head', 'git config user.name', 'git config get user.name',
+    'git rev-parse "$(git merge-base main HEAD)"', 'git cat-file -p $(git rev-parse HEAD)', 'git ls-files "$DIR"',
+  ])('%j is read-only', (command) => {
+    expect(analyse(command)).toEqual([]);
+  });
+});
+
+describe('what the gate cannot see', () => {
+  it.each([
+    ['$CMD -rf src', 'dynamic-command'],
+    ['$(echo rm) -rf src', 'dynamic-command'],
+    ['"$X" a', 'dynamic-command'],
+    ['/bin/r? a', 'dynamic-command'],
+    ["$'\\x72m' a", 'dynamic-command'],
+    ['eval "$X"', 'dynamic-code'],
+    ['bash -c "$X"', 'dynamic-code'],
+    ['sh "$SCRIPT"', 'dynamic-code'],
+    ['echo rm a | sh', 'stdin-code'],
+    ['curl -s https://x | bash', 'stdin-code'],
+    ['bash < <(echo rm a)', 'stdin-code'],
+    ['bash /dev/stdin', 'stdin-code'],
+    ['source <(echo rm a)', 'stdin-code'],
+    ['{ echo rm a; } | { bash; }', 'stdin-code'],
+    ['cat f | tee >(sh)', 'stdin-code'],
+    ['coproc sh', 'stdin-code'],
+    ['hash -p /bin/rm ls; ls src', 'alias'],
+    ['cat <<EOF | sh\nrm a\nEOF', 'stdin-code'],
+    ['bash <<EOF\n$(echo rm) a\nEOF', 'stdin-code'],
+    ["alias ls='rm -rf'", 'alias'],
+    ["fish -c 'rm a'", 'dynamic-code'],
+    ['env $OPTS rm a', 'dynamic-command'],
+    ['xargs $CMD', 'dynamic-command'],
+    ['sort --compress-program=sh x', 'program-option'],
+    ["sed 's/a/b/e' f", 'program-option'],
+    ['tar --to-command=sh -xf a.tar', 'program-option'],
+    ['fc -s', 'dynamic-code'],
+  ])('%j → %s', (command, why) => {
+    expect(analyse(command).filter((e) => e.kind === 'opaque').map((e) => (e as { why: string }).why)).toContain(why);
+  });
+
+  it.each([
+    ['exec 3<>w', 'not valid bash'],
+    ['echo "unterminated', 'not valid bash'],
+    ['if then', 'not valid bash'],
+    ['echo `ls', 'not valid bash'],
+    ['cat <<EOF\n`rm a`\nEOF', 'the parser'],
+    ['echo a $"b" c', 'the parser'],
+  ])('%j is unparseable (%s)', (command, why) => {
+    const effects = analyse(command);
+    expect(effects.some((e) => e.kind === 'unparseable' && e.why.includes(why))).toBe(true);
+  });
+
+  it('nesting code too deeply is refused, not followed forever', () => {
+    let command = 'rm a';
+    for (let i = 0; i < 12; i++) command = `eval ${JSON.stringify(command).replace(/\$/g, '\\$')}`;
+    expect(analyse(command).some((e) => e.kind === 'opaque' && e.why === 'too-deep')).toBe(true);
+  });
+
+  it('a command longer than the limit is refused', () => {
+    expect(analyse(`echo ${'x'.repeat(300 * 1024)}`)).toEqual([{ kind: 'unparseable', why: 'longer than 256 KB' }]);
+  });
+});
+
+describe('the plain fast path', () => {
+  it.each([
+    ['git status', true],
+    ['ls -la src', true],
+    ['FOO=1 npm test', true],
+    ['npm test 2>&1', false],
+    ['cat a | b', false],
+    ['echo ~', false],
+    ['rm *', false],
+    ['echo {a,b}', false],
+    ['if true', false],
+    ['export X=1', false],
+    ['X=1', false],
+  ])('%j needs no parser: %s', (command, plain) => {
+    expect(plainScript(command) !== null).toBe(plain);
+  });
+
+  it('without the parser, a command that needs it says so', () => {
+    expect(() => analyseCommand('echo x > f', { parse: null, cwd: ROOT, home: HOME })).toThrow(/needs the shell parser/);
+    expect(analyseCommand('rm -rf src', { parse: null, cwd: ROOT, home: HOME })).toEqual(analyse('rm -rf src'));
+  });
+});
+
+describe('words, options, sed scripts, places', () => {
+  const word = (text: string) => wordValues(parse(`x ${text}`).root.children[0]!.children.find((c) => c.field === 'argument')!, { home: HOME });
+  it.each([
+    ["'a b'", [lit('a b')]],
+    ['"a\\$b"', [lit('a$b')]],
+    ['a\\ b', [lit('a b')]],
+    ['"$x"', [{ kind: 'dynamic', text: '"$x"' }]],
+    ['{a,b}c', [lit('ac'), lit('bc')]],
+    ["'{a,b}'", [lit('{a,b}')]],
+    ['*.ts', [{ kind: 'glob', pattern: '*.ts' }]],
+    ["'*'.ts", [lit('*.ts')]],
+    ['a"*"*', [{ kind: 'glob', pattern: 'a\\**' }]],
+    ['~', [lit(HOME)]],
+    ['~root/x', [{ kind: 'dynamic', text: '~root/x' }]],
+    ["$'a'", [lit('a')]],
+    ['{1..300}', [{ kind: 'dynamic', text: '{1..300}' }]],
+  ])('%s', (text, values) => {
+    expect(word(text)).toEqual(values);
+  });
+
+  it('options are read the way getopt reads them', () => {
+    const s = scanOptions([lit('-rf'), lit('--target-directory=d'), lit('-tX'), lit('a'), lit('--'), lit('-b')], { short: 't', long: ['target-directory'] });
+    expect(s.options.map((o) => [o.name, o.value && (o.value as { text: string }).text])).toEqual([['r', null], ['f', null], ['target-directory', 'd'], ['t', 'X']]);
+    expect(s.operands).toEqual([lit('a'), lit('-b')]);
+  });
+
+  it.each([
+    ['s/a/b/g', { writes: [], executes: false, unsure: false }],
+    ['1,20p;$d', { writes: [], executes: false, unsure: false }],
+    ['/x/w out', { writes: ['out'], executes: false, unsure: false }],
+    ['s|a|b|w out', { writes: ['out'], executes: false, unsure: false }],
+    ['s/a/b/e', { writes: [], executes: true, unsure: false }],
+    ['1e rm -rf src', { writes: [], executes: true, unsure: false }],
+    ['/a/,/b/{s/x/y/;p}', { writes: [], executes: false, unsure: false }],
+    ['s/unterminated', { writes: [], executes: false, unsure: true }],
+    ['k', { writes: [], executes: false, unsure: true }],
+  ])('sed script %j', (script, read) => {
+    expect(readSedScript(script)).toEqual(read);
+  });
+
+  const area = segmentsOf('/p/.agents/tmp/state.json');
+  it.each([
+    ['/p/.agents/tmp/state.json', false, false, true],
+    ['/p/.AGENTS/tmp/State.json', false, false, true],
+    ['/p/.agents/tmp', false, false, false],
+    ['/p/.agents/tmp', false, true, true],
+    ['/p', false, true, true],
+    ['/p/src', false, true, false],
+    ['/p/.agents/tmp/*', true, false, true],
+    ['/p/*/tmp/state.json', true, false, true],
+    ['/p/.a*', true, true, true],
+    ['/p/s*', true, true, false],
+    ['/p/**/state.json', true, false, true],
+    ['/p/.agents/tmp/[st]tate.json', true, false, true],
+    ['/p/.agents/tmp/[!s]tate.json', true, false, false],
+    ['/p/.agents/tmp/state.json/x', false, false, true],
+  ])('writing %s (glob %s, recursive %s) touches the state file: %s', (place, glob, recursive, expected) => {
+    expect(touches({ segments: segmentsOf(place), glob, recursive }, area)).toBe(expected);
+  });
+});
