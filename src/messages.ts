@@ -4,6 +4,7 @@ import { changedDuringReviewFile, findingsFile, fixSummaryFile, fixSummaryJsonFi
 import type { Counts, PitfallNote, State, VerdictSummary } from './state/schema';
 import type { Severity } from './review/reviewer-output';
 import type { Verdict } from './review/verdict-schema';
+import type { Tamper } from './core/events';
 
 const PREFIX = 'minions:';
 const MAX_LISTED_FILES = 40;
@@ -175,6 +176,19 @@ export const notify = {
     `${PREFIX} the loop state ${path} is unreadable (${problem}); the loop is suspended and nothing is gated. ` +
     'Run /minions:cancel (or delete the file) to clear it, or /minions:review to start a fresh loop.',
   brokenArchived: (): string => `${PREFIX} the unreadable loop state was archived; nothing is gated now.`,
+  aggregationRetry: (state: State): string =>
+    `${PREFIX} R1 ${iterationText(state)} — the hook computing the verdict was stopped before it finished; computing it again from the recorded reviews`,
+  aggregationFailed: (state: State): string => `${PREFIX} R1 ${iterationText(state)} → STOPPED (${stopReasonText(state.stopReason)}): ${state.stopDetail}`,
+  reviewsRewritten: (state: State, reviewers: readonly Reviewer[]): string =>
+    `${PREFIX} R1 ${iterationText(state)} — ${reviewers.map((r) => reviewerFile(state.iteration, r)).join(', ')} changed after the hooks recorded ${reviewers.length === 1 ? 'it' : 'them'}; ` +
+    'the verdict uses the reviews as they were recorded, and the change is ignored',
+  tampered: (state: State): string =>
+    `${PREFIX} STOPPED (${stopReasonText('tampered')}): ${state.stopDetail}. The loop cannot end DONE; the last state the hooks wrote is kept and goes to the archive.`,
+  tamperedAfterEnd: (state: State, problems: readonly Tamper[]): string =>
+    `${PREFIX} ${tamperDetail(problems)} after the loop ended (${state.currentPhase}); the hooks' own record of it is used.`,
+  tamperedArchived: (problems: readonly Tamper[]): string =>
+    `${PREFIX} ${tamperDetail(problems)}; no state the hooks wrote could be recovered, so the file was moved to the archive and nothing is gated now.`,
+  cancelledTampered: (problems: readonly Tamper[]): string => `${PREFIX} note: ${tamperDetail(problems)}; the hooks' own record of the loop was cancelled.`,
   cancelled: (state: State, archived: string): string =>
     `${PREFIX} review loop cancelled in ${state.currentPhase} (${iterationText(state)}); files archived to ${archived}`,
 };
@@ -211,6 +225,10 @@ export function stopReasonText(reason: string | null): string {
       return 'structural rework needed';
     case 'changed_during_review':
       return 'the project changed while it was being reviewed';
+    case 'tampered':
+      return "the loop's files were changed outside the hooks";
+    case 'aggregation_failed':
+      return 'the verdict could not be computed';
     default:
       return reason ?? 'stopped';
   }
@@ -227,6 +245,30 @@ export const refuse = {
     `${PREFIX} the review loop in this project belongs to another session; run /minions:cancel there, or /minions:cancel --force here.`,
   noLoop: (): string => `${PREFIX} no review loop is running in this project.`,
 };
+
+// ── The hooks' record ───────────────────────────────────────────────────────────
+
+const TAMPER_TEXT: Record<Tamper['problem'], string> = {
+  changed: 'was changed outside the hooks',
+  deleted: 'was deleted',
+  added: 'was not written by the hooks',
+  invariant: 'is not a state the hooks write',
+};
+
+/** "<file> was changed outside the hooks; <file> was deleted", the file names first. */
+export function tamperDetail(problems: readonly Tamper[]): string {
+  return problems
+    .slice(0, 5)
+    .map((p) => `${p.file} ${TAMPER_TEXT[p.problem]}${p.detail ? ` (${p.detail})` : ''}`)
+    .concat(problems.length > 5 ? [`and ${problems.length - 5} more`] : [])
+    .join('; ');
+}
+
+export const rewrittenNote = (): string => 'the review file changed after the hooks recorded it; this result is from the review as recorded';
+
+export const aggregationFailedDetail = (iteration: number, attempts: number, timedOut: boolean): string =>
+  `the verdict of round ${iteration} was not computed: the hook computing it was stopped ${timedOut ? 'after running longer than the hook time limit' : `${plural(attempts, 'time')}`}; ` +
+  `the reviews are kept in ${reviewDir(iteration)}/. Start a new loop with a smaller scope`;
 
 export function truncate(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -273,5 +315,7 @@ export function statusReport(state: State, now: string, sessionId: string | null
 }
 
 export const statusNone = (): string => 'minions: no review loop has run in this project. Start one with /minions:review <what to review>.';
+export const statusTampered = (problems: readonly Tamper[]): string =>
+  `Warning: ${tamperDetail(problems)}. Shown is the last state the hooks wrote; the loop's next hook stops it (tampered).`;
 export const statusBroken = (path: string, problem: string): string =>
   `minions: the loop state ${path} is unreadable (${problem}). Run /minions:cancel to archive it, or /minions:review to start afresh.`;

@@ -29,6 +29,10 @@ function status(root: string, sessionId: string | null, now: string): string {
   const loaded = load(root);
   if (loaded.kind === 'broken') return msg.statusBroken(STATE_FILE, loaded.problem);
   if (loaded.kind === 'ok') return msg.statusReport(loaded.state, now, sessionId, `${PHASES_DIR}/`);
+  if (loaded.kind === 'tampered') {
+    const report = loaded.state ? msg.statusReport(loaded.state, now, sessionId, `${PHASES_DIR}/`) : msg.statusBroken(STATE_FILE, msg.tamperDetail(loaded.problems));
+    return `${report}\n${msg.statusTampered(loaded.problems)}`;
+  }
   // No live state: the newest archived run, if any.
   const archived = fg
     .sync(`${ARCHIVE_DIR}/*/state.json`, { cwd: root, dot: true })

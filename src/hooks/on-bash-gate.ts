@@ -2,6 +2,7 @@
 import { bashGate } from '../core/gates';
 import { PreToolUsePayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
+import { stateOf } from '../core/loop-state';
 
 await runHook({
   name: 'on-bash-gate',
@@ -11,7 +12,7 @@ await runHook({
     const command = payload.tool_input.command;
     if (typeof command !== 'string') return [];
     const loaded = ctx.load();
-    const decision = bashGate(loaded.kind === 'ok' ? loaded.state : null, payload.session_id, payload.agent_type ?? null, command);
+    const decision = bashGate(stateOf(loaded), payload.session_id, payload.agent_type ?? null, command);
     return decision.allow ? [] : [{ type: 'deny', reason: decision.reason }];
   },
 });

@@ -1,6 +1,6 @@
 /** PreToolUse on Agent|Task: which agent may be dispatched in this phase. */
 import { isPluginAgent } from '../core/agents';
-import { isActive } from '../core/loop-state';
+import { isActive, stateOf } from '../core/loop-state';
 import { PreToolUsePayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
 
@@ -11,8 +11,8 @@ await runHook({
   handle(payload, ctx) {
     const subagentType = payload.tool_input.subagent_type;
     if (typeof subagentType !== 'string' || !isPluginAgent(subagentType)) return [];
-    const loaded = ctx.load();
-    if (loaded.kind !== 'ok' || loaded.state.sessionId !== payload.session_id || !isActive(loaded.state)) return [];
+    const state = stateOf(ctx.load());
+    if (!state || state.sessionId !== payload.session_id || !isActive(state)) return [];
     return ctx.transact(() => ({ kind: 'dispatch', sessionId: payload.session_id, now: ctx.now, subagentType }));
   },
 });

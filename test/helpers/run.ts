@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from './testdir';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -95,6 +96,22 @@ export function spawnProcess(command: string, args: string[], options: SpawnOpti
   });
 }
 
+let pluginData: string | null = null;
+
+/** The plugin's data folder the hooks are given (CLAUDE_PLUGIN_DATA): one per test process, removed with the test dirs. */
+export function pluginDataDir(): string {
+  if (!pluginData || !fs.existsSync(pluginData)) pluginData = tempDir('minions-data-');
+  return pluginData;
+}
+
+/** The environment the host gives every hook of a project (before the test's additions). */
+export const hookEnv = (projectDir: string, pluginRoot = REPO_ROOT): NodeJS.ProcessEnv => ({
+  ...cleanEnv(),
+  CLAUDE_PROJECT_DIR: projectDir,
+  CLAUDE_PLUGIN_ROOT: pluginRoot,
+  CLAUDE_PLUGIN_DATA: pluginDataDir(),
+});
+
 export interface RunHookOptions {
   /** The project (CLAUDE_PROJECT_DIR); default: the payload's cwd. */
   projectDir?: string;
@@ -124,10 +141,7 @@ export async function runHook(name: HookName, payload: Record<string, unknown> |
   const projectDir = options.projectDir ?? (isObject && typeof payload.cwd === 'string' ? payload.cwd : undefined);
   if (!projectDir) throw new Error('runHook needs a projectDir for a raw payload');
   const env: NodeJS.ProcessEnv = {
-    ...cleanEnv(),
-    CLAUDE_PROJECT_DIR: projectDir,
-    CLAUDE_PLUGIN_ROOT: pluginRoot,
-    CLAUDE_PLUGIN_DATA: path.join(projectDir, '..', '.plugin-data-unused'),
+    ...hookEnv(projectDir, pluginRoot),
     ...(isObject && typeof payload.session_id === 'string' ? { CLAUDE_CODE_SESSION_ID: payload.session_id } : {}),
   };
   for (const [k, v] of Object.entries(options.env ?? {})) {
