@@ -71,6 +71,8 @@ export interface SpawnOptions {
   env: NodeJS.ProcessEnv;
   stdin?: string | Buffer;
   timeoutMs?: number;
+  /** SIGKILLs the process when this settles (crash tests). */
+  killOn?: Promise<unknown>;
 }
 
 export function spawnProcess(command: string, args: string[], options: SpawnOptions): Promise<ProcessResult> {
@@ -84,6 +86,7 @@ export function spawnProcess(command: string, args: string[], options: SpawnOpti
     // A hook may exit without reading its stdin (the early `exit 0`): that is not an error.
     child.stdin.on('error', () => undefined);
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+    void options.killOn?.then(() => child.kill('SIGKILL'));
     child.on('error', (e) => {
       clearTimeout(timer);
       reject(e);
@@ -123,6 +126,8 @@ export interface RunHookOptions {
   /** argv before `/bin/sh -c <command>`, e.g. setpriv to run as another user. */
   wrap?: string[];
   timeoutMs?: number;
+  /** SIGKILLs the hook when this settles (crash tests). */
+  killOn?: Promise<unknown>;
 }
 
 /** Runs one hook as the host would; `payload` is an object (sent as JSON) or raw stdin text. */
@@ -154,6 +159,7 @@ export async function runHook(name: HookName, payload: Record<string, unknown> |
     env,
     stdin: isObject ? JSON.stringify(payload) : payload,
     timeoutMs: options.timeoutMs ?? (entry.timeout ?? 60) * 1000,
+    killOn: options.killOn,
   });
   const raw = result.stdout;
   let stdout: Record<string, any> | null = null;
