@@ -207,7 +207,7 @@ export function outcome(state: State, openIssues: readonly { severity: Severity;
   const v = last.verdict;
   const head =
     `${PREFIX} STOPPED — ${stopReasonText(state.stopReason)}${state.stopDetail ? `: ${state.stopDetail}` : ''}. ` +
-    `${v ? `${plural(v.total, 'issue')} open (${countsText(v)})` : 'issues still open'}. Verdict: ${verdictFile(v ? last.iteration : state.iteration)}`;
+    (v ? `${plural(v.total, 'issue')} open (${countsText(v)}). Verdict: ${verdictFile(last.iteration)}` : `No verdict for round ${state.iteration}. Files: ${dir}/`);
   const shown = openIssues.slice(0, 5).map((i) => `  ${i.severity} ${i.file}${i.line ? `:${i.line}` : ''} — ${truncate(i.description, 100)}`);
   const more = openIssues.length > shown.length ? [`  … and ${openIssues.length - shown.length} more in the verdict`] : [];
   return [head, ...shown, ...more].join('\n');
