@@ -376,7 +376,7 @@ describe('the orchestrator stops', () => {
 
   it.each([
     ['DONE', 'done', /^minions: DONE — review 1\/3 found no issues\. Reviews: \.agents\/tmp\/phases\/review-1\/$/],
-    ['STOPPED', 'stopped', /^minions: STOPPED — the iteration budget is spent\. issues still open\. Verdict: .*\n  critical src\/a\.ts:3 — off by one$/],
+    ['STOPPED', 'stopped', /^minions: STOPPED — the iteration budget is spent\. No verdict for round 1\. Files: .*\n  critical src\/a\.ts:3 — off by one$/],
   ] as const)('%s: the outcome once, and the state file retired', (phase, status, pattern) => {
     const b = stateBuilder({ currentPhase: phase, status, stopReason: phase === 'STOPPED' ? 'max_iterations' : null, openIssues: [{ severity: 'critical', file: 'src/a.ts', line: 3, description: 'off by one' }] });
     const out = transition(b.loaded(), stop());
