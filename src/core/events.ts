@@ -31,6 +31,8 @@ export type Effect =
   | { type: 'archive-run'; into: string; phases: boolean }
   /** Keeps a recorded review's text in the hooks' record, under its sha256 (ReviewerRun.frozen). */
   | { type: 'freeze'; content: string }
+  /** From now on the record vouches for an agent's file as it is (the fixer's accepted answers). */
+  | { type: 'pin'; path: string; content: string }
   /** The record stops vouching for these hook-owned files (reported as tampered; the loop is over). */
   | { type: 'forget'; paths: string[] }
   /** Answers, mapped to each event's output shape by the shell. */

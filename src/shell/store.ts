@@ -198,6 +198,7 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
   }
   if (stateText !== null) touch(STATE_FILE, sha256(stateText));
   for (const effect of post) {
+    if (effect.type === 'pin') files[effect.path] = sha256(effect.content);
     if (effect.type === 'archive-run') moved(effect);
     if (effect.type === 'forget') for (const rel of effect.paths) if (rel !== STATE_FILE) delete files[rel];
   }

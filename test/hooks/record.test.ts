@@ -1,13 +1,13 @@
 /**
  * The hooks' record through the built hooks: a hook-owned file deleted behind their back is named at the
  * next hook and the loop never ends DONE; a review rewritten after it was recorded does not change the
- * verdict and is reported; the live-loop marker lives exactly as long as the loop's state file.
+ * verdict and is reported; the fixer's accepted answers are pinned; the live-loop marker lives exactly as long as the loop's state file.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Loop, messages, projectTestdir } from '../helpers/loop';
-import { FIXER, REVIEWERS, cleanReview, issue, reviewWithIssues, reviewerFile, verdictFile, type Reviewer } from '../helpers/reviews';
+import { FIXER, REVIEWERS, cleanReview, fixAnswersFile, issue, reviewWithIssues, reviewerFile, verdictFile, type Reviewer } from '../helpers/reviews';
 import { pluginDataDir } from '../helpers/run';
 import { removeTestdirs } from '../helpers/testdir';
 
@@ -58,6 +58,23 @@ describe.concurrent("the hooks' record", () => {
     expect(loop.state()).toMatchObject({ currentPhase: 'R2' });
     // The file itself is left as it is now; the verdict is from the recorded text.
     expect(loop.dir.readJson(reviewerFile(1, 'critic')).issues).toEqual([]);
+  });
+
+  it("the fixer's accepted answers are pinned: rewriting round 1's declines during round 2 is named, the loop STOPPED (tampered)", async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    await loop.reviewRound(1, { ...allClean(), critic: reviewWithIssues('critic') });
+    await loop.dispatch(FIXER);
+    const [answer] = loop.writeFixSummary(1);
+    await loop.fixerStop();
+    expect(loop.state()).toMatchObject({ currentPhase: 'R1', iteration: 2 });
+    // Two declines would make the finding CONTESTED: never sent to the fixer again, never blocking DONE.
+    loop.dir.write(fixAnswersFile(1), JSON.stringify({ fixes: [answer, answer].map((a) => ({ fingerprint: a!.fingerprint, status: 'declined', reason: 'not a bug' })) }));
+    // The next hook that takes the lock (here the reviewers' dispatch) checks every owned file.
+    const dispatches = await loop.dispatchReviewers();
+    expect(messages(dispatches)).toHaveLength(1);
+    expect(messages(dispatches)[0]).toMatch(/^minions: STOPPED \(the loop's files were changed outside the hooks\): \.agents\/tmp\/phases\/review-1\/r2-fix-summary\.json was changed outside the hooks\./);
+    expect(loop.state()).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'tampered' });
   });
 
   it('the live-loop marker is there while the state file is, and gone when the loop is archived', async () => {

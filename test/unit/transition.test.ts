@@ -250,6 +250,9 @@ describe('the fixer stops', () => {
     expect(out.state!.iterations.map((i) => i.iteration)).toEqual([1, 2]);
     expect(out.state!.iterations[0]!.r2.status).toBe('complete');
     expect(out.effects).toEqual([
+      // The accepted answers are pinned in the hooks' record: later rounds count their declines.
+      { type: 'pin', path: '.agents/tmp/phases/review-1/r2-fix-summary.md', content: '- [fixed] a\n- [fixed] b\n- [declined] c — wrong' },
+      { type: 'pin', path: '.agents/tmp/phases/review-1/r2-fix-summary.json', content: json },
       { type: 'mkdir', path: '.agents/tmp/phases/review-2' },
       { type: 'notify', text: 'minions: fix round 1 done (2 fixed, 1 declined) → R1, Iteration 2/3' },
     ]);
