@@ -6,6 +6,7 @@ import type { Severity } from './review/reviewer-output';
 import type { Verdict } from './review/verdict-schema';
 import type { OpaqueReason } from './core/shell/effects';
 import { sanitize } from './core/sanitize';
+import type { Tamper } from './core/events';
 
 const PREFIX = 'minions:';
 const MAX_LISTED_FILES = 40;
@@ -223,6 +224,19 @@ export const notify = {
     `${PREFIX} the loop state ${path} is unreadable (${problem}); the loop is suspended and nothing is gated. ` +
     'Run /minions:cancel (or delete the file) to clear it, or /minions:review to start a fresh loop.',
   brokenArchived: (): string => `${PREFIX} the unreadable loop state was archived; nothing is gated now.`,
+  aggregationRetry: (state: State): string =>
+    `${PREFIX} R1 ${iterationText(state)} — the hook computing the verdict was stopped before it finished; computing it again from the recorded reviews`,
+  aggregationFailed: (state: State): string => `${PREFIX} R1 ${iterationText(state)} → STOPPED (${stopReasonText(state.stopReason)}): ${state.stopDetail}`,
+  reviewsRewritten: (state: State, reviewers: readonly Reviewer[]): string =>
+    `${PREFIX} R1 ${iterationText(state)} — ${reviewers.map((r) => reviewerFile(state.iteration, r)).join(', ')} changed after the hooks recorded ${reviewers.length === 1 ? 'it' : 'them'}; ` +
+    'the verdict uses the reviews as they were recorded, and the change is ignored',
+  tampered: (state: State): string =>
+    `${PREFIX} STOPPED (${stopReasonText('tampered')}): ${state.stopDetail}. The loop cannot end DONE; the last state the hooks wrote is kept and goes to the archive.`,
+  tamperedAfterEnd: (state: State, problems: readonly Tamper[]): string =>
+    `${PREFIX} ${tamperDetail(problems)} after the loop ended (${state.currentPhase}); the hooks' own record of it is used.`,
+  tamperedArchived: (problems: readonly Tamper[]): string =>
+    `${PREFIX} ${tamperDetail(problems)}; no state the hooks wrote could be recovered, so the file was moved to the archive and nothing is gated now.`,
+  cancelledTampered: (problems: readonly Tamper[]): string => `${PREFIX} note: ${tamperDetail(problems)}; the hooks' own record of the loop was cancelled.`,
   cancelled: (state: State, archived: string): string =>
     `${PREFIX} review loop cancelled in ${state.currentPhase} (${iterationText(state)}); files archived to ${archived}`,
 };
@@ -241,7 +255,7 @@ export function outcome(state: State, openIssues: readonly { severity: Severity;
   const v = last.verdict;
   const head =
     `${PREFIX} STOPPED — ${stopReasonText(state.stopReason)}${state.stopDetail ? `: ${truncate(state.stopDetail, 300)}` : ''}. ` +
-    `${v ? `${plural(v.total, 'issue')} open (${countsText(v)})` : 'issues still open'}. Verdict: ${verdictFile(v ? last.iteration : state.iteration)}`;
+    (v ? `${plural(v.total, 'issue')} open (${countsText(v)}). Verdict: ${verdictFile(last.iteration)}` : `No verdict for round ${state.iteration}. Files: ${dir}/`);
   const shown = openIssues.slice(0, 5).map((i) => `  ${i.severity} ${truncate(i.file, 200)}${i.line ? `:${i.line}` : ''} — ${truncate(i.description, 100)}`);
   const more = openIssues.length > shown.length ? [`  … and ${openIssues.length - shown.length} more in the verdict`] : [];
   return [head, ...shown, ...more].join('\n');
@@ -259,6 +273,10 @@ export function stopReasonText(reason: string | null): string {
       return 'structural rework needed';
     case 'changed_during_review':
       return 'the project changed while it was being reviewed';
+    case 'tampered':
+      return "the loop's files were changed outside the hooks";
+    case 'aggregation_failed':
+      return 'the verdict could not be computed';
     default:
       return reason ?? 'stopped';
   }
@@ -300,6 +318,30 @@ export const cli = {
   version: (version: string): string => `minions ${version}`,
 };
 
+// ── The hooks' record ───────────────────────────────────────────────────────────
+
+const TAMPER_TEXT: Record<Tamper['problem'], string> = {
+  changed: 'was changed outside the hooks',
+  deleted: 'was deleted',
+  added: 'was not written by the hooks',
+  invariant: 'is not a state the hooks write',
+};
+
+/** "<file> was changed outside the hooks; <file> was deleted", the file names first. */
+export function tamperDetail(problems: readonly Tamper[]): string {
+  return problems
+    .slice(0, 5)
+    .map((p) => `${p.file} ${TAMPER_TEXT[p.problem]}${p.detail ? ` (${p.detail})` : ''}`)
+    .concat(problems.length > 5 ? [`and ${problems.length - 5} more`] : [])
+    .join('; ');
+}
+
+export const rewrittenNote = (): string => 'the review file changed after the hooks recorded it; this result is from the review as recorded';
+
+export const aggregationFailedDetail = (iteration: number, attempts: number, timedOut: boolean): string =>
+  `the verdict of round ${iteration} was not computed: the hook computing it was stopped ${timedOut ? 'after running longer than the hook time limit' : `${plural(attempts, 'time')}`}; ` +
+  `the reviews are kept in ${reviewDir(iteration)}/. Start a new loop with a smaller scope`;
+
 // ── /minions:status ─────────────────────────────────────────────────────────────
 
 const ago = (then: string, now: string): string => {
@@ -340,5 +382,7 @@ export function statusReport(state: State, now: string, sessionId: string | null
 }
 
 export const statusNone = (): string => 'minions: no review loop has run in this project. Start one with /minions:review <what to review>.';
+export const statusTampered = (problems: readonly Tamper[]): string =>
+  `Warning: ${tamperDetail(problems)}. Shown is the last state the hooks wrote; the loop's next hook stops it (tampered).`;
 export const statusBroken = (path: string, problem: string): string =>
   `minions: the loop state ${path} is unreadable (${problem}). Run /minions:cancel to archive it, or /minions:review to start afresh.`;

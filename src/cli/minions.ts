@@ -48,6 +48,10 @@ function findLoop(root: string): FoundLoop {
   const loaded = load(root);
   if (loaded.kind === 'broken') return { kind: 'broken', stateFile: STATE_FILE, problem: loaded.problem };
   if (loaded.kind === 'ok') return { kind: 'live', state: loaded.state, stateFile: STATE_FILE, phasesDir: `${PHASES_DIR}/` };
+  if (loaded.kind === 'tampered') {
+    if (!loaded.state) return { kind: 'broken', stateFile: STATE_FILE, problem: msg.tamperDetail(loaded.problems) };
+    return { kind: 'live', state: loaded.state, stateFile: STATE_FILE, phasesDir: `${PHASES_DIR}/`, tampered: msg.statusTampered(loaded.problems) };
+  }
   const archived = fg
     .sync(`${ARCHIVE_DIR}/*/state.json`, { cwd: root, dot: true })
     .map((file) => ({ file, mtime: fs.statSync(path.join(root, file)).mtimeMs }))
@@ -67,8 +71,10 @@ function statusText(found: FoundLoop, now: string, sessionId: string | null): st
       return msg.statusNone();
     case 'broken':
       return msg.statusBroken(found.stateFile, found.problem);
-    case 'live':
-      return msg.statusReport(found.state, now, sessionId, found.phasesDir);
+    case 'live': {
+      const report = msg.statusReport(found.state, now, sessionId, found.phasesDir);
+      return found.tampered ? `${report}\n${found.tampered}` : report;
+    }
     case 'archived':
       return `No review loop is running. The last one:\n${msg.statusReport(found.state, now, sessionId, found.phasesDir)}`;
   }

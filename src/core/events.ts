@@ -5,7 +5,21 @@ import type { Sources } from '../review/grounding';
 import type { Verdict } from '../review/verdict-schema';
 import type { State } from '../state/schema';
 
-export type Loaded = { kind: 'none' } | { kind: 'broken'; problem: string } | { kind: 'ok'; state: State };
+/** A hook-owned file that does not hold what the hooks wrote, or a state that breaks its invariants. */
+export interface Tamper {
+  /** Project-relative path (or the hooks' copy of one). */
+  file: string;
+  problem: 'changed' | 'deleted' | 'added' | 'invariant';
+  /** For 'invariant': which one. */
+  detail?: string;
+}
+
+export type Loaded =
+  | { kind: 'none' }
+  | { kind: 'broken'; problem: string }
+  | { kind: 'ok'; state: State }
+  /** state: the last state the hooks themselves wrote, when it is known and sound; the file on disk is not used. */
+  | { kind: 'tampered'; state: State | null; problems: Tamper[] };
 
 export type Effect =
   /** Before the state is saved. */
@@ -15,6 +29,12 @@ export type Effect =
   | { type: 'archive-previous'; into: string | null }
   /** After the state is saved: moves the state file (and phases/ when asked) into archive/<into>/. */
   | { type: 'archive-run'; into: string; phases: boolean }
+  /** Keeps a recorded review's text in the hooks' record, under its sha256 (ReviewerRun.frozen). */
+  | { type: 'freeze'; content: string }
+  /** From now on the record vouches for an agent's file as it is (the fixer's accepted answers). */
+  | { type: 'pin'; path: string; content: string }
+  /** The record stops vouching for these hook-owned files (reported as tampered; the loop is over). */
+  | { type: 'forget'; paths: string[] }
   /** Answers, mapped to each event's output shape by the shell. */
   | { type: 'block'; reason: string }
   | { type: 'deny'; reason: string }
@@ -41,22 +61,33 @@ export type Event =
   | (Base & {
       kind: 'reviewer-stop';
       reviewer: Reviewer;
-      /** The five reviewers' output files of this iteration, as they are now. */
-      files: Record<Reviewer, string | null>;
+      /** The stopping reviewer's output file as it is now. */
+      file: string | null;
       message: string | null;
+      /** The project files its review names. */
+      sources: Sources;
+    })
+  /** The round's verdict, once every review is recorded: the shell observed what the aggregation needs. */
+  | (Base & {
+      kind: 'aggregate';
+      /** Each review as the hooks recorded it (the frozen text; the file only in states from before freezing). */
+      reviews: Record<Reviewer, string | null>;
+      /** Reviews whose file changed after the hooks recorded them: reported, not used. */
+      rewritten: Reviewer[];
       /** The project files the reviews name. */
       sources: Sources;
       /** Earlier rounds' verdicts, oldest first. */
       history: Verdict[];
       /** How often the fixer declined each fingerprint in earlier rounds. */
       declines: Record<string, number>;
-      /**
-       * Taken only when this stop may complete the round: the project's tree now, and what changed since the
-       * round's reviewStart tree (project files only; the reviews under .agents/ are not part of it).
-       */
+      /** The project's tree now, and what changed since the round's reviewStart tree (project files only). */
       tree?: string | null;
       changedDuringReview?: { files: string[]; patch: string } | null;
     })
+  /** The lock's previous holder died while aggregating (r1.aggregation was still set). */
+  | (Base & { kind: 'aggregation-died' })
+  /** The loaded state (or another hook-owned file) is not what the hooks wrote. */
+  | (Base & { kind: 'tampered'; problems: Tamper[] })
   | (Base & { kind: 'fixer-stop'; summary: string | null; summaryJson: string | null; previousSummary: string | null; tree?: string | null })
   | (Base & { kind: 'stop'; running: string[]; changedFiles: string[] });
 

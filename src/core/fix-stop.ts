@@ -1,5 +1,5 @@
 /** SubagentStop of the fixer: check its summaries, detect a fixpoint, start the next review. */
-import type { Event, Outcome } from './events';
+import type { Effect, Event, Outcome } from './events';
 import { MAX_OUTPUT_FAILURES, advanceIteration, currentIteration, updateIteration } from './loop-state';
 import { describeZodError } from '../review/reviewer-output';
 import { similarity } from '../review/simhash';
@@ -33,6 +33,11 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
     trees: { ...it.trees, fixEnd: event.tree ?? null },
   }));
   const tally = hasSummary ? summaryTally(event.summary!, answers.summary) : null;
+  // The answers as accepted: later rounds count their declines, so the record vouches for them from now on.
+  const pins: Effect[] = [
+    ...(event.summary !== null ? [{ type: 'pin' as const, path: fixSummaryFile(n), content: event.summary }] : []),
+    ...(event.summaryJson !== null ? [{ type: 'pin' as const, path: fixSummaryJsonFile(n), content: event.summaryJson }] : []),
+  ];
 
   // Seed 000's fixpoint: two consecutive fix summaries that say the same thing about the same findings
   // end the loop. Rounds that fixed different findings may read alike without repeating anything.
@@ -48,12 +53,13 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
       stopDetail: `the fix summaries of rounds ${n - 1} and ${n} are ${percent}% similar: the fixer is repeating itself`,
       openIssues: state.openIssues,
     };
-    return { state: stopped, effects: [{ type: 'notify', text: msg.notify.fixRepeated(n, stopped) }] };
+    return { state: stopped, effects: [...pins, { type: 'notify', text: msg.notify.fixRepeated(n, stopped) }] };
   }
   const next = advanceIteration(finished, event.now);
   return {
     state: next,
     effects: [
+      ...pins,
       { type: 'mkdir', path: reviewDir(next.iteration) },
       { type: 'notify', text: tally ? msg.notify.fixDone(n, next, tally) : msg.notify.fixNoSummary(n, next) },
     ],

@@ -12,12 +12,15 @@ export const MAX_IDLE_BLOCKS = 2;
 
 export const unchanged = (loaded: Loaded, effects: Effect[] = []): Outcome => ({ state: loaded.kind === 'ok' ? loaded.state : null, effects });
 
+/** The state to decide with: the loaded one, or for a tampered file the last one the hooks wrote. */
+export const stateOf = (loaded: Loaded): State | null => (loaded.kind === 'ok' || loaded.kind === 'tampered' ? loaded.state : null);
+
 export function newIteration(iteration: number, now: string, reviewStart: string | null = null): IterationRecord {
-  const run = (): ReviewerRun => ({ status: 'pending', dispatches: 0, failures: 0, error: null, counts: null, groundingWarned: false });
+  const run = (): ReviewerRun => ({ status: 'pending', dispatches: 0, failures: 0, error: null, counts: null, groundingWarned: false, frozen: null });
   return {
     iteration,
     startedAt: now,
-    r1: { status: 'pending', reviewers: Object.fromEntries(REVIEWERS.map((r) => [r, run()])) as IterationRecord['r1']['reviewers'] },
+    r1: { status: 'pending', reviewers: Object.fromEntries(REVIEWERS.map((r) => [r, run()])) as IterationRecord['r1']['reviewers'], aggregation: null },
     r2: { status: 'pending', dispatches: 0, failures: 0 },
     verdict: null,
     trees: { reviewStart, reviewEnd: null, fixEnd: null },

@@ -1,14 +1,13 @@
-/** SubagentStop of a reviewer: validate its review; the fifth one aggregates the round. */
+/** SubagentStop of a reviewer: validate its review and record it, frozen; the fifth one starts the round's verdict. */
 import { REVIEWERS } from './agents';
 import type { Effect, Event, Outcome } from './events';
-import { MAX_OUTPUT_FAILURES, advanceIteration, currentIteration, json, setReviewer, updateIteration } from './loop-state';
-import { aggregateRound } from '../review/aggregate';
+import { MAX_OUTPUT_FAILURES, currentIteration, json, setReviewer, updateIteration } from './loop-state';
 import { ground } from '../review/grounding';
 import { extractJsonFromMessage, parseReview } from '../review/reviewer-output';
-import type { MergedFinding, Verdict } from '../review/verdict-schema';
 import * as msg from '../messages';
+import { sha256 } from '../state/digest';
 import type { ReviewerRun, State } from '../state/schema';
-import { changedDuringReviewFile, findingsFile, reviewDir, reviewerFile, verdictFile } from '../state/paths';
+import { reviewerFile } from '../state/paths';
 
 export function onReviewerStop(state: State, event: Extract<Event, { kind: 'reviewer-stop' }>): Outcome {
   const { reviewer } = event;
@@ -19,14 +18,15 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
   if (run.status === 'valid' || run.status === 'invalid' || run.dispatches === 0) return { state, effects: [] };
 
   const path = reviewerFile(state.iteration, reviewer);
-  const fileText = event.files[reviewer];
+  const fileText = event.file;
   const fromFile = fileText === null ? null : parseReview(fileText);
   const messageJson = fromFile?.ok ? null : extractJsonFromMessage(event.message);
   const fromMessage = messageJson === null ? null : parseReview(messageJson);
 
   const effects: Effect[] = [];
-  const texts = { ...event.files };
   let recorded: ReviewerRun;
+  // What the round will be aggregated from, whatever happens to the file afterwards.
+  let frozenText = fileText ?? '';
   let source = '';
   const accepted = fromFile?.ok ? fromFile : fromMessage?.ok ? fromMessage : null;
   if (accepted) {
@@ -42,10 +42,10 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
     if (!fromFile?.ok && messageJson !== null) {
       const pretty = json(JSON.parse(messageJson));
       effects.push({ type: 'write', path, content: pretty });
-      texts[reviewer] = pretty;
+      frozenText = pretty;
       source = ', taken from its final message';
     }
-    recorded = { ...run, status: 'valid', error: null, counts: accepted.counts };
+    recorded = { ...run, status: 'valid', error: null, counts: accepted.counts, frozen: sha256(frozenText) };
   } else {
     const error = fromFile && !fromFile.ok ? fromFile.error : fromMessage && !fromMessage.ok ? fromMessage.error : null;
     const failures = run.failures + 1;
@@ -53,87 +53,15 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
       const next = setReviewer(state, event.now, reviewer, { ...run, failures, error: error ?? 'no output' });
       return { state: next, effects: [{ type: 'block', reason: error ? msg.reviewerInvalid(path, error) : msg.reviewerMissing(path) }] };
     }
-    recorded = { ...run, status: 'invalid', failures, error: error ?? 'no output', counts: null };
+    recorded = { ...run, status: 'invalid', failures, error: error ?? 'no output', counts: null, frozen: sha256(frozenText) };
   }
 
-  let next = setReviewer(state, event.now, reviewer, recorded);
-  const runs = currentIteration(next).r1.reviewers;
-  const done = REVIEWERS.filter((r) => runs[r].status === 'valid' || runs[r].status === 'invalid');
-  effects.push({ type: 'notify', text: msg.notify.reviewerDone(next, reviewer, recorded.counts, source) });
-  if (done.length < REVIEWERS.length) return { state: next, effects };
-
-  // The fifth review is in: this hook, and only this one (under the lock), aggregates.
-  const changed = event.changedDuringReview ?? null;
-  const reviews = Object.fromEntries(
-    REVIEWERS.map((r) => [r, { text: texts[r], valid: runs[r].status === 'valid', error: runs[r].status === 'valid' ? null : runs[r].error }]),
-  ) as Parameters<typeof aggregateRound>[0]['reviews'];
-  const verdict = aggregateRound({
-    iteration: next.iteration,
-    maxIterations: next.maxIterations,
-    task: next.task,
-    now: event.now,
-    rules: next.rules,
-    reviews,
-    sources: event.sources,
-    history: event.history,
-    declines: event.declines,
-    changedDuringReview: changed?.files ?? [],
-  });
-  effects.push({ type: 'write', path: verdictFile(next.iteration), content: json(verdict) });
-  if (changed && changed.files.length > 0) effects.push({ type: 'write', path: changedDuringReviewFile(next.iteration), content: changed.patch });
-
-  const open = verdict.findings.filter((f) => f.toFixer);
-  const summary = {
-    overall: verdict.overall_verdict,
-    total: verdict.total_issues,
-    critical: verdict.critical,
-    warning: verdict.warning,
-    info: verdict.info,
-    open: open.map((f) => f.fingerprint),
-    contested: verdict.findings.filter((f) => f.status === 'CONTESTED').length,
-    score: verdict.score,
-    scale: verdict.scale,
-    readiness: verdict.readiness,
-    pitfalls: verdict.pitfalls.map((p) => ({ seen: p.seen, file: p.file, category: p.category, description: clip(p.description), rule: clip(p.rule) })),
-  };
-  next = updateIteration(next, event.now, (it) => ({
-    ...it,
-    r1: { ...it.r1, status: 'complete' },
-    verdict: summary,
-    trees: { ...it.trees, reviewEnd: event.tree ?? null },
-    changedDuringReview: changed?.files ?? [],
-  }));
-  next = { ...next, stopGuard: { key: '', blocks: 0 } };
-  if (verdict.next === 'DONE') {
-    next = { ...next, status: 'done', currentPhase: 'DONE' };
-  } else if (verdict.next === 'STOPPED') {
-    next = { ...next, status: 'stopped', currentPhase: 'STOPPED', stopReason: verdict.stopReason, stopDetail: verdict.stopDetail, openIssues: openIssuesOf(open) };
-  } else if (verdict.next === 'R2') {
-    next = { ...next, currentPhase: 'R2' };
-    effects.push({ type: 'write', path: findingsFile(next.iteration), content: json(fixerBrief(next, verdict, open)) });
-  } else {
-    // Issues counted (an invalid review) but nothing to fix: the next iteration re-reviews.
-    next = advanceIteration(updateIteration(next, event.now, (it) => ({ ...it, r2: { ...it.r2, status: 'skipped' } })), event.now);
-    effects.push({ type: 'mkdir', path: reviewDir(next.iteration) });
-  }
-  effects.push({ type: 'notify', text: msg.notify.verdict(state, verdict, next) });
-  return { state: next, effects };
+  const next = setReviewer(state, event.now, reviewer, recorded);
+  effects.push({ type: 'freeze', content: frozenText }, { type: 'notify', text: msg.notify.reviewerDone(next, reviewer, recorded.counts, source) });
+  if (!REVIEWERS.every((r) => isFinal(currentIteration(next).r1.reviewers[r]))) return { state: next, effects };
+  // The fifth review is in. The verdict is computed by the next step (an 'aggregate' event), after this
+  // state is saved: a hook killed while aggregating leaves a record that says so (round.ts).
+  return { state: updateIteration(next, event.now, (it) => ({ ...it, r1: { ...it.r1, aggregation: { since: event.now, attempts: 1 } } })), effects };
 }
 
-const clip = (text: string): string => msg.truncate(text, 200);
-
-const openIssuesOf = (open: MergedFinding[]): State['openIssues'] =>
-  open.slice(0, 20).map((f) => ({ severity: f.severity, file: f.file, line: f.line, description: f.description }));
-
-/** What the fixer receives: the merged findings, not the reviewers' instructions (seed 002). */
-function fixerBrief(state: State, verdict: Verdict, open: MergedFinding[]) {
-  return {
-    iteration: state.iteration,
-    task: state.task,
-    findings: open.map(({ fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters }) => ({
-      fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters,
-    })),
-    knownPitfalls: verdict.pitfalls,
-  };
-}
-
+const isFinal = (run: ReviewerRun): boolean => run.status === 'valid' || run.status === 'invalid';

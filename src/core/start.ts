@@ -1,6 +1,6 @@
 /** Starting and cancelling a loop: /minions:review and /minions:cancel. */
 import type { Effect, Event, Loaded, Outcome } from './events';
-import { isActive, isStale, json, minutesSince, newIteration, unchanged } from './loop-state';
+import { isActive, isStale, json, minutesSince, newIteration, stateOf, unchanged } from './loop-state';
 import { DEFAULT_RULES, type StopRules } from '../review/aggregate';
 import * as msg from '../messages';
 import { STATE_VERSION, type State } from '../state/schema';
@@ -11,7 +11,7 @@ export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command
   if (command.kind === 'status') return unchanged(loaded);
   if (command.kind === 'cancel') return cancel(loaded, event.sessionId, command.force, event.now);
 
-  const prev = loaded.kind === 'ok' ? loaded.state : null;
+  const prev = stateOf(loaded);
   if (prev && isActive(prev) && prev.sessionId !== event.sessionId && !isStale(prev, event.now) && !command.force) {
     return unchanged(loaded, [{ type: 'refuse', reason: msg.refuse.busy(prev, minutesSince(prev.updatedAt, event.now)) }]);
   }
@@ -29,13 +29,14 @@ export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command
 
 function cancel(loaded: Loaded, sessionId: string, force: boolean, now: string): Outcome {
   if (loaded.kind === 'none') return unchanged(loaded, [{ type: 'context', text: msg.refuse.noLoop() }]);
-  if (loaded.kind === 'broken') return { state: null, effects: [{ type: 'archive-previous', into: null }, { type: 'notify', text: msg.notify.brokenArchived() }] };
-  const prev = loaded.state;
+  const prev = stateOf(loaded);
+  if (!prev) return { state: null, effects: [{ type: 'archive-previous', into: null }, { type: 'notify', text: msg.notify.brokenArchived() }] };
   if (!isActive(prev)) return { state: prev, effects: [{ type: 'archive-run', into: prev.runId, phases: false }, { type: 'context', text: msg.refuse.noLoop() }] };
   if (prev.sessionId !== sessionId && !force && !isStale(prev, now)) return unchanged(loaded, [{ type: 'refuse', reason: msg.refuse.notOwner() }]);
   const state: State = { ...prev, status: 'cancelled', currentPhase: 'CANCELLED', stopReason: 'cancelled', updatedAt: now };
   const into = `.agents/tmp/archive/${state.runId}/`;
-  return { state, effects: [{ type: 'archive-run', into: state.runId, phases: true }, { type: 'notify', text: msg.notify.cancelled(prev, into) }] };
+  const notes = loaded.kind === 'tampered' ? [{ type: 'notify' as const, text: msg.notify.cancelledTampered(loaded.problems) }] : [];
+  return { state, effects: [{ type: 'archive-run', into: state.runId, phases: true }, { type: 'notify', text: msg.notify.cancelled(prev, into) }, ...notes] };
 }
 
 export function initialState(

@@ -8,7 +8,7 @@ export type FoundLoop =
   | { kind: 'none' }
   | { kind: 'broken'; stateFile: string; problem: string }
   /** phasesDir ends with `/`: `.agents/tmp/phases/`, or an archive folder once the phases moved there. */
-  | { kind: 'live' | 'archived'; state: State; stateFile: string; phasesDir: string };
+  | { kind: 'live' | 'archived'; state: State; stateFile: string; phasesDir: string; /** A warning: the state file was changed by someone other than the hooks. */ tampered?: string };
 
 export interface ReviewStatus {
   iteration: number;
@@ -45,6 +45,8 @@ export interface LoopStatus {
   openFindings: { count: number; fingerprints: string[]; issues: State['openIssues'] };
   /** `root` is the project's absolute path; the others are relative to it. */
   paths: { root: string; state: string; phases: string; verdict: string | null };
+  /** Set when the state file was changed by someone other than the hooks: what the hooks found. */
+  tampered?: string;
 }
 
 export type StatusData = { loop: 'none' } | { loop: 'unreadable'; problem: string; paths: { state: string } } | LoopStatus;
@@ -95,5 +97,6 @@ export function statusData(found: FoundLoop, sessionId: string | null, root: str
     reviews,
     openFindings: { count: latest?.open.length ?? 0, fingerprints: latest?.open ?? [], issues: state.openIssues },
     paths: { root, state: found.stateFile, phases: phasesDir, verdict: reviews.at(-1)?.verdict ?? null },
+    ...(found.tampered ? { tampered: found.tampered } : {}),
   };
 }

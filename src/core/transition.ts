@@ -8,17 +8,20 @@ import { onFixerStop } from './fix-stop';
 import { unchanged } from './loop-state';
 import { onPrompt } from './prompt';
 import { onReviewerStop } from './review-stop';
+import { onAggregate, onAggregationDied } from './round';
 import { onCommand } from './start';
 import { onStop } from './stop';
+import { onTampered } from './tampered';
 import * as msg from '../messages';
 
-export type { Effect, Event, Loaded, Outcome } from './events';
+export type { Effect, Event, Loaded, Outcome, Tamper } from './events';
 export { initialState } from './start';
-export { STALE_AFTER_MS, MAX_OUTPUT_FAILURES, MAX_IDLE_BLOCKS, currentIteration, isActive, missingReviewers, phasePrompt } from './loop-state';
+export { STALE_AFTER_MS, MAX_OUTPUT_FAILURES, MAX_IDLE_BLOCKS, currentIteration, isActive, missingReviewers, phasePrompt, stateOf } from './loop-state';
 
 /** One handler per event kind, each in its own module under core/. */
 export function transition(loaded: Loaded, event: Event): Outcome {
   if (event.kind === 'command') return onCommand(loaded, event);
+  if (event.kind === 'tampered') return onTampered(loaded, event);
   if (loaded.kind !== 'ok' || loaded.state.sessionId !== event.sessionId) {
     // Not this session's loop (or none): everything is allowed and nothing is said,
     // except that a broken state file is reported where a session stops.
@@ -33,6 +36,10 @@ export function transition(loaded: Loaded, event: Event): Outcome {
       return onDispatch(state, event);
     case 'reviewer-stop':
       return onReviewerStop(state, event);
+    case 'aggregate':
+      return onAggregate(state, event);
+    case 'aggregation-died':
+      return onAggregationDied(state, event);
     case 'fixer-stop':
       return onFixerStop(state, event);
     case 'stop':

@@ -5,6 +5,7 @@ import * as msg from '../messages';
 import { bashPlaces, observeBash } from '../shell/bash-effects';
 import { PreToolUsePayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
+import { stateOf } from '../core/loop-state';
 
 await runHook({
   name: 'on-bash-gate',
@@ -14,7 +15,7 @@ await runHook({
     const command = payload.tool_input.command;
     if (typeof command !== 'string') return [];
     const loaded = ctx.load();
-    const state = loaded.kind === 'ok' ? loaded.state : null;
+    const state = stateOf(loaded);
     // Another session's commands, or no loop running: nothing to decide, so nothing is parsed.
     if (!gatesSession(state, payload.session_id)) return [];
     let effects;

@@ -7,6 +7,7 @@ import { editGate, type Target } from '../core/gates';
 import { PreToolUsePayload } from '../shell/payloads';
 import { realpathLoose, relativeInside } from '../shell/project';
 import { runHook } from '../shell/run-hook';
+import { stateOf } from '../core/loop-state';
 
 await runHook({
   name: 'on-edit-gate',
@@ -19,7 +20,7 @@ await runHook({
     const rel = relativeInside(ctx.root, resolved);
     const target: Target = rel === null ? { inside: false } : { inside: true, rel };
     const loaded = ctx.load();
-    const decision = editGate(loaded.kind === 'ok' ? loaded.state : null, payload.session_id, payload.agent_type ?? null, target);
+    const decision = editGate(stateOf(loaded), payload.session_id, payload.agent_type ?? null, target);
     return decision.kind === 'pass' ? [] : [{ type: decision.kind, reason: decision.reason }];
   },
 });

@@ -1,6 +1,6 @@
 /** UserPromptSubmit: starts the loop in code, and reminds an owning session where it stands. */
 import { parseCommand } from '../core/args';
-import { isActive } from '../core/loop-state';
+import { isActive, stateOf } from '../core/loop-state';
 import * as msg from '../messages';
 import { changedFiles, head } from '../shell/git';
 import { snapshotTree } from '../shell/snapshot';
@@ -20,7 +20,9 @@ await runHook({
     const command = parsed.command;
     if (command === null) {
       const loaded = ctx.load();
-      if (loaded.kind !== 'ok' || loaded.state.sessionId !== sessionId || !isActive(loaded.state)) return [];
+      const state = stateOf(loaded);
+      const foreign = loaded.kind === 'tampered' && !state;
+      if (!foreign && (!state || state.sessionId !== sessionId || !isActive(state))) return [];
       return ctx.transact((l) => ({ kind: 'prompt', sessionId, now: ctx.now, changedFiles: l.kind === 'ok' ? changedFiles(ctx.root, l.state.base) : [] }));
     }
     // /minions:status and /minions:cancel run dist/cli.mjs from their command files.

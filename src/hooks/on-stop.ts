@@ -1,5 +1,5 @@
 /** Stop: re-injects the phase prompt while the loop runs; lets the session go when it ends or idles. */
-import { isActive } from '../core/loop-state';
+import { isActive, stateOf } from '../core/loop-state';
 import { changedFiles } from '../shell/git';
 import { StopPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
@@ -10,7 +10,8 @@ await runHook({
   payload: StopPayload,
   handle(payload, ctx) {
     const loaded = ctx.load();
-    if (loaded.kind === 'none' || (loaded.kind === 'ok' && loaded.state.sessionId !== payload.session_id)) return [];
+    const state = stateOf(loaded);
+    if (loaded.kind === 'none' || (state && state.sessionId !== payload.session_id)) return [];
     const sessionId = payload.session_id;
     const running = (payload.background_tasks ?? [])
       .filter((t) => (t.status ?? 'running') === 'running' && typeof t.agent_type === 'string')

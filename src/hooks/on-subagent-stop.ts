@@ -1,9 +1,8 @@
 /** SubagentStop: validates a reviewer's output or the fixer's summary, aggregates, advances the phase. */
 import { isFixer, reviewerOf } from '../core/agents';
-import { isActive } from '../core/loop-state';
-import { extractJsonFromMessage } from '../review/reviewer-output';
-import { fixerObservations, readDeclines, readHistory, readSources, reviewFiles } from '../shell/observe';
-import { mayCompleteRound, reviewEndObservation } from '../shell/observe-tree';
+import { isActive, stateOf } from '../core/loop-state';
+import { fixerObservations } from '../shell/observe';
+import { reviewerStopObservation } from '../shell/observe-round';
 import { snapshotTree } from '../shell/snapshot';
 import { SubagentStopPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
@@ -16,27 +15,14 @@ await runHook({
     const reviewer = reviewerOf(payload.agent_type);
     const fixer = isFixer(payload.agent_type);
     if (!reviewer && !fixer) return [];
-    const loaded = ctx.load();
-    if (loaded.kind !== 'ok' || loaded.state.sessionId !== payload.session_id || !isActive(loaded.state)) return [];
+    const state = stateOf(ctx.load());
+    if (!state || state.sessionId !== payload.session_id || !isActive(state)) return [];
     const sessionId = payload.session_id;
     return ctx.transact((l) => {
-      if (l.kind !== 'ok') return null;
-      const n = l.state.iteration;
-      if (fixer) return { kind: 'fixer-stop', sessionId, now: ctx.now, ...fixerObservations(ctx.root, n), tree: snapshotTree(ctx.root) };
-      const files = reviewFiles(ctx.root, n);
-      const message = payload.last_assistant_message ?? null;
-      return {
-        kind: 'reviewer-stop',
-        sessionId,
-        now: ctx.now,
-        reviewer: reviewer!,
-        files,
-        message,
-        sources: readSources(ctx.root, [...Object.values(files), extractJsonFromMessage(message)]),
-        history: readHistory(ctx.root, n),
-        declines: readDeclines(ctx.root, n),
-        ...(l.state.currentPhase === 'R1' && mayCompleteRound(l.state, reviewer!) ? reviewEndObservation(ctx.root, l.state) : {}),
-      };
+      const current = stateOf(l);
+      if (!current) return null;
+      if (fixer) return { kind: 'fixer-stop', sessionId, now: ctx.now, ...fixerObservations(ctx.root, current.iteration), tree: snapshotTree(ctx.root) };
+      return { kind: 'reviewer-stop', sessionId, now: ctx.now, reviewer: reviewer!, ...reviewerStopObservation(ctx.root, current, reviewer!, payload.last_assistant_message ?? null) };
     });
   },
 });

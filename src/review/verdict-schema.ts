@@ -75,7 +75,7 @@ export const ReviewerResult = z.object({
   notes: z.array(z.string()),
 });
 
-export const StopReason = z.enum(['max_iterations', 'no_progress', 'stuck_issue', 'structural_rework_needed', 'changed_during_review']);
+export const StopReason = z.enum(['max_iterations', 'no_progress', 'stuck_issue', 'structural_rework_needed', 'changed_during_review', 'tampered', 'aggregation_failed']);
 export type StopReason = z.infer<typeof StopReason>;
 
 export const Verdict = z.object({

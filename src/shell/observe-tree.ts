@@ -1,17 +1,10 @@
 /** What the hooks observe of the project tree at phase boundaries, for the pure core. */
-import { REVIEWERS, type Reviewer } from '../core/agents';
 import { currentIteration } from '../core/loop-state';
 import type { State } from '../state/schema';
 import { changedPaths, diffTrees, snapshotTree } from './snapshot';
 
 /** A patch of what changed during a review is cut at this size; the file list is always whole. */
 const MAX_CHANGE_PATCH = 256 * 1024;
-
-/** True when this reviewer's stop may be the one that completes the round (every other review is final). */
-export function mayCompleteRound(state: State, reviewer: Reviewer): boolean {
-  const runs = currentIteration(state).r1.reviewers;
-  return REVIEWERS.every((r) => r === reviewer || runs[r].status === 'valid' || runs[r].status === 'invalid');
-}
 
 /** The tree at the end of a review, and what changed in the project since the round's reviewStart tree. */
 export function reviewEndObservation(root: string, state: State): { tree: string | null; changedDuringReview: { files: string[]; patch: string } | null } {

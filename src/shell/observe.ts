@@ -1,11 +1,10 @@
 /** What the SubagentStop hook reads from disk for the pure core: reviews, the code they cite, earlier rounds. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { REVIEWERS, type Reviewer } from '../core/agents';
 import { normaliseFile } from '../review/fingerprint';
 import type { Source, Sources } from '../review/grounding';
 import { FixSummary, Verdict } from '../review/verdict-schema';
-import { fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile } from '../state/paths';
+import { fixSummaryFile, fixSummaryJsonFile, verdictFile } from '../state/paths';
 import { realpathLoose, relativeInside } from './project';
 
 const MAX_SOURCES = 200;
@@ -17,10 +16,6 @@ export function readOrNull(file: string): string | null {
   } catch {
     return null;
   }
-}
-
-export function reviewFiles(root: string, iteration: number): Record<Reviewer, string | null> {
-  return Object.fromEntries(REVIEWERS.map((r) => [r, readOrNull(path.join(root, reviewerFile(iteration, r)))])) as Record<Reviewer, string | null>;
 }
 
 /** The files the reviews name, read once each: the ground truth the findings are checked against. */

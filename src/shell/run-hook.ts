@@ -1,11 +1,13 @@
 /** The one hook runner: stdin → payload → (lock → load → transition → save → effects) → stdout. */
 import type { z } from 'zod';
+import { currentIteration, stateOf } from '../core/loop-state';
 import { transition, type Effect, type Event, type Loaded } from '../core/transition';
 import { describeZodError } from '../review/reviewer-output';
 import { HookFailure } from './errors';
 import { readStdin, renderOutput, reportError, writeStdout, type HookEventName } from './io';
+import { roundObservation } from './observe-round';
 import { projectRoot } from './project';
-import { applyFileEffect, isPreSave, load, save, withLock } from './store';
+import { commit, load, loadFrom, openStore, withLock } from './store';
 
 export interface HookContext {
   root: string;
@@ -29,6 +31,13 @@ export interface HookSpec<P> {
  * on stderr says why. A broken state file never blocks a stop.
  */
 export async function runHook<P>(spec: HookSpec<P>): Promise<void> {
+  // Whatever escapes (a callback's throw, a rejected promise) is still one line, never a stack of minified source.
+  const escape = (err: unknown) => {
+    reportError(spec.name, `internal error, the action proceeds unchecked: ${(err as Error)?.message ?? String(err)}`, err);
+    process.exit(0);
+  };
+  process.on('uncaughtException', escape);
+  process.on('unhandledRejection', escape);
   try {
     const raw = await readStdin();
     let data: unknown;
@@ -56,16 +65,37 @@ export async function runHook<P>(spec: HookSpec<P>): Promise<void> {
   process.exitCode = 0;
 }
 
-/** One locked read-decide-write: load, transition, file effects, save, archive. Returns all the effects. */
-export async function transact(root: string, now: string, makeEvent: (loaded: Loaded) => Event | null): Promise<Effect[]> {
-  return withLock(root, async () => {
-    const loaded = load(root);
-    const event = makeEvent(loaded);
-    if (!event) return [];
-    const { state, effects } = transition(loaded, event);
-    for (const effect of effects) if (isPreSave(effect)) await applyFileEffect(root, effect, now);
-    if (state && state !== (loaded.kind === 'ok' ? loaded.state : null)) await save(root, state);
-    for (const effect of effects) if (!isPreSave(effect)) await applyFileEffect(root, effect, now);
-    return effects;
-  });
+/**
+ * One locked read-decide-write. Before the event itself: a tampered record of the event's own loop is
+ * acted on (the loop stops), and an aggregation whose hook died is taken up again. After it: the round's
+ * verdict, when the event recorded the fifth review. Each step is saved before the next begins.
+ */
+export async function transact(root: string, now: string, makeEvent: (loaded: Loaded) => Event | null, env: NodeJS.ProcessEnv = process.env): Promise<Effect[]> {
+  return withLock(
+    root,
+    async () => {
+      const store = openStore(root, env);
+      let loaded = loadFrom(store, true);
+      const event = makeEvent(loaded);
+      if (!event) return [];
+      const effects: Effect[] = [];
+      const step = (next: Event) => {
+        const outcome = transition(loaded, next);
+        const onDisk = commit(store, loaded, outcome, now);
+        effects.push(...outcome.effects);
+        loaded = onDisk ? { kind: 'ok', state: onDisk } : { kind: 'none' };
+      };
+      const base = { sessionId: event.sessionId, now };
+      const owned = event.kind !== 'command' && (stateOf(loaded)?.sessionId ?? event.sessionId) === event.sessionId;
+      if (owned && loaded.kind === 'tampered') step({ ...base, kind: 'tampered', problems: loaded.problems });
+      if (owned && loaded.kind === 'ok' && currentIteration(loaded.state).r1.aggregation) step({ ...base, kind: 'aggregation-died' });
+      step(event);
+      // The step that recorded the fifth review left r1.aggregation set (and saved): compute the verdict.
+      for (let i = 0; i < 2 && loaded.kind === 'ok' && loaded.state.currentPhase === 'R1' && currentIteration(loaded.state).r1.aggregation; i++) {
+        step({ ...base, sessionId: loaded.state.sessionId, kind: 'aggregate', ...roundObservation(store, loaded.state) });
+      }
+      return effects;
+    },
+    env,
+  );
 }

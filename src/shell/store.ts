@@ -1,24 +1,53 @@
-/** The state file as a small database: validated reads, one lock, atomic writes, an archive. */
+/**
+ * The state file as a small database: validated reads checked against the hooks' record (record.ts),
+ * one lock, atomic writes, an archive. What is on disk is trusted only when it is what the hooks wrote;
+ * otherwise the load says "tampered" and carries the last state the hooks wrote.
+ */
 import fs from 'node:fs';
 import path from 'node:path';
-import { State, STATE_VERSION } from '../state/schema';
-import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, TMP_DIR } from '../state/paths';
-import type { Effect, Loaded } from '../core/events';
+import { REVIEWERS } from '../core/agents';
+import type { Effect, Loaded, Outcome, Tamper } from '../core/events';
+import { currentIteration } from '../core/loop-state';
 import { describeZodError } from '../review/reviewer-output';
-import { HookFailure } from './errors';
+import { sha256 } from '../state/digest';
+import { stateProblems } from '../state/invariants';
+import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, TMP_DIR, isRecorded, reviewerFile } from '../state/paths';
+import { State, STATE_VERSION } from '../state/schema';
+import { sweepTemps, writeAtomic } from './files';
+import { withFileLock } from './lock';
+import { checkDigest, emptyRecord, getObject, pruneObjects, putObject, readRecord, recordDir, setMarker, writeRecord, type IntegrityRecord } from './record';
 
 export const statePath = (root: string): string => path.join(root, STATE_FILE);
+const tmpRoot = (root: string): string => path.join(root, TMP_DIR);
 
-export function load(root: string): Loaded {
-  let text: string;
+export interface Store {
+  root: string;
+  env: NodeJS.ProcessEnv;
+  /** The record's folder, or null when the project has none (see recordDir). */
+  dir: string | null;
+  /** The record as last read or written; null before the hooks wrote one. */
+  record: IntegrityRecord | null;
+}
+
+export function openStore(root: string, env: NodeJS.ProcessEnv = process.env): Store {
+  const dir = recordDir(root, env);
+  return { root, env, dir, record: dir ? readRecord(dir) : null };
+}
+
+type Raw = { kind: 'absent' } | { kind: 'unreadable'; problem: string } | { kind: 'text'; text: string };
+
+function readState(root: string): Raw {
   try {
     // A FIFO would block a read forever, a directory fails it: only a regular file is read.
-    if (!fs.statSync(statePath(root)).isFile()) return { kind: 'broken', problem: 'it is not a regular file' };
-    text = fs.readFileSync(statePath(root), 'utf8');
+    if (!fs.statSync(statePath(root)).isFile()) return { kind: 'unreadable', problem: 'it is not a regular file' };
+    return { kind: 'text', text: fs.readFileSync(statePath(root), 'utf8') };
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'none' };
-    return { kind: 'broken', problem: `cannot read it: ${(err as Error).message}` };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'absent' };
+    return { kind: 'unreadable', problem: `cannot read it: ${(err as Error).message}` };
   }
+}
+
+export function parseState(text: string): Loaded {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -36,59 +65,187 @@ export function migrate(data: unknown): Loaded {
   return result.success ? { kind: 'ok', state: result.data } : { kind: 'broken', problem: describeZodError(result.error) };
 }
 
-// The lock and the atomic writer are loaded on first use: the read-only gates never pay for them.
-async function writeAtomic(file: string, content: string): Promise<void> {
-  const { default: writeFileAtomic } = await import('write-file-atomic');
-  await writeFileAtomic(file, content);
+/** A state that parses but breaks an invariant is not one the hooks wrote. */
+function sound(loaded: Loaded): Loaded {
+  if (loaded.kind !== 'ok') return loaded;
+  const problems = stateProblems(loaded.state);
+  return problems.length === 0 ? loaded : { kind: 'tampered', state: loaded.state, problems: problems.map((detail) => ({ file: STATE_FILE, problem: 'invariant', detail })) };
 }
 
-export async function save(root: string, state: State): Promise<void> {
-  await writeAtomic(statePath(root), `${JSON.stringify(state, null, 2)}\n`);
+/** The last state the hooks saved, from their record; null when it is not to be had or not sound. */
+function trustedState(store: Store): State | null {
+  const digest = store.record?.files[STATE_FILE];
+  const text = store.dir && digest ? getObject(store.dir, digest) : null;
+  const loaded = text === null ? null : parseState(text);
+  return loaded?.kind === 'ok' && stateProblems(loaded.state).length === 0 ? loaded.state : null;
 }
 
-/** Runs fn under the project's inter-process lock; a lock left by a dead process is taken over after 10 s. */
-export async function withLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
-  fs.mkdirSync(path.join(root, TMP_DIR), { recursive: true });
-  const { default: lockfile } = await import('proper-lockfile');
-  let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(path.join(root, TMP_DIR), {
-      lockfilePath: path.join(root, LOCK_FILE),
-      realpath: false,
-      stale: 10_000,
-      update: 2_000,
-      retries: { retries: 200, factor: 1.2, minTimeout: 10, maxTimeout: 100, randomize: true },
-    });
-  } catch (err) {
-    throw new HookFailure('lock-timeout', `could not lock ${LOCK_FILE} (${(err as Error).message}); if no loop hook is running, delete it`, err);
+/** The state, checked against the record: its digest only (the gates' path), or with `full` every hook-owned file. */
+export function loadFrom(store: Store, full: boolean): Loaded {
+  const raw = readState(store.root);
+  const record = store.record;
+  if (!record) {
+    // No record (a loop from before it, or nowhere to keep one): the file is all there is.
+    if (raw.kind === 'absent') return { kind: 'none' };
+    return sound(raw.kind === 'unreadable' ? { kind: 'broken', problem: raw.problem } : parseState(raw.text));
   }
-  try {
-    return await fn();
-  } finally {
-    await release().catch(() => undefined);
+  const check = checkDigest(record, STATE_FILE, raw.kind === 'text' ? sha256(raw.text) : raw.kind === 'absent' ? null : 'unreadable');
+  if (!check.ok) {
+    const trusted = trustedState(store);
+    if (check.problem === 'deleted' && trusted && cancelledElsewhere(store.root, trusted.runId)) return { kind: 'none' };
+    return { kind: 'tampered', state: trusted, problems: [{ file: STATE_FILE, problem: check.problem }] };
   }
+  if (raw.kind !== 'text') return { kind: 'none' };
+  const loaded = sound(parseState(raw.text));
+  if (loaded.kind !== 'ok' || !full) return loaded;
+  const problems = ownedFileProblems(store, loaded.state);
+  return problems.length === 0 ? loaded : { kind: 'tampered', state: loaded.state, problems };
+}
+
+/**
+ * The CLI's cancel outside git (no plugin data folder, so no record) archives the state as cancelled
+ * without updating the record: a state that went to the archive that way is not a deletion.
+ */
+function cancelledElsewhere(root: string, runId: string): boolean {
+  try {
+    const text = fs.readFileSync(path.join(root, ARCHIVE_DIR, runId.replace(/[^\w.-]/g, '_'), 'state.json'), 'utf8');
+    const archived = parseState(text);
+    return archived.kind === 'ok' && archived.state.runId === runId && archived.state.status === 'cancelled';
+  } catch {
+    return false;
+  }
+}
+
+/** Every hook-owned file but the state, and the frozen reviews of the current round. */
+function ownedFileProblems(store: Store, state: State): Tamper[] {
+  const problems: Tamper[] = [];
+  for (const rel of Object.keys(store.record!.files)) {
+    if (rel === STATE_FILE) continue;
+    const check = checkDigest(store.record!, rel, digestOf(path.join(store.root, rel)));
+    if (!check.ok) problems.push({ file: rel, problem: check.problem });
+  }
+  const runs = currentIteration(state).r1.reviewers;
+  for (const r of REVIEWERS) {
+    const frozen = runs[r].frozen;
+    if (frozen !== null && getObject(store.dir!, frozen) === null) problems.push({ file: `${reviewerFile(state.iteration, r)} (the hooks' copy)`, problem: 'deleted' });
+  }
+  return problems;
+}
+
+function digestOf(file: string): string | null {
+  try {
+    return sha256(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An unlocked read, for the gates: one small record read and one sha256 of state.json. A commit may run
+ * between the two reads, so a mismatch is read once more before it counts.
+ */
+export function load(root: string, env: NodeJS.ProcessEnv = process.env): Loaded {
+  let loaded = loadFrom(openStore(root, env), false);
+  for (let again = 0; again < 2 && loaded.kind === 'tampered'; again++) loaded = loadFrom(openStore(root, env), false);
+  if (loaded.kind === 'none') setMarker(env, false);
+  return loaded;
+}
+
+/** A recorded review's text as the hooks froze it, or null. */
+export function frozenText(store: Store, digest: string): string | null {
+  return store.dir ? getObject(store.dir, digest) : null;
+}
+
+/** Runs fn under the project's lock, after sweeping temporary files that killed hooks left behind. */
+export async function withLock<T>(root: string, fn: () => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
+  fs.mkdirSync(tmpRoot(root), { recursive: true });
+  return withFileLock(path.join(root, LOCK_FILE), { tempRoot: tmpRoot(root) }, async () => {
+    sweepTemps(tmpRoot(root));
+    const dir = recordDir(root, env);
+    if (dir) sweepTemps(dir);
+    return fn();
+  });
 }
 
 const PRE_SAVE = new Set<Effect['type']>(['write', 'mkdir', 'archive-previous']);
-export const isPreSave = (effect: Effect): boolean => PRE_SAVE.has(effect.type);
 
-/** Carries out the file effects; answers (block, deny, notify …) are left to the runner. */
-export async function applyFileEffect(root: string, effect: Effect, now: string): Promise<void> {
+/**
+ * Writes one transition's outcome: the files its effects name, the state, and the record around them
+ * (see record.ts for the order). The state is written when it changed, or when the one on disk was not
+ * the hooks' (it is put back). Returns the state now on disk.
+ */
+export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: string): State | null {
+  const before = loaded.kind === 'ok' ? loaded.state : null;
+  const saving = outcome.state !== null && (outcome.state !== before || loaded.kind === 'tampered');
+  const stateText = saving ? `${JSON.stringify(outcome.state, null, 2)}\n` : null;
+  const old = store.record ?? emptyRecord();
+  const files = { ...old.files };
+  const prior: IntegrityRecord['prior'] = {};
+  const touch = (rel: string, digest: string | null) => {
+    prior[rel] = [...new Set([...(prior[rel] ?? []), old.files[rel] ?? null, null])];
+    if (digest === null) delete files[rel];
+    else files[rel] = digest;
+  };
+  const moved = (effect: Effect) => {
+    const phases = effect.type === 'archive-previous' || (effect.type === 'archive-run' && effect.phases);
+    for (const rel of Object.keys(files)) if (rel === STATE_FILE || (phases && rel.startsWith(`${PHASES_DIR}/`))) touch(rel, null);
+  };
+  const pre = outcome.effects.filter((e) => PRE_SAVE.has(e.type));
+  const post = outcome.effects.filter((e) => !PRE_SAVE.has(e.type));
+  for (const effect of pre) {
+    if (effect.type === 'write' && isRecorded(effect.path)) touch(effect.path, sha256(effect.content));
+    if (effect.type === 'archive-previous') moved(effect);
+  }
+  if (stateText !== null) touch(STATE_FILE, sha256(stateText));
+  for (const effect of post) {
+    if (effect.type === 'pin') files[effect.path] = sha256(effect.content);
+    if (effect.type === 'archive-run') moved(effect);
+    if (effect.type === 'forget') for (const rel of effect.paths) if (rel !== STATE_FILE) delete files[rel];
+  }
+
+  if (store.dir) {
+    for (const effect of outcome.effects) if (effect.type === 'freeze') putObject(store.dir, effect.content);
+    if (stateText !== null) putObject(store.dir, stateText);
+    writeRecord(store.dir, { version: old.version, files, prior });
+  }
+  for (const effect of pre) applyFileEffect(store.root, effect, now);
+  if (stateText !== null) {
+    // Something that is not a file (a directory, a FIFO) cannot be renamed over: it goes first.
+    if (fs.lstatSync(statePath(store.root), { throwIfNoEntry: false })?.isFile() === false) fs.rmSync(statePath(store.root), { recursive: true, force: true });
+    writeAtomic(statePath(store.root), stateText, tmpRoot(store.root));
+  }
+  for (const effect of post) applyFileEffect(store.root, effect, now);
+  const record: IntegrityRecord = { version: old.version, files, prior: {} };
+  if (store.dir) {
+    writeRecord(store.dir, record);
+    store.record = record;
+    const live = files[STATE_FILE] !== undefined;
+    setMarker(store.env, live);
+    pruneObjects(store.dir, new Set([...(live ? [files[STATE_FILE]!] : []), ...(live && outcome.state ? frozenDigests(outcome.state) : [])]));
+  }
+  const archived = post.some((e) => e.type === 'archive-run') || (outcome.state === null && pre.some((e) => e.type === 'archive-previous'));
+  return archived ? null : (outcome.state ?? before);
+}
+
+const frozenDigests = (state: State): string[] =>
+  state.iterations.flatMap((it) => REVIEWERS.flatMap((r) => (it.r1.reviewers[r].frozen === null ? [] : [it.r1.reviewers[r].frozen!])));
+
+/** Carries out one file effect; answers (block, deny, notify …) are left to the runner. */
+function applyFileEffect(root: string, effect: Effect, now: string): void {
   switch (effect.type) {
     case 'write':
-      fs.mkdirSync(path.dirname(path.join(root, effect.path)), { recursive: true });
-      await writeAtomic(path.join(root, effect.path), effect.content);
+      writeAtomic(path.join(root, effect.path), effect.content, tmpRoot(root));
       return;
     case 'mkdir':
       fs.mkdirSync(path.join(root, effect.path), { recursive: true });
       return;
     case 'archive-previous': {
       const into = effect.into ?? previousRunId(root) ?? `unknown-${now.replace(/[-:.]/g, '')}`;
-      await archive(root, into, true);
+      archive(root, into, true);
       return;
     }
     case 'archive-run':
-      await archive(root, effect.into, effect.phases);
+      archive(root, effect.into, effect.phases);
       return;
     default:
       return;
@@ -105,7 +262,7 @@ function previousRunId(root: string): string | null {
 }
 
 /** Moves the state file (and phases/) into archive/<id>/, never overwriting what is there. */
-async function archive(root: string, id: string, withPhases: boolean): Promise<void> {
+function archive(root: string, id: string, withPhases: boolean): void {
   // A finished run's state is archived when it ends, its phases at the next start: both land in one folder.
   const dir = path.join(root, ARCHIVE_DIR, id.replace(/[^\w.-]/g, '_'));
   const moves: [string, string][] = [[statePath(root), path.join(dir, 'state.json')]];

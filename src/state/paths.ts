@@ -17,3 +17,12 @@ export const findingsFile = (iteration: number): string => `${reviewDir(iteratio
 /** The project changes made while round N was being reviewed, whoever made them (hooks only). */
 export const changedDuringReviewFile = (iteration: number): string => `${reviewDir(iteration)}/r1-changed-during-review.patch`;
 export const archiveDir = (runId: string): string => `${ARCHIVE_DIR}/${runId}`;
+
+/** The files only the hooks write whose content their record vouches for (src/shell/record.ts). */
+export function isRecorded(rel: string): boolean {
+  return (
+    rel === STATE_FILE ||
+    rel === `${PHASES_DIR}/run.json` ||
+    (rel.startsWith(`${PHASES_DIR}/`) && (rel.endsWith('/r1-verdict.json') || rel.endsWith('/r2-findings.json')))
+  );
+}

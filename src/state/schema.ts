@@ -24,6 +24,11 @@ export const ReviewerRun = z.object({
   counts: Counts.nullable(),
   /** Told once that most of its findings do not match the files. */
   groundingWarned: z.boolean().default(false),
+  /**
+   * sha256 of the output as it was recorded (valid or invalid; '' for none), kept by the hooks: the round
+   * is aggregated from that text, whatever happens to the file afterwards. null in states from before.
+   */
+  frozen: z.string().nullable().default(null),
 });
 export type ReviewerRun = z.infer<typeof ReviewerRun>;
 
@@ -50,7 +55,15 @@ export type VerdictSummary = z.infer<typeof VerdictSummary>;
 export const IterationRecord = z.object({
   iteration: z.number().int().positive(),
   startedAt: z.string(),
-  r1: z.object({ status: z.enum(['pending', 'complete']), reviewers: reviewerRuns }),
+  r1: z.object({
+    status: z.enum(['pending', 'complete']),
+    reviewers: reviewerRuns,
+    /**
+     * Set, and saved, before the fifth review's heavy aggregation starts: a hook that finds it set after
+     * taking the lock knows the aggregating hook died (killed, or past the host's timeout).
+     */
+    aggregation: z.object({ since: z.string(), attempts: z.number().int().positive() }).nullable().default(null),
+  }),
   r2: z.object({
     status: z.enum(['pending', 'running', 'complete', 'no_summary', 'skipped']),
     dispatches: z.number().int().nonnegative(),

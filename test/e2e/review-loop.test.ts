@@ -473,4 +473,28 @@ describe('minions review loop in the real CLI', () => {
       expect(second.events.filter((e) => e.type === 'result').map((e) => e.result)).toEqual(['Done: edited NOTES.md.']);
     }, observed.second ? [observed.second.homeDir] : []);
   });
+  test('10. a reviewer\'s shell write to the project during R1 (one the Bash gate cannot see) is named and the loop does not end DONE', async () => {
+    // The witness has Bash: an interpreter writing a file is not a redirection or a known writer, so the
+    // gate lets it run; the snapshot at the end of the review sees it.
+    const write = `python3 -c "open('src/cart.js','a').write('// written by the witness during the review\\n')"`;
+    const scenario = sampleScenario({ name: 'reviewer-shell-write', maxIterations: 1, findings: (reviewer) => (reviewer === 'witness' ? { shellFirst: write, findings: [] } : []) });
+    const r = await runLoop(scenario, { pluginDir, timeoutMs: RUN_TIMEOUT_MS });
+    explain(r, () => {
+      expect(r.run.timedOut, 'the CLI run timed out').toBe(false);
+      expect(r.run.exitCode).toBe(0);
+      expect(r.read('src/cart.js')).toContain('// written by the witness during the review');
+      // Named in the verdict, the progress line and a patch; every review was clean, and still not DONE.
+      const verdict = JSON.parse(r.readPhase('review-1/r1-verdict.json') ?? 'null') as { overall_verdict: string; next: string; stopReason: string | null; changedDuringReview: string[] };
+      expect(verdict).toMatchObject({ overall_verdict: 'clean', next: 'STOPPED', stopReason: 'changed_during_review', changedDuringReview: ['src/cart.js'] });
+      expect(r.readPhase('review-1/r1-changed-during-review.patch')).toContain('+// written by the witness during the review');
+      const lines = r.systemMessages.flatMap((m) => m.split('\n'));
+      expect(lines).toContainEqual(expect.stringMatching(/^minions: review 1\/1: no issues.*; 1 project file changed during the review \(src\/cart\.js\): see .*r1-changed-during-review\.patch → STOPPED/));
+      expect(state(r)).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'changed_during_review' });
+      expect(lines.filter((l) => /^minions: DONE/.test(l))).toEqual([]);
+      expect(r.systemMessages.at(-1)).toMatch(/^minions: STOPPED — the project changed while it was being reviewed/);
+      for (const h of r.run.events.filter((e) => e.type === 'system' && e.subtype === 'hook_response')) {
+        expect({ hook: h.hook_name, exit: Number(h.exit_code), stderr: h.stderr }).toEqual({ hook: h.hook_name, exit: 0, stderr: '' });
+      }
+    });
+  });
 });

@@ -58,12 +58,14 @@ export interface ScenarioFinding {
  * What one reviewer does in one iteration:
  * - a list of findings (empty = clean), written with the Write tool;
  * - `invalidFirst`: first Write this raw text, then (when the hook continues it) the findings;
- * - `fenceOnly`: never Write; end with the findings in a ```json fence.
+ * - `fenceOnly`: never Write; end with the findings in a ```json fence;
+ * - `shellFirst`: first run this command with the Bash tool (e.g. a write the Bash gate cannot see), then Write the findings.
  */
 export type ReviewerScript =
   | ScenarioFinding[]
   | { invalidFirst: string; findings?: ScenarioFinding[] }
-  | { fenceOnly: true; findings?: ScenarioFinding[] };
+  | { fenceOnly: true; findings?: ScenarioFinding[] }
+  | { shellFirst: string; findings?: ScenarioFinding[] };
 
 /** One fixer edit: replace `find` (unique in the file) with `replace`. */
 export interface FixEdit {
@@ -261,9 +263,10 @@ export function reviewJson(reviewer: string, findings: ScenarioFinding[], dir: s
   )}\n`;
 }
 
-export function normalizeReviewer(script: ReviewerScript): { first: 'write' | 'invalid' | 'fence'; invalid?: string; findings: ScenarioFinding[] } {
+export function normalizeReviewer(script: ReviewerScript): { first: 'write' | 'invalid' | 'fence' | 'shell'; invalid?: string; shell?: string; findings: ScenarioFinding[] } {
   if (Array.isArray(script)) return { first: 'write', findings: script };
   if ('invalidFirst' in script) return { first: 'invalid', invalid: script.invalidFirst, findings: script.findings ?? [] };
+  if ('shellFirst' in script) return { first: 'shell', shell: script.shellFirst, findings: script.findings ?? [] };
   return { first: 'fence', findings: script.findings ?? [] };
 }
 
@@ -503,6 +506,8 @@ function reviewer(req: ModelRequest, name: ReviewerName, scenario: Scenario, opt
     return [text(`Review done; the findings follow.\n\n\`\`\`json\n${content}\`\`\``)];
   }
   if (script.first === 'invalid' && attempt === 0) return [toolUse('Write', { file_path: abs, content: script.invalid })];
+  const ranShell = messages.some((m) => m.role === 'assistant' && toolUses(m).some((u) => u.name === 'Bash'));
+  if (script.first === 'shell' && !ranShell) return [text('Let me check something first.'), toolUse('Bash', { command: script.shell!, description: 'look around' })];
   return [toolUse('Write', { file_path: abs, content })];
 }
 

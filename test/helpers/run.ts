@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from './testdir';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -70,6 +71,8 @@ export interface SpawnOptions {
   env: NodeJS.ProcessEnv;
   stdin?: string | Buffer;
   timeoutMs?: number;
+  /** SIGKILLs the process when this settles (crash tests). */
+  killOn?: Promise<unknown>;
 }
 
 export function spawnProcess(command: string, args: string[], options: SpawnOptions): Promise<ProcessResult> {
@@ -83,6 +86,7 @@ export function spawnProcess(command: string, args: string[], options: SpawnOpti
     // A hook may exit without reading its stdin (the early `exit 0`): that is not an error.
     child.stdin.on('error', () => undefined);
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+    void options.killOn?.then(() => child.kill('SIGKILL'));
     child.on('error', (e) => {
       clearTimeout(timer);
       reject(e);
@@ -95,6 +99,22 @@ export function spawnProcess(command: string, args: string[], options: SpawnOpti
   });
 }
 
+let pluginData: string | null = null;
+
+/** The plugin's data folder the hooks are given (CLAUDE_PLUGIN_DATA): one per test process, removed with the test dirs. */
+export function pluginDataDir(): string {
+  if (!pluginData || !fs.existsSync(pluginData)) pluginData = tempDir('minions-data-');
+  return pluginData;
+}
+
+/** The environment the host gives every hook of a project (before the test's additions). */
+export const hookEnv = (projectDir: string, pluginRoot = REPO_ROOT): NodeJS.ProcessEnv => ({
+  ...cleanEnv(),
+  CLAUDE_PROJECT_DIR: projectDir,
+  CLAUDE_PLUGIN_ROOT: pluginRoot,
+  CLAUDE_PLUGIN_DATA: pluginDataDir(),
+});
+
 export interface RunHookOptions {
   /** The project (CLAUDE_PROJECT_DIR); default: the payload's cwd. */
   projectDir?: string;
@@ -106,6 +126,8 @@ export interface RunHookOptions {
   /** argv before `/bin/sh -c <command>`, e.g. setpriv to run as another user. */
   wrap?: string[];
   timeoutMs?: number;
+  /** SIGKILLs the hook when this settles (crash tests). */
+  killOn?: Promise<unknown>;
 }
 
 /** Runs one hook as the host would; `payload` is an object (sent as JSON) or raw stdin text. */
@@ -124,10 +146,7 @@ export async function runHook(name: HookName, payload: Record<string, unknown> |
   const projectDir = options.projectDir ?? (isObject && typeof payload.cwd === 'string' ? payload.cwd : undefined);
   if (!projectDir) throw new Error('runHook needs a projectDir for a raw payload');
   const env: NodeJS.ProcessEnv = {
-    ...cleanEnv(),
-    CLAUDE_PROJECT_DIR: projectDir,
-    CLAUDE_PLUGIN_ROOT: pluginRoot,
-    CLAUDE_PLUGIN_DATA: path.join(projectDir, '..', '.plugin-data-unused'),
+    ...hookEnv(projectDir, pluginRoot),
     ...(isObject && typeof payload.session_id === 'string' ? { CLAUDE_CODE_SESSION_ID: payload.session_id } : {}),
   };
   for (const [k, v] of Object.entries(options.env ?? {})) {
@@ -140,6 +159,7 @@ export async function runHook(name: HookName, payload: Record<string, unknown> |
     env,
     stdin: isObject ? JSON.stringify(payload) : payload,
     timeoutMs: options.timeoutMs ?? (entry.timeout ?? 60) * 1000,
+    killOn: options.killOn,
   });
   const raw = result.stdout;
   let stdout: Record<string, any> | null = null;

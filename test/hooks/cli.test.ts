@@ -9,6 +9,7 @@ import { Loop, projectTestdir } from '../helpers/loop';
 import { OTHER_SESSION, SESSION } from '../helpers/payloads';
 import { REVIEWERS, STATE, cleanReview, reviewWithIssues } from '../helpers/reviews';
 import { REPO_ROOT, runCli, runCommandLine } from '../helpers/run';
+import { rewriteState } from '../helpers/state';
 import { cloneTestdir, removeTestdirs, type TestDir } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
@@ -26,10 +27,9 @@ beforeAll(async () => {
 
 const fresh = (session = SESSION) => new Loop(cloneTestdir(r1), session);
 
+/** Sets the loop's updatedAt to `ms` ago, as the hooks would write it. */
 function age(loop: Loop, ms: number): void {
-  const state = loop.state();
-  state.updatedAt = new Date(Date.now() - ms).toISOString();
-  fs.writeFileSync(loop.dir.abs(STATE), JSON.stringify(state));
+  rewriteState(loop.root, (state) => ({ ...state, updatedAt: new Date(Date.now() - ms).toISOString() }));
 }
 
 describe.concurrent('/minions:status', () => {
@@ -129,10 +129,7 @@ describe.concurrent('/minions:cancel', () => {
   it('of a finished loop whose Stop has not run yet: archives it and says no loop is running', async () => {
     const loop = fresh();
     const runId = loop.state().runId;
-    const state = loop.state();
-    state.status = 'done';
-    state.currentPhase = 'DONE';
-    fs.writeFileSync(loop.dir.abs(STATE), JSON.stringify(state));
+    rewriteState(loop.root, (state) => ({ ...state, status: 'stopped', currentPhase: 'STOPPED', stopReason: 'max_iterations' }));
     const r = await runCli(['cancel'], { cwd: loop.root, sessionId: OTHER_SESSION });
     expect(r.stdout).toBe('minions: no review loop is running in this project.\n');
     expect(loop.hasState()).toBe(false);

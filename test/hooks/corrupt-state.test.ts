@@ -1,14 +1,19 @@
 /**
- * A broken state file never traps the user: the Stop hook lets the session end and says, once per
- * stop, which file is broken and how to clear it; the gates allow; /minions:cancel archives it.
+ * A state file garbled, forged, deleted or replaced behind the hooks' back. For a loop the hooks keep a
+ * record of (every loop they start), the owning session's gates keep holding with the last state the
+ * hooks wrote; its next Stop ends the loop STOPPED ("tampered") naming the file, without trapping the
+ * session, and that last trustworthy state goes to the archive; /minions:cancel works at any time. A
+ * state file with no record (written before the record existed) is reported and lets everything
+ * through, as before.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Loop, projectTestdir } from '../helpers/loop';
-import { SESSION, agentDispatch, bashTool, stop, subagentStop, userPromptSubmit, writeTool } from '../helpers/payloads';
-import { FIXER, STATE, agentType, fencedMessage, reviewWithIssues } from '../helpers/reviews';
-import { runCli, type RunHookOptions } from '../helpers/run';
+import { Loop, denyReason, projectTestdir } from '../helpers/loop';
+import { OTHER_SESSION, SESSION, bashTool, stop, writeTool } from '../helpers/payloads';
+import { STATE, agentType } from '../helpers/reviews';
+import { runCli, runCommandLine, type RunHookOptions } from '../helpers/run';
+import { recordDirOf } from '../helpers/state';
 import { cloneTestdir, removeTestdirs, type TestDir } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
@@ -33,109 +38,137 @@ function chmodTree(dir: string, mode: number): void {
   }
 }
 
-type Corruption = { name: string; apply(dir: TestDir, valid: string): void; wrap?: string[] };
+type Corruption = { name: string; problem: 'was changed outside the hooks' | 'was deleted'; apply(dir: TestDir, valid: string): void };
 
 const CORRUPTIONS: Corruption[] = [
-  { name: 'not JSON', apply: (d) => d.write(STATE, '{"version": 1, "plugin": "minions",') },
-  { name: 'the wrong schema', apply: (d) => d.write(STATE, JSON.stringify({ version: 1, plugin: 'minions', phase: 'R1', iteration: 'one' })) },
-  { name: 'an unknown version', apply: (d, valid) => d.write(STATE, JSON.stringify({ ...JSON.parse(valid), version: 2 })) },
-  { name: 'JSON null', apply: (d) => d.write(STATE, 'null') },
-  { name: 'an empty file', apply: (d) => d.write(STATE, '') },
+  { name: 'not JSON', problem: 'was changed outside the hooks', apply: (d) => d.write(STATE, '{"version": 1, "plugin": "minions",') },
+  { name: '`echo 0 1>` over it', problem: 'was changed outside the hooks', apply: (d) => execFileSync('/bin/sh', ['-c', `echo 0 1>${STATE}`], { cwd: d.root }) },
+  { name: 'the wrong schema', problem: 'was changed outside the hooks', apply: (d) => d.write(STATE, JSON.stringify({ version: 1, plugin: 'minions', phase: 'R1', iteration: 'one' })) },
+  { name: 'an unknown version', problem: 'was changed outside the hooks', apply: (d, valid) => d.write(STATE, JSON.stringify({ ...JSON.parse(valid), version: 2 })) },
+  { name: 'JSON null', problem: 'was changed outside the hooks', apply: (d) => d.write(STATE, 'null') },
+  { name: 'an empty file', problem: 'was changed outside the hooks', apply: (d) => d.write(STATE, '') },
+  {
+    name: 'a forged DONE (sed)',
+    problem: 'was changed outside the hooks',
+    apply: (d) => execFileSync('sed', ['-i', '-e', 's/"currentPhase": "R1"/"currentPhase": "DONE"/', '-e', 's/"status": "in_progress"/"status": "done"/', STATE], { cwd: d.root }),
+  },
+  { name: 'rm', problem: 'was deleted', apply: (d) => fs.rmSync(d.abs(STATE)) },
+  {
+    name: 'a directory',
+    problem: 'was changed outside the hooks',
+    apply: (d) => {
+      fs.rmSync(d.abs(STATE));
+      fs.mkdirSync(d.abs(STATE));
+    },
+  },
+  {
+    name: 'a FIFO',
+    problem: 'was changed outside the hooks',
+    apply: (d) => {
+      fs.rmSync(d.abs(STATE));
+      execFileSync('mkfifo', [d.abs(STATE)]);
+    },
+  },
 ];
 
-const PROBLEM: Record<string, RegExp> = {
-  'not JSON': /\(not valid JSON\)/,
-  'the wrong schema': /\(pipeline: Invalid input: expected "review"; runId: .*; iteration: Invalid input: expected number, received string; /,
-  'an unknown version': /\(unknown state version 2\)/,
-  'JSON null': /\(unknown state version undefined\)/,
-  'an empty file': /\(not valid JSON\)/,
-};
+const tamperedLine = (problem: string) => new RegExp(`^minions: STOPPED \\(the loop's files were changed outside the hooks\\): \\.agents/tmp/state\\.json ${problem}\\. The loop cannot end DONE`);
 
-describe.concurrent('a corrupt state file', () => {
+describe.concurrent('a state file changed behind the hooks', () => {
   let live: TestDir;
+  let runId: string;
 
   beforeAll(async () => {
     const loop = new Loop(projectTestdir());
     await loop.start('--max-iterations 2 broken');
     await loop.dispatchReviewers(['critic']);
     live = loop.dir;
+    runId = loop.state().runId;
   });
 
-  /** Everything a session does while the file is broken; `options` lets the hooks run as another user. */
-  async function expectNothingBlocks(loop: Loop, problem: RegExp, options: RunHookOptions = {}): Promise<void> {
-    const before = loop.snapshot();
-    const first = await loop.hook('on-stop', stop(loop.common()), options);
-    expect(first.code).toBe(0);
-    expect(first.stderr).toBe('');
-    expect(first.stdout?.decision).toBeUndefined();
-    expect(first.stdout?.hookSpecificOutput).toBeUndefined();
-    expect(Object.keys(first.stdout ?? {})).toEqual(['systemMessage']);
-    const text: string = first.stdout!.systemMessage;
-    expect(text).toMatch(/^minions: the loop state \.agents\/tmp\/state\.json is unreadable \(/);
-    expect(text).toMatch(problem);
-    expect(text).toContain('the loop is suspended and nothing is gated');
-    expect(text).toContain('Run /minions:cancel (or delete the file) to clear it');
-    // A stop after a continuation is let through the same way.
-    const again = await loop.hook('on-stop', stop({ ...loop.common(), stopHookActive: true }), options);
-    expect(again.stdout).toEqual(first.stdout);
-
-    const c = loop.common();
-    const results = await Promise.all([
-      loop.hook('on-edit-gate', writeTool(loop.dir.abs('src/a.ts'), c), options),
-      loop.hook('on-edit-gate', writeTool(loop.dir.abs('src/a.ts'), { ...c, agentType: agentType('critic') }), options),
-      loop.hook('on-task-gate', agentDispatch(agentType('critic'), c), options),
-      loop.hook('on-task-gate', agentDispatch(FIXER, c), options),
-      loop.hook('on-bash-gate', bashTool('git commit -am x', { ...c, agentType: agentType('critic') }), options),
-      loop.hook('on-subagent-stop', subagentStop(agentType('critic'), { ...c, lastAssistantMessage: fencedMessage(reviewWithIssues('critic')) }), options),
-      loop.hook('on-prompt-submit', userPromptSubmit('what now?', c), options),
-    ]);
-    for (const r of results) expect(r).toMatchObject({ code: 0, raw: '', stderr: '' });
-    expect(loop.snapshot()).toEqual(before);
-  }
-
-  async function expectCancelArchives(loop: Loop, wrap: string[] = []): Promise<void> {
-    const runId = JSON.parse(loop.dir.read('.agents/tmp/phases/run.json')).runId;
-    const cancel = await runCli(['cancel'], { cwd: loop.root, sessionId: SESSION, wrap });
-    expect(cancel).toMatchObject({ code: 0, stderr: '' });
-    expect(cancel.stdout).toBe('minions: the unreadable loop state was archived; nothing is gated now.\n');
-    expect(fs.existsSync(loop.dir.abs(STATE))).toBe(false);
-    expect(fs.existsSync(loop.dir.abs(`.agents/tmp/archive/${runId}/state.json`))).toBe(true);
-    expect(loop.dir.exists(`.agents/tmp/archive/${runId}/phases/run.json`)).toBe(true);
-    // Cleared: the next stop is silent.
-    expect(await loop.stop()).toMatchObject({ code: 0, raw: '', stderr: '' });
-  }
-
-  it.each(CORRUPTIONS.map((c) => [c.name, c] as const))('with %s: never blocks a stop, gates allow, /minions:cancel archives it', async (name, corruption) => {
+  /** A copy of the loop in which a hook of the loop has run (as in the project it was started in: the marker is there). */
+  async function clone(): Promise<Loop> {
     const loop = new Loop(cloneTestdir(live));
+    expect(await loop.prompt('how is it going?')).toMatchObject({ code: 0, stderr: '' });
+    return loop;
+  }
+
+  /** The owning session's gates, with the last state the hooks wrote (R1, critic running). */
+  async function expectGatesHold(loop: Loop, options: RunHookOptions = {}): Promise<void> {
+    const c = loop.common();
+    const other = new Loop(loop.dir, OTHER_SESSION);
+    const [edit, rm, commit, otherEdit] = await Promise.all([
+      loop.hook('on-edit-gate', writeTool(loop.dir.abs('src/a.ts'), c), options),
+      loop.hook('on-bash-gate', bashTool('rm -rf src', c), options),
+      loop.hook('on-bash-gate', bashTool('git commit -am x', { ...c, agentType: agentType('critic') }), options),
+      other.hook('on-edit-gate', writeTool(loop.dir.abs('src/a.ts'), other.common()), options),
+    ]);
+    expect(denyReason(edit)).toMatch(/^minions R1 \(Iteration 1\/2\): while the review loop runs, project files are changed only by minions:review-fixer in R2/);
+    expect(denyReason(rm)).toMatch(/^minions R1 \(Iteration 1\/2\): while the review loop runs/);
+    expect(denyReason(commit)).toMatch(/may not run "git commit"/);
+    expect(otherEdit).toMatchObject({ code: 0, raw: '', stderr: '' });
+  }
+
+  it.each(CORRUPTIONS.map((c) => [c.name, c] as const))('%s: the gates hold, the Stop ends the loop tampered without trapping it, the archive keeps the last good state', async (_, corruption) => {
+    const loop = await clone();
     corruption.apply(loop.dir, loop.dir.read(STATE));
-    if (name === 'not JSON') {
-      // Every hook, once; the other corruptions take the same path through load().
-      await expectNothingBlocks(loop, PROBLEM[name]!);
-    } else {
-      const r = await loop.stop();
-      expect(r).toMatchObject({ code: 0, stderr: '' });
-      expect(Object.keys(r.stdout ?? {})).toEqual(['systemMessage']);
-      expect(r.stdout?.systemMessage).toMatch(/^minions: the loop state \.agents\/tmp\/state\.json is unreadable \(/);
-      expect(r.stdout?.systemMessage).toMatch(PROBLEM[name]!);
-      expect(r.stdout?.systemMessage).toContain('Run /minions:cancel (or delete the file) to clear it');
-      expect(await loop.gateWrite(loop.dir.abs('src/a.ts'), null)).toMatchObject({ code: 0, raw: '', stderr: '' });
-    }
-    const status = await runCli(['status'], { cwd: loop.root, sessionId: SESSION });
-    expect(status.stdout).toMatch(/^minions: the loop state \.agents\/tmp\/state\.json is unreadable \(.*\)\. Run \/minions:cancel to archive it, or \/minions:review to start afresh\.\n$/);
-    await expectCancelArchives(loop);
+    await expectGatesHold(loop);
+
+    const r = await loop.hook('on-stop', stop(loop.common()), { timeoutMs: 20_000 });
+    expect(r).toMatchObject({ code: 0, signal: null, stderr: '' });
+    expect(r.stdout?.decision).toBeUndefined();
+    expect(r.stdout?.hookSpecificOutput).toBeUndefined();
+    const lines: string[] = r.stdout!.systemMessage.split('\n');
+    expect(lines[0]).toMatch(tamperedLine(corruption.problem));
+    expect(lines.join('\n')).not.toMatch(/DONE —/);
+    expect(lines[1]).toMatch(/^minions: STOPPED — the loop's files were changed outside the hooks: \.agents\/tmp\/state\.json /);
+
+    // The last trustworthy state, stopped, is in the archive; nothing is left to gate.
+    const archived = loop.dir.readJson(`.agents/tmp/archive/${runId}/state.json`);
+    expect(archived).toMatchObject({ runId, status: 'stopped', currentPhase: 'STOPPED', stopReason: 'tampered', iteration: 1 });
+    expect(archived.iterations[0].r1.reviewers.critic).toMatchObject({ status: 'running', dispatches: 1 });
+    expect(loop.dir.exists(STATE)).toBe(false);
+    expect(await loop.stop()).toMatchObject({ code: 0, raw: '', stderr: '' });
+    expect(await loop.gateWrite(loop.dir.abs('src/a.ts'), null)).toMatchObject({ code: 0, raw: '', stderr: '' });
   });
 
-  it.skipIf(WRAP === null)('unreadable (mode 000, hooks run as an unprivileged user): never blocks a stop, gates allow, /minions:cancel archives it', async () => {
+  it.each(CORRUPTIONS.filter((c) => ['not JSON', 'rm', 'a forged DONE (sed)'].includes(c.name)).map((c) => [c.name, c] as const))(
+    '%s: /minions:cancel cancels the loop as the hooks last wrote it',
+    async (_, corruption) => {
+      const loop = await clone();
+      corruption.apply(loop.dir, loop.dir.read(STATE));
+      const status = await runCli(['status'], { cwd: loop.root, sessionId: SESSION });
+      expect(status.stdout).toMatch(/^minions review loop — R1, Iteration 1\/2 \(in progress\)/);
+      expect(status.stdout).toContain(`Warning: .agents/tmp/state.json ${corruption.problem}.`);
+      const cancel = await runCommandLine('cancel', '', { cwd: loop.root, sessionId: SESSION });
+      expect(cancel).toMatchObject({ code: 0, stderr: '' });
+      expect(cancel.stdout).toMatch(/^minions: review loop cancelled in R1 \(Iteration 1\/2\); files archived to \.agents\/tmp\/archive\//);
+      expect(cancel.stdout).toContain(`note: .agents/tmp/state.json ${corruption.problem}`);
+      expect(loop.dir.readJson(`.agents/tmp/archive/${runId}/state.json`)).toMatchObject({ status: 'cancelled', stopReason: 'cancelled' });
+      expect(await loop.stop()).toMatchObject({ code: 0, raw: '', stderr: '' });
+    },
+  );
+
+  it.skipIf(WRAP === null)('unreadable (mode 000, hooks run as an unprivileged user): the gates hold and the Stop ends it tampered', async () => {
     const loop = new Loop(cloneTestdir(live));
     chmodTree(loop.root, 0o777);
+    chmodTree(recordDirOf(loop.root), 0o777);
     fs.chmodSync(loop.dir.abs(STATE), 0o000);
-    await expectNothingBlocks(loop, /\(cannot read it: EACCES: permission denied, open '.*\/\.agents\/tmp\/state\.json'\)/, { wrap: WRAP! });
-    await expectCancelArchives(loop, WRAP!);
+    await expectGatesHold(loop, { wrap: WRAP! });
+    const r = await loop.hook('on-stop', stop(loop.common()), { wrap: WRAP! });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout!.systemMessage.split('\n')[0]).toMatch(tamperedLine('was changed outside the hooks'));
+  });
+
+  it("another session's hooks are untouched by the owner's tampered state", async () => {
+    const loop = new Loop(cloneTestdir(live));
+    loop.dir.write(STATE, 'garbage');
+    const other = new Loop(loop.dir, OTHER_SESSION);
+    expect(await other.stop()).toMatchObject({ code: 0, raw: '', stderr: '' });
+    expect(loop.dir.read(STATE)).toBe('garbage');
   });
 
   it('a fresh /minions:review replaces a broken state and archives it', async () => {
     const loop = new Loop(cloneTestdir(live));
-    const runId = JSON.parse(loop.dir.read('.agents/tmp/phases/run.json')).runId;
     loop.dir.write(STATE, 'garbage');
     const r = await loop.start('start over');
     expect(r.stdout?.decision).toBeUndefined();
@@ -144,35 +177,17 @@ describe.concurrent('a corrupt state file', () => {
     expect(loop.dir.read(`.agents/tmp/archive/${runId}/state.json`)).toBe('garbage');
   });
 
-  // FINDINGS.md #2 (fixed in 81e65b9): hooks.json tested `[ -f state.json ]`, so a state path that exists
-  // but is not a regular file skipped node entirely and the Stop hook never said the state was broken.
-  it('a directory in place of state.json: never blocks, the Stop hook names it, /minions:cancel archives it', async () => {
+  it('without a record (a state from before it): reported at the Stop, nothing gated, /minions:cancel archives it', async () => {
     const loop = new Loop(cloneTestdir(live));
-    fs.rmSync(loop.dir.abs(STATE));
-    fs.mkdirSync(loop.dir.abs(STATE));
-    // Named as unreadable; the wording of the problem is the plugin's ("it is not a regular file" since 2e0e5af).
-    await expectNothingBlocks(loop, /\((it is not a regular file|cannot read it: EISDIR.*)\)/);
-    const status = await runCli(['status'], { cwd: loop.root, sessionId: SESSION });
-    expect(status.stdout).toMatch(/unreadable \((it is not a regular file|cannot read it: EISDIR.*)\)/);
-    await expectCancelArchives(loop);
-  });
-
-  // FINDINGS.md #5 (fixed in 2e0e5af): once the shell prefilter tested -e, a FIFO at state.json reached
-  // node, whose readFileSync blocked on open() until the host's timeout killed the hook.
-  it('a FIFO in place of state.json: the hooks and the CLI answer at once, and /minions:cancel clears it', async () => {
-    const loop = new Loop(cloneTestdir(live));
-    fs.rmSync(loop.dir.abs(STATE));
-    execFileSync('mkfifo', [loop.dir.abs(STATE)]);
-    const [first, gate, status] = await Promise.all([
-      loop.hook('on-stop', stop(loop.common()), { timeoutMs: 4000 }),
-      loop.hook('on-edit-gate', writeTool(loop.dir.abs('src/a.ts'), loop.common()), { timeoutMs: 4000 }),
-      runCli(['status'], { cwd: loop.root, sessionId: SESSION, timeoutMs: 4000 }),
-    ]);
-    expect(gate).toMatchObject({ code: 0, signal: null, raw: '' });
-    expect(first).toMatchObject({ code: 0, signal: null });
-    expect(first.stdout?.systemMessage).toMatch(/^minions: the loop state \.agents\/tmp\/state\.json is unreadable \(/);
-    expect(status).toMatchObject({ code: 0, signal: null });
-    expect(status.stdout).toMatch(/unreadable/);
-    await expectCancelArchives(loop);
+    fs.rmSync(recordDirOf(loop.root), { recursive: true });
+    loop.dir.write(STATE, '{"version": 1, "plugin": "minions",');
+    const r = await loop.stop();
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(Object.keys(r.stdout ?? {})).toEqual(['systemMessage']);
+    expect(r.stdout?.systemMessage).toMatch(/^minions: the loop state \.agents\/tmp\/state\.json is unreadable \(not valid JSON\); the loop is suspended and nothing is gated/);
+    expect(await loop.gateWrite(loop.dir.abs('src/a.ts'), null)).toMatchObject({ code: 0, raw: '', stderr: '' });
+    const cancel = await runCli(['cancel'], { cwd: loop.root, sessionId: SESSION });
+    expect(cancel.stdout).toBe('minions: the unreadable loop state was archived; nothing is gated now.\n');
+    expect(loop.dir.exists(`.agents/tmp/archive/${runId}/state.json`)).toBe(true);
   });
 });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Loop, projectTestdir } from '../helpers/loop';
 import { agentDispatch, bashTool, editTool, multiEditTool, notebookEditTool, stop, subagentStop, userPromptSubmit, writeTool, type Payload } from '../helpers/payloads';
 import { FIXER, STATE, agentType } from '../helpers/reviews';
-import { hookEntries, type HookName } from '../helpers/run';
+import { hookEntries, pluginDataDir, type HookName } from '../helpers/run';
 import { removeTestdirs, tempDir, type TestDir } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
@@ -58,11 +58,14 @@ function idlePayloads(): [HookName, Payload][] {
 }
 
 describe('the idle path', () => {
-  it('every hooks.json command but the prompt hook tests for the state file before starting node', () => {
+  it('every hooks.json command but the prompt hook tests for the state file and the live-loop marker before starting node', () => {
     for (const entry of hookEntries()) {
       if (entry.event === 'UserPromptSubmit') continue;
       // -e, not -f: a state path that is not a regular file must reach node to be reported (FINDINGS.md #2).
-      expect(entry.command).toMatch(/^\[ -e "\$\{CLAUDE_PROJECT_DIR:-\.\}\/\.agents\/tmp\/state\.json" \] \|\| exit 0; exec node /);
+      // The marker (plugin data) is there while a loop runs, so a deleted state.json still reaches node.
+      expect(entry.command).toMatch(
+        /^\[ -e "\$\{CLAUDE_PROJECT_DIR:-\.\}\/\.agents\/tmp\/state\.json" \] \|\| \[ -e "\$\{CLAUDE_PLUGIN_DATA:-\/nonexistent\}\/live\$\{CLAUDE_PROJECT_DIR:-\/nonexistent\}\/loop" \] \|\| exit 0; exec node /,
+      );
     }
   });
 
@@ -94,6 +97,21 @@ describe('the idle path', () => {
       expect(bare.code).toBe(127);
     } finally {
       fs.rmSync(dir.abs(STATE));
+    }
+  });
+
+  it("a live loop's marker in the plugin data folder starts node although state.json is gone", async () => {
+    const marker = path.join(pluginDataDir(), `live${dir.root}`, 'loop');
+    fs.mkdirSync(path.dirname(marker), { recursive: true });
+    fs.writeFileSync(marker, `${dir.root}\n`);
+    const before = nodeCalls().length;
+    try {
+      const results = await Promise.all(idlePayloads().map(([name, p]) => loop.hook(name, p, { env: { PATH: `${stubBin}:/usr/bin:/bin` } })));
+      for (const r of results) expect(r.code).toBe(0);
+      // Every hook but the prompt hook for a prompt that is not a /minions: command, and the task notification.
+      expect(nodeCalls().length - before).toBe(idlePayloads().length);
+    } finally {
+      fs.rmSync(marker);
     }
   });
 

@@ -1,8 +1,12 @@
 /**
- * The project lock (.agents/tmp/state.lock): a lock left by a dead hook is taken over (stale after
- * 10 s), and a held lock makes a hook wait for it rather than write around it.
+ * The project lock (.agents/tmp/state.lock), through the built hooks: it names its holder's pid, so a
+ * lock left by a killed hook is taken over at once and a live holder keeps it however long it works; a
+ * lock directory of the older format is taken over when stale (10 s); a held lock makes a hook wait for
+ * it rather than write around it.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Loop, messages, projectTestdir } from '../helpers/loop';
 import { REVIEWERS, cleanReview } from '../helpers/reviews';
@@ -32,6 +36,39 @@ describe('the project lock', () => {
     expect(r.stdout?.systemMessage).toMatch(/^minions: R1 Iteration 1\/2 — critic clean(?: \(1\/5 in\))?$/);
     expect(loop.state().iterations[0].r1.reviewers.critic.status).toBe('valid');
     expect(fs.existsSync(loop.dir.abs(LOCK))).toBe(false);
+  });
+
+  const holderFile = (pid: number, ageMs: number) => JSON.stringify({ pid, host: os.hostname(), token: `t${pid}`, at: Date.now() - ageMs });
+
+  it("a killed hook's lock (its pid is gone) is taken over at once", async () => {
+    const loop = new Loop(cloneTestdir(ready));
+    const dead = spawn('true');
+    await new Promise((resolve) => dead.on('exit', resolve));
+    fs.writeFileSync(loop.dir.abs(LOCK), holderFile(dead.pid!, 0));
+    const r = await loop.reviewerStop('critic');
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(loop.state().iterations[0].r1.reviewers.critic.status).toBe('valid');
+    expect(fs.existsSync(loop.dir.abs(LOCK))).toBe(false);
+  });
+
+  it('a live holder keeps the lock past the old 10 s stale mark; the hook goes on once the holder is gone', async () => {
+    const loop = new Loop(cloneTestdir(ready));
+    const holder = spawn('sleep', ['120']);
+    fs.writeFileSync(loop.dir.abs(LOCK), holderFile(holder.pid!, 30_000));
+    const old = new Date(Date.now() - 30_000);
+    fs.utimesSync(loop.dir.abs(LOCK), old, old);
+    let settled = false;
+    const stopping = loop.reviewerStop('critic').finally(() => {
+      settled = true;
+    });
+    // The hook is waiting: nothing recorded while the holder lives.
+    for (let i = 0; i < 50 && !settled; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    expect(loop.state().iterations[0].r1.reviewers.critic.status).toBe('running');
+    holder.kill('SIGKILL');
+    const r = await stopping;
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(loop.state().iterations[0].r1.reviewers.critic.status).toBe('valid');
   });
 
   it('a held lock makes the hooks wait, then all five stops are applied once', async () => {

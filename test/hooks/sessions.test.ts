@@ -3,11 +3,11 @@
  * belongs to the session that started it. Every hook of the other session allows and prints nothing;
  * starting a loop there is refused while the first is fresh, allowed with --force or once it is stale.
  */
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Loop, additionalContext, projectTestdir } from '../helpers/loop';
 import { OTHER_SESSION, SESSION, backgroundTask } from '../helpers/payloads';
 import { FIXER, REVIEWERS, STATE, agentType, cleanReview, fencedMessage, reviewWithIssues, reviewerFile } from '../helpers/reviews';
+import { rewriteState } from '../helpers/state';
 import { cloneTestdir, removeTestdirs, type TestDir } from '../helpers/testdir';
 import { runCommandLine } from '../helpers/run';
 
@@ -15,11 +15,9 @@ afterAll(removeTestdirs);
 
 const HOURS = 3600_000;
 
-/** Sets the loop's updatedAt to `ms` ago (as if its session had been silent that long). */
+/** Sets the loop's updatedAt to `ms` ago (as if its session had been silent that long), as the hooks would write it. */
 function age(loop: Loop, ms: number): void {
-  const state = loop.state();
-  state.updatedAt = new Date(Date.now() - ms).toISOString();
-  fs.writeFileSync(loop.dir.abs(STATE), `${JSON.stringify(state, null, 2)}\n`);
+  rewriteState(loop.root, (state) => ({ ...state, updatedAt: new Date(Date.now() - ms).toISOString() }));
 }
 
 describe.concurrent('a second session in the same project', () => {

@@ -1,6 +1,6 @@
 /** Builders for pure unit tests: states, events and reviewer outputs as plain data. */
 import { REVIEWERS, type Reviewer } from '../../src/core/agents';
-import { initialState, type Event, type Loaded } from '../../src/core/transition';
+import { currentIteration, initialState, transition, type Event, type Loaded, type Outcome } from '../../src/core/transition';
 import type { Finding } from '../../src/review/reviewer-output';
 import type { Sources } from '../../src/review/grounding';
 import type { IterationRecord, ReviewerRun, State } from '../../src/state/schema';
@@ -86,8 +86,22 @@ export const SOURCES: Sources = {
   'src/a.ts': { kind: 'file', text: 'export function sum(xs, n) {\n  let s = 0;\n  for (let i = 0; i <= n; i++) s += xs[i];\n  return s;\n}\n' },
 };
 
+/** A reviewer's stop; of `files` only the stopping reviewer's is read (as the hook reads only that one). */
 export function reviewerStop(reviewer: Reviewer, files: Record<Reviewer, string | null>, message: string | null = null, sessionId = OWNER, over: Partial<Extract<Event, { kind: 'reviewer-stop' }>> = {}): Event {
-  return { kind: 'reviewer-stop', sessionId, now: LATER, reviewer, files, message, sources: SOURCES, history: [], declines: {}, ...over };
+  return { kind: 'reviewer-stop', sessionId, now: LATER, reviewer, file: files[reviewer], message, sources: SOURCES, ...over };
+}
+
+/** The round's verdict step, from the five reviews as recorded. */
+export function aggregateEvent(reviews: Record<Reviewer, string | null>, over: Partial<Extract<Event, { kind: 'aggregate' }>> = {}): Event {
+  return { kind: 'aggregate', sessionId: OWNER, now: LATER, reviews, rewritten: [], sources: SOURCES, history: [], declines: {}, ...over };
+}
+
+/** As the runner does it: the event, then the round's verdict when the event recorded the fifth review. */
+export function throughRound(loaded: Loaded, event: Event, reviews: Record<Reviewer, string | null>, over: Partial<Extract<Event, { kind: 'aggregate' }>> = {}): Outcome {
+  const first = transition(loaded, event);
+  if (!first.state || first.state.currentPhase !== 'R1' || !currentIteration(first.state).r1.aggregation) return first;
+  const second = transition({ kind: 'ok', state: first.state }, aggregateEvent(reviews, over));
+  return { state: second.state, effects: [...first.effects, ...second.effects] };
 }
 
 export const fixerStop = (summary: string | null, summaryJson: string | null, previousSummary: string | null = null): Event => ({

@@ -4,7 +4,7 @@ import { REVIEWERS, type Reviewer } from '../../src/core/agents';
 import { transition, type Event } from '../../src/core/transition';
 import type { State } from '../../src/state/schema';
 import { DEFAULT_RULES, aggregateRound, type RoundInput } from '../../src/review/aggregate';
-import { NOW, OWNER, SOURCES, finding, fixerStop, answers, reviewJson, stateBuilder } from './builders';
+import { NOW, OWNER, SOURCES, finding, fixerStop, answers, reviewJson, reviewerStop, stateBuilder, throughRound } from './builders';
 
 function roundWith(issues: boolean, changed: string[], iteration = 1, maxIterations = 3) {
   const reviews = Object.fromEntries(
@@ -31,10 +31,7 @@ describe('aggregateRound with changes during the review', () => {
 describe('transition records the trees', () => {
   const valid = Object.fromEntries(REVIEWERS.map((r) => [r, reviewJson([])])) as Record<Reviewer, string>;
   const lastStop = (state: State, changed: { files: string[]; patch: string } | null) =>
-    transition({ kind: 'ok', state }, {
-      kind: 'reviewer-stop', sessionId: OWNER, now: NOW, reviewer: 'critic', files: valid, message: null, sources: SOURCES, history: [], declines: {},
-      tree: 'f'.repeat(40), changedDuringReview: changed,
-    });
+    throughRound({ kind: 'ok', state }, reviewerStop('critic', valid, null, OWNER, { now: NOW }), valid, { now: NOW, tree: 'f'.repeat(40), changedDuringReview: changed });
 
   it('the fifth stop sets reviewEnd; a change is written as a patch and named in the state', () => {
     const state = stateBuilder().allReviewers({ status: 'valid', dispatches: 1 }).reviewer('critic', { status: 'running' }).trees({ reviewStart: 'a'.repeat(40) }).build();

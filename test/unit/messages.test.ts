@@ -72,4 +72,28 @@ describe('what the user reads', () => {
     ];
     expect(texts.join('\n')).toMatchSnapshot();
   });
+
+  it("the hooks' record: tampering, rewritten reviews, a verdict that could not be computed", () => {
+    const problems = [
+      { file: '.agents/tmp/state.json', problem: 'changed' as const },
+      { file: '.agents/tmp/phases/review-1/r1-verdict.json', problem: 'deleted' as const },
+      { file: '.agents/tmp/state.json', problem: 'invariant' as const, detail: 'DONE with open findings or without a clean verdict' },
+    ];
+    const stopped = stateBuilder({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'tampered', stopDetail: msg.tamperDetail(problems) }).build();
+    const failed = stateBuilder({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'aggregation_failed', stopDetail: msg.aggregationFailedDetail(1, 2, false) }).build();
+    const texts = [
+      msg.notify.tampered(stopped),
+      msg.outcome(stopped, []),
+      msg.notify.tamperedAfterEnd(stateBuilder({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'max_iterations' }).build(), problems.slice(1, 2)),
+      msg.notify.tamperedArchived([{ file: '.agents/tmp/state.json', problem: 'added' }]),
+      msg.notify.cancelledTampered(problems.slice(0, 1)),
+      msg.statusTampered(problems.slice(0, 1)),
+      msg.notify.reviewsRewritten(stateBuilder().build(), ['critic', 'pedant']),
+      msg.rewrittenNote(),
+      msg.notify.aggregationRetry(stateBuilder().build()),
+      msg.notify.aggregationFailed(failed),
+      msg.aggregationFailedDetail(1, 1, true),
+    ];
+    expect(texts.join('\n')).toMatchSnapshot();
+  });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { REVIEWERS } from '../../src/core/agents';
 import { transition, type Effect, type Event, type Loaded } from '../../src/core/transition';
 import { DEFAULT_RULES } from '../../src/review/aggregate';
-import { LATER, NOW, OTHER, OWNER, answers, dispatch, finding, fixerStop, noFiles, reviewJson, reviewerStop, stateBuilder, stop } from './builders';
+import { sha256 } from '../../src/state/digest';
+import { LATER, NOW, OTHER, OWNER, answers, dispatch, finding, fixerStop, noFiles, reviewJson, reviewerStop, stateBuilder, stop, throughRound } from './builders';
 
 const types = (effects: Effect[]) => effects.map((e) => e.type);
 const find = <T extends Effect['type']>(effects: Effect[], type: T) => effects.find((e): e is Extract<Effect, { type: T }> => e.type === type);
@@ -144,8 +145,8 @@ describe('a reviewer stops', () => {
 
   it('valid file: recorded, progress shown, no verdict before the fifth', () => {
     const out = transition(stateBuilder().reviewer('critic', { status: 'running', dispatches: 1 }).loaded(), reviewerStop('critic', files({ critic: withIssue })));
-    expect(out.state!.iterations[0]!.r1.reviewers.critic).toMatchObject({ status: 'valid', counts: { critical: 1, warning: 0, info: 0 } });
-    expect(types(out.effects)).toEqual(['notify']);
+    expect(out.state!.iterations[0]!.r1.reviewers.critic).toMatchObject({ status: 'valid', counts: { critical: 1, warning: 0, info: 0 }, frozen: sha256(withIssue) });
+    expect(out.effects).toEqual([{ type: 'freeze', content: withIssue }, expect.objectContaining({ type: 'notify' })]);
     expect(find(out.effects, 'notify')!.text).toBe('minions: R1 Iteration 1/3 — critic 1 critical');
   });
 
@@ -159,8 +160,8 @@ describe('a reviewer stops', () => {
     expect(block).toContain('.agents/tmp/phases/review-1/r1-pedant.json');
 
     const again = transition({ kind: 'ok', state: out.state! }, reviewerStop('pedant', files({ pedant: bad })));
-    expect(again.state!.iterations[0]!.r1.reviewers.pedant).toMatchObject({ status: 'invalid', failures: 2 });
-    expect(types(again.effects)).toEqual(['notify']);
+    expect(again.state!.iterations[0]!.r1.reviewers.pedant).toMatchObject({ status: 'invalid', failures: 2, frozen: sha256(bad) });
+    expect(types(again.effects)).toEqual(['freeze', 'notify']);
     expect(find(again.effects, 'notify')!.text).toMatch(/pedant output invalid, counted as issues found/);
   });
 
@@ -201,7 +202,7 @@ describe('a reviewer stops', () => {
 
   it('the fifth clean review: verdict written, DONE', () => {
     const { builder, files: all } = fourDone(clean);
-    const out = transition(builder.loaded(), reviewerStop('silent-failure-hunter', all));
+    const out = throughRound(builder.loaded(), reviewerStop('silent-failure-hunter', all), all);
     expect(out.state).toMatchObject({ status: 'done', currentPhase: 'DONE' });
     const verdict = JSON.parse(find(out.effects, 'write')!.content);
     expect(verdict).toMatchObject({ iteration: 1, overall_verdict: 'clean', total_issues: 0, next: 'DONE' });
@@ -210,7 +211,7 @@ describe('a reviewer stops', () => {
 
   it('the fifth review with issues and budget left: R2, the merged findings written for the fixer', () => {
     const { builder, files: all } = fourDone(withIssue);
-    const out = transition(builder.loaded(), reviewerStop('silent-failure-hunter', all));
+    const out = throughRound(builder.loaded(), reviewerStop('silent-failure-hunter', all), all);
     expect(out.state).toMatchObject({ status: 'in_progress', currentPhase: 'R2', iteration: 1 });
     const [verdictWrite, findingsWrite] = out.effects.filter((e) => e.type === 'write') as Extract<Effect, { type: 'write' }>[];
     const verdict = JSON.parse(verdictWrite!.content);
@@ -235,7 +236,7 @@ describe('a reviewer stops', () => {
 
   it('the fifth review with issues on the last iteration: STOPPED with the open issues', () => {
     const { builder, files: all } = fourDone(withIssue);
-    const out = transition(builder.with({ maxIterations: 1 }).loaded(), reviewerStop('silent-failure-hunter', all));
+    const out = throughRound(builder.with({ maxIterations: 1 }).loaded(), reviewerStop('silent-failure-hunter', all), all);
     expect(out.state).toMatchObject({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'max_iterations' });
     expect(out.state!.openIssues).toHaveLength(1);
     expect(JSON.parse(find(out.effects, 'write')!.content).next).toBe('STOPPED');
@@ -245,7 +246,7 @@ describe('a reviewer stops', () => {
     let b = stateBuilder().dispatched().reviewer('critic', { status: 'invalid', dispatches: 1, error: 'not valid JSON' });
     for (const r of REVIEWERS.slice(1, 4)) b = b.reviewer(r, { status: 'valid', dispatches: 1 });
     const all = { ...Object.fromEntries(REVIEWERS.map((r) => [r, clean])), critic: '{bad' } as Record<(typeof REVIEWERS)[number], string>;
-    const out = transition(b.loaded(), reviewerStop('silent-failure-hunter', all));
+    const out = throughRound(b.loaded(), reviewerStop('silent-failure-hunter', all), all);
     expect(out.state).toMatchObject({ currentPhase: 'R1', iteration: 2 });
     expect(out.state!.iterations[0]!.r2.status).toBe('skipped');
     const verdict = JSON.parse(find(out.effects, 'write')!.content);
@@ -262,6 +263,9 @@ describe('the fixer stops', () => {
     expect(out.state!.iterations.map((i) => i.iteration)).toEqual([1, 2]);
     expect(out.state!.iterations[0]!.r2.status).toBe('complete');
     expect(out.effects).toEqual([
+      // The accepted answers are pinned in the hooks' record: later rounds count their declines.
+      { type: 'pin', path: '.agents/tmp/phases/review-1/r2-fix-summary.md', content: '- [fixed] a\n- [fixed] b\n- [declined] c — wrong' },
+      { type: 'pin', path: '.agents/tmp/phases/review-1/r2-fix-summary.json', content: json },
       { type: 'mkdir', path: '.agents/tmp/phases/review-2' },
       { type: 'notify', text: 'minions: fix round 1 done (2 fixed, 1 declined) → R1, Iteration 2/3' },
     ]);
@@ -388,7 +392,7 @@ describe('the orchestrator stops', () => {
 
   it.each([
     ['DONE', 'done', /^minions: DONE — review 1\/3 found no issues\. Reviews: \.agents\/tmp\/phases\/review-1\/$/],
-    ['STOPPED', 'stopped', /^minions: STOPPED — the iteration budget is spent\. issues still open\. Verdict: .*\n  critical src\/a\.ts:3 — off by one$/],
+    ['STOPPED', 'stopped', /^minions: STOPPED — the iteration budget is spent\. No verdict for round 1\. Files: .*\n  critical src\/a\.ts:3 — off by one$/],
   ] as const)('%s: the outcome once, and the state file retired', (phase, status, pattern) => {
     const b = stateBuilder({ currentPhase: phase, status, stopReason: phase === 'STOPPED' ? 'max_iterations' : null, openIssues: [{ severity: 'critical', file: 'src/a.ts', line: 3, description: 'off by one' }] });
     const out = transition(b.loaded(), stop());

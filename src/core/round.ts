@@ -1,0 +1,129 @@
+/**
+ * The round's verdict, once the fifth review is recorded. It is a step of its own: the state that says
+ * "aggregating since T" is saved before the heavy work, so a hook killed in the middle (the host's
+ * timeout, a crash) is noticed by the next one, which computes the verdict again from the same frozen
+ * reviews, or ends the round with a clear reason instead of re-dispatching a reviewer forever.
+ */
+import { REVIEWERS } from './agents';
+import type { Effect, Event, Outcome } from './events';
+import { advanceIteration, currentIteration, json, updateIteration } from './loop-state';
+import { aggregateRound } from '../review/aggregate';
+import type { MergedFinding, Verdict } from '../review/verdict-schema';
+import * as msg from '../messages';
+import type { State } from '../state/schema';
+import { changedDuringReviewFile, findingsFile, reviewDir, verdictFile } from '../state/paths';
+
+/** An aggregation that died is tried once more, then the round is stopped. */
+export const MAX_AGGREGATION_ATTEMPTS = 2;
+/**
+ * An aggregation that died longer ago than this may have been killed by the host's timeout (60 s for
+ * SubagentStop): computing it again would likely be killed too, so the round is stopped instead.
+ */
+export const AGGREGATION_TIMEOUT_MS = 55_000;
+
+export function onAggregationDied(state: State, event: Extract<Event, { kind: 'aggregation-died' }>): Outcome {
+  const aggregation = currentIteration(state).r1.aggregation;
+  if (state.currentPhase !== 'R1' || !aggregation) return { state, effects: [] };
+  const elapsed = Date.parse(event.now) - Date.parse(aggregation.since);
+  if (aggregation.attempts < MAX_AGGREGATION_ATTEMPTS && elapsed < AGGREGATION_TIMEOUT_MS) {
+    const next = updateIteration(state, event.now, (it) => ({ ...it, r1: { ...it.r1, aggregation: { since: event.now, attempts: aggregation.attempts + 1 } } }));
+    return { state: next, effects: [{ type: 'notify', text: msg.notify.aggregationRetry(next) }] };
+  }
+  const stopped: State = {
+    ...updateIteration(state, event.now, (it) => ({ ...it, r1: { ...it.r1, aggregation: null } })),
+    status: 'stopped',
+    currentPhase: 'STOPPED',
+    stopReason: 'aggregation_failed',
+    stopDetail: msg.aggregationFailedDetail(state.iteration, aggregation.attempts, elapsed >= AGGREGATION_TIMEOUT_MS),
+    stopGuard: { key: '', blocks: 0 },
+  };
+  return { state: stopped, effects: [{ type: 'notify', text: msg.notify.aggregationFailed(stopped) }] };
+}
+
+export function onAggregate(state: State, event: Extract<Event, { kind: 'aggregate' }>): Outcome {
+  const current = currentIteration(state);
+  if (state.currentPhase !== 'R1' || !current.r1.aggregation) return { state, effects: [] };
+  const runs = current.r1.reviewers;
+  const changed = event.changedDuringReview ?? null;
+  const reviews = Object.fromEntries(
+    REVIEWERS.map((r) => [r, { text: event.reviews[r], valid: runs[r].status === 'valid', error: runs[r].status === 'valid' ? null : runs[r].error }]),
+  ) as Parameters<typeof aggregateRound>[0]['reviews'];
+  const computed = aggregateRound({
+    iteration: state.iteration,
+    maxIterations: state.maxIterations,
+    task: state.task,
+    now: event.now,
+    rules: state.rules,
+    reviews,
+    sources: event.sources,
+    history: event.history,
+    declines: event.declines,
+    changedDuringReview: changed?.files ?? [],
+  });
+  const verdict = withRewriteNotes(computed, event.rewritten);
+  const effects: Effect[] = [{ type: 'write', path: verdictFile(state.iteration), content: json(verdict) }];
+  if (changed && changed.files.length > 0) effects.push({ type: 'write', path: changedDuringReviewFile(state.iteration), content: changed.patch });
+  if (event.rewritten.length > 0) effects.push({ type: 'notify', text: msg.notify.reviewsRewritten(state, event.rewritten) });
+
+  const open = verdict.findings.filter((f) => f.toFixer);
+  const summary = {
+    overall: verdict.overall_verdict,
+    total: verdict.total_issues,
+    critical: verdict.critical,
+    warning: verdict.warning,
+    info: verdict.info,
+    open: open.map((f) => f.fingerprint),
+    contested: verdict.findings.filter((f) => f.status === 'CONTESTED').length,
+    score: verdict.score,
+    scale: verdict.scale,
+    readiness: verdict.readiness,
+    pitfalls: verdict.pitfalls.map((p) => ({ seen: p.seen, file: p.file, category: p.category, description: clip(p.description), rule: clip(p.rule) })),
+  };
+  let next = updateIteration(state, event.now, (it) => ({
+    ...it,
+    r1: { ...it.r1, status: 'complete', aggregation: null },
+    verdict: summary,
+    trees: { ...it.trees, reviewEnd: event.tree ?? null },
+    changedDuringReview: changed?.files ?? [],
+  }));
+  next = { ...next, stopGuard: { key: '', blocks: 0 } };
+  if (verdict.next === 'DONE') {
+    next = { ...next, status: 'done', currentPhase: 'DONE' };
+  } else if (verdict.next === 'STOPPED') {
+    next = { ...next, status: 'stopped', currentPhase: 'STOPPED', stopReason: verdict.stopReason, stopDetail: verdict.stopDetail, openIssues: openIssuesOf(open) };
+  } else if (verdict.next === 'R2') {
+    next = { ...next, currentPhase: 'R2' };
+    effects.push({ type: 'write', path: findingsFile(next.iteration), content: json(fixerBrief(next, verdict, open)) });
+  } else {
+    // Issues counted (an invalid review) but nothing to fix: the next iteration re-reviews.
+    next = advanceIteration(updateIteration(next, event.now, (it) => ({ ...it, r2: { ...it.r2, status: 'skipped' } })), event.now);
+    effects.push({ type: 'mkdir', path: reviewDir(next.iteration) });
+  }
+  effects.push({ type: 'notify', text: msg.notify.verdict(state, verdict, next) });
+  return { state: next, effects };
+}
+
+/** A review whose file changed after it was recorded: the verdict says so where that reviewer's result is. */
+function withRewriteNotes(verdict: Verdict, rewritten: readonly string[]): Verdict {
+  if (rewritten.length === 0) return verdict;
+  const reviewers = { ...verdict.reviewers };
+  for (const r of REVIEWERS) if (rewritten.includes(r)) reviewers[r] = { ...reviewers[r], notes: [...reviewers[r].notes, msg.rewrittenNote()] };
+  return { ...verdict, reviewers };
+}
+
+const clip = (text: string): string => msg.truncate(text, 200);
+
+const openIssuesOf = (open: MergedFinding[]): State['openIssues'] =>
+  open.slice(0, 20).map((f) => ({ severity: f.severity, file: f.file, line: f.line, description: f.description }));
+
+/** What the fixer receives: the merged findings, not the reviewers' instructions (seed 002). */
+function fixerBrief(state: State, verdict: Verdict, open: MergedFinding[]) {
+  return {
+    iteration: state.iteration,
+    task: state.task,
+    findings: open.map(({ fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters }) => ({
+      fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters,
+    })),
+    knownPitfalls: verdict.pitfalls,
+  };
+}

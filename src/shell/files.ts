@@ -1,0 +1,63 @@
+/**
+ * Atomic file writes whose temporary files a killed process cannot strand: every temporary file is
+ * named after its writer's pid in one folder per destination tree, and sweepTemps() removes those of
+ * dead writers. Writes are atomic against a killed process (rename), not fsynced against power loss.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The folder under a destination tree (.agents/tmp, the record) that holds its temporary files. */
+export const TEMP_DIR = '.tmp';
+const TEMP_NAME = /^(\d+)\.[0-9a-f]+\.tmp$/;
+
+let counter = 0;
+
+/** Writes `file` through a temporary file in `tempRoot/.tmp` (the same file system) and a rename. */
+export function writeAtomic(file: string, content: string, tempRoot: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temp = tempPath(tempRoot);
+  try {
+    fs.writeFileSync(temp, content, { flag: 'wx' });
+    fs.renameSync(temp, file);
+  } catch (err) {
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
+}
+
+/** Removes the temporary files (and lock tickets) of writers that are no longer running. */
+export function sweepTemps(tempRoot: string): void {
+  const dir = path.join(tempRoot, TEMP_DIR);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(TEMP_NAME.exec(name)?.[1] ?? NaN);
+    if (Number.isInteger(pid) && pid !== process.pid && !isRunning(pid)) fs.rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+/** True while a process with this pid exists on this machine (EPERM: it exists, as another user). */
+export function isRunning(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export const HOST = os.hostname();
+
+/** A fresh temporary file's path under `tempRoot/.tmp`, named after this process. */
+export function tempPath(tempRoot: string): string {
+  const dir = path.join(tempRoot, TEMP_DIR);
+  fs.mkdirSync(dir, { recursive: true });
+  return path.join(dir, `${process.pid}.${(++counter).toString(16)}${randomBytes(4).toString('hex')}.tmp`);
+}

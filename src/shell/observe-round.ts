@@ -1,0 +1,54 @@
+/** What the hooks observe for a reviewer's stop and for the round's verdict: the reviews as recorded, not as they are now. */
+import path from 'node:path';
+import { REVIEWERS, type Reviewer } from '../core/agents';
+import type { Event } from '../core/events';
+import { currentIteration } from '../core/loop-state';
+import { extractJsonFromMessage } from '../review/reviewer-output';
+import { sha256 } from '../state/digest';
+import { reviewerFile } from '../state/paths';
+import type { State } from '../state/schema';
+import { readDeclines, readHistory, readOrNull, readSources } from './observe';
+import { reviewEndObservation } from './observe-tree';
+import { frozenText, type Store } from './store';
+
+type ReviewerStop = Extract<Event, { kind: 'reviewer-stop' }>;
+type Aggregate = Extract<Event, { kind: 'aggregate' }>;
+
+/** The stopping reviewer's output file and the files its review names. */
+export function reviewerStopObservation(root: string, state: State, reviewer: Reviewer, message: string | null): Pick<ReviewerStop, 'file' | 'message' | 'sources'> {
+  const file = readOrNull(path.join(root, reviewerFile(state.iteration, reviewer)));
+  return { file, message, sources: readSources(root, [file, extractJsonFromMessage(message)]) };
+}
+
+/**
+ * Everything the round's verdict is computed from. Each review is the text the hooks froze when they
+ * recorded it; a review file that no longer holds that text is named in `rewritten` and not read.
+ */
+export function roundObservation(store: Store, state: State): Omit<Aggregate, 'kind' | 'sessionId' | 'now'> {
+  const n = state.iteration;
+  const runs = currentIteration(state).r1.reviewers;
+  const reviews = {} as Record<Reviewer, string | null>;
+  const rewritten: Reviewer[] = [];
+  for (const r of REVIEWERS) {
+    const onDisk = readOrNull(path.join(store.root, reviewerFile(n, r)));
+    const frozen = runs[r].frozen;
+    if (frozen === null) {
+      reviews[r] = onDisk; // recorded before reviews were frozen
+      continue;
+    }
+    if (!store.dir) {
+      reviews[r] = onDisk; // nowhere to keep a copy: the file is all there is
+      continue;
+    }
+    reviews[r] = frozenText(store, frozen);
+    if (sha256(onDisk ?? '') !== frozen) rewritten.push(r);
+  }
+  return {
+    reviews,
+    rewritten,
+    sources: readSources(store.root, Object.values(reviews)),
+    history: readHistory(store.root, n),
+    declines: readDeclines(store.root, n),
+    ...reviewEndObservation(store.root, state),
+  };
+}

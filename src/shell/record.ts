@@ -1,0 +1,168 @@
+/**
+ * The hooks' private record of the files they own: what each held when the hooks last wrote it (sha256),
+ * a copy of the last state they saved, and the reviews as they were validated (content-addressed
+ * objects). It lives where agents are not pointed: inside the git dir (<git dir>/minions/record/<key>),
+ * else in the plugin's data folder (${CLAUDE_PLUGIN_DATA}/records/<key>). Finding it costs a few stats
+ * and no git process, because the gates read it on every tool call.
+ *
+ * A commit writes the record twice: before the files, naming the digests they will have and what they
+ * may still hold if the commit is cut short (`prior`), and after, without `prior`. A killed hook therefore
+ * never leaves a record that calls its own files forged.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { sha256 } from '../state/digest';
+import { writeAtomic } from './files';
+
+export const RECORD_VERSION = 1;
+
+export interface IntegrityRecord {
+  version: typeof RECORD_VERSION;
+  /** Project-relative path → sha256 of what the hooks last wrote there. */
+  files: { [rel: string]: string };
+  /** While a commit runs: what a file it touches may hold instead (null: it may be absent). */
+  prior: { [rel: string]: (string | null)[] };
+}
+
+export const emptyRecord = (): IntegrityRecord => ({ version: RECORD_VERSION, files: {}, prior: {} });
+
+/** The git dir of the repository that holds `root`, found on the file system (a worktree's .git file is followed). */
+export function findGitDir(root: string): { gitDir: string; top: string } | null {
+  for (let dir = root; ; ) {
+    const dotGit = path.join(dir, '.git');
+    const stat = fs.statSync(dotGit, { throwIfNoEntry: false });
+    if (stat?.isDirectory()) return { gitDir: dotGit, top: dir };
+    if (stat?.isFile()) {
+      try {
+        const target = /^gitdir:\s*(.+?)\s*$/m.exec(fs.readFileSync(dotGit, 'utf8'))?.[1];
+        return target ? { gitDir: path.resolve(dir, target), top: dir } : null;
+      } catch {
+        return null;
+      }
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+/**
+ * The record's folder for a project, or null when there is none to be had (outside git with no plugin
+ * data folder, e.g. the CLI run from a command's `!` line outside a repository). Inside git the key is
+ * the project's path inside the repository, so a moved or copied clone keeps its record.
+ */
+export function recordDir(root: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  const git = findGitDir(root);
+  if (git) {
+    const inside = path.relative(git.top, root).split(path.sep).join('/');
+    return path.join(git.gitDir, 'minions', 'record', inside ? sha256(inside).slice(0, 16) : 'top');
+  }
+  const data = env.CLAUDE_PLUGIN_DATA;
+  return data && path.isAbsolute(data) ? path.join(data, 'records', sha256(root).slice(0, 16)) : null;
+}
+
+const recordFile = (dir: string): string => path.join(dir, 'record.json');
+const objectFile = (dir: string, digest: string): string => path.join(dir, 'objects', digest);
+
+/** The record in `dir`: null when there is none; a record that does not parse counts as empty (and is rewritten). */
+export function readRecord(dir: string): IntegrityRecord | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(recordFile(dir), 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    return parseRecord(JSON.parse(text));
+  } catch {
+    return emptyRecord();
+  }
+}
+
+/** Checked by hand, not with zod: the gates read the record on every tool call. */
+function parseRecord(data: unknown): IntegrityRecord {
+  const r = data as Partial<IntegrityRecord> | null;
+  const files: IntegrityRecord['files'] = {};
+  const prior: IntegrityRecord['prior'] = {};
+  if (!r || r.version !== RECORD_VERSION) return emptyRecord();
+  for (const [k, v] of Object.entries(r.files ?? {})) if (typeof v === 'string') files[k] = v;
+  for (const [k, v] of Object.entries(r.prior ?? {})) if (Array.isArray(v)) prior[k] = v.filter((d): d is string | null => d === null || typeof d === 'string');
+  return { version: RECORD_VERSION, files, prior };
+}
+
+export function writeRecord(dir: string, record: IntegrityRecord): void {
+  writeAtomic(recordFile(dir), `${JSON.stringify(record)}\n`, dir);
+}
+
+/** Stores a text under its digest; returns the digest. */
+export function putObject(dir: string, text: string): string {
+  const digest = sha256(text);
+  const file = objectFile(dir, digest);
+  if (!fs.existsSync(file)) writeAtomic(file, text, dir);
+  return digest;
+}
+
+/** A stored text, or null when it is missing or no longer matches its digest. */
+export function getObject(dir: string, digest: string): string | null {
+  if (!/^[0-9a-f]{64}$/.test(digest)) return null;
+  try {
+    const text = fs.readFileSync(objectFile(dir, digest), 'utf8');
+    return sha256(text) === digest ? text : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Removes every stored object but these. */
+export function pruneObjects(dir: string, keep: ReadonlySet<string>): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.join(dir, 'objects'));
+  } catch {
+    return;
+  }
+  for (const name of names) if (!keep.has(name)) fs.rmSync(path.join(dir, 'objects', name), { force: true });
+}
+
+export type FileCheck = { ok: true } | { ok: false; problem: 'changed' | 'deleted' | 'added' };
+
+/**
+ * Whether a hook-owned file holds what the record says (digest: its sha256 now, null when absent). A file
+ * the record does not list is fine when absent and "added" when present.
+ */
+export function checkDigest(record: IntegrityRecord, rel: string, digest: string | null): FileCheck {
+  const expected = record.files[rel];
+  const alternatives = record.prior[rel] ?? [];
+  if (digest === (expected ?? null) || alternatives.includes(digest)) return { ok: true };
+  if (expected === undefined) return { ok: false, problem: 'added' };
+  return { ok: false, problem: digest === null ? 'deleted' : 'changed' };
+}
+
+/**
+ * The marker that tells hooks.json's shell prefilter a loop may be running although state.json is gone:
+ * ${CLAUDE_PLUGIN_DATA}/live<CLAUDE_PROJECT_DIR>/loop, a path the prefilter builds without starting a
+ * process. Null when the host did not give both variables (the CLI, tests without them).
+ */
+export function markerPath(env: NodeJS.ProcessEnv = process.env): string | null {
+  const data = env.CLAUDE_PLUGIN_DATA;
+  const project = env.CLAUDE_PROJECT_DIR;
+  if (!data || !project || !path.isAbsolute(data) || !path.isAbsolute(project)) return null;
+  return path.join(data, `live${project}`, 'loop');
+}
+
+export function setMarker(env: NodeJS.ProcessEnv, on: boolean): void {
+  const marker = markerPath(env);
+  if (!marker) return;
+  try {
+    if (on) {
+      if (!fs.existsSync(marker)) {
+        fs.mkdirSync(path.dirname(marker), { recursive: true });
+        fs.writeFileSync(marker, `${env.CLAUDE_PROJECT_DIR}\n`);
+      }
+    } else {
+      fs.rmSync(marker, { force: true });
+    }
+  } catch {
+    // a hint only: without it a deleted state.json is noticed at the next hook that starts node anyway
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * The store, the record and the lock in-process, on a real temp git repo: what a load says after each
+ * kind of outside change, that a commit cut short at any point is never mistaken for tampering, and that
+ * the lock follows its holder's life, not a timer.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { initialState } from '../../src/core/start';
+import { sweepTemps, writeAtomic } from '../../src/shell/files';
+import { MAX_HOLD_MS, withFileLock } from '../../src/shell/lock';
+import { readRecord, writeRecord } from '../../src/shell/record';
+import { commit, load, loadFrom, openStore } from '../../src/shell/store';
+import { sha256 } from '../../src/state/digest';
+import type { State } from '../../src/state/schema';
+import { hookEnv } from '../helpers/run';
+import { recordDirOf } from '../helpers/state';
+import { removeTestdirs, testdir, type TestDir } from '../helpers/testdir';
+
+afterAll(removeTestdirs);
+
+const STATE = '.agents/tmp/state.json';
+const VERDICT = '.agents/tmp/phases/review-1/r1-verdict.json';
+const NOW = new Date().toISOString();
+
+/** A project whose loop was started and one verdict written, through commit(). */
+function started(): { dir: TestDir; state: State; env: NodeJS.ProcessEnv } {
+  const dir = testdir();
+  const env = hookEnv(dir.root);
+  const state = initialState('s1', 'task', 3, null, NOW);
+  const store = openStore(dir.root, env);
+  commit(store, { kind: 'none' }, { state, effects: [{ type: 'write', path: VERDICT, content: '{"v":1}\n' }] }, NOW);
+  return { dir, state, env };
+}
+
+describe('load against the record', () => {
+  it('what the hooks wrote loads, with every owned file vouched for', () => {
+    const { dir, state, env } = started();
+    expect(loadFrom(openStore(dir.root, env), true)).toEqual({ kind: 'ok', state });
+    const record = readRecord(recordDirOf(dir.root))!;
+    expect(Object.keys(record.files).sort()).toEqual([VERDICT, STATE].sort());
+    expect(record.files[STATE]).toBe(sha256(dir.read(STATE)));
+    expect(record.prior).toEqual({});
+  });
+
+  it.each<[string, (d: TestDir) => void, string, boolean]>([
+    ['state.json rewritten', (d) => d.write(STATE, d.read(STATE).replace('"R1"', '"DONE"')), 'changed', true],
+    ['state.json deleted', (d) => fs.rmSync(d.abs(STATE)), 'deleted', true],
+    ['state.json garbled', (d) => d.write(STATE, '0\n'), 'changed', true],
+    ['the verdict deleted', (d) => fs.rmSync(d.abs(VERDICT)), 'deleted', false],
+    ['the verdict rewritten', (d) => d.write(VERDICT, '{"v":2}\n'), 'changed', false],
+  ])('%s: tampered, with the last state the hooks wrote', (_, change, problem, gatesSee) => {
+    const { dir, state, env } = started();
+    change(dir);
+    const file = gatesSee ? STATE : VERDICT;
+    expect(loadFrom(openStore(dir.root, env), true)).toEqual({ kind: 'tampered', state, problems: [{ file, problem }] });
+    // The gates' read checks state.json only (one digest): a verdict change waits for the next locked hook.
+    expect(load(dir.root, env)).toEqual(gatesSee ? { kind: 'tampered', state, problems: [{ file, problem }] } : { kind: 'ok', state });
+  });
+
+  it('a state file where the record expects none was not written by the hooks', () => {
+    const { dir, state, env } = started();
+    const store = openStore(dir.root, env);
+    commit(store, { kind: 'ok', state }, { state, effects: [{ type: 'archive-run', into: state.runId, phases: false }] }, NOW);
+    expect(load(dir.root, env)).toEqual({ kind: 'none' });
+    dir.write(STATE, `${JSON.stringify(state, null, 2)}\n`);
+    expect(load(dir.root, env)).toEqual({ kind: 'tampered', state: null, problems: [{ file: STATE, problem: 'added' }] });
+  });
+
+  it('a frozen review whose copy is gone is named', () => {
+    const { dir, env } = started();
+    const text = '{"issues":[],"summary":{"critical":0,"warning":0,"info":0,"verdict":"clean"}}';
+    const store = openStore(dir.root, env);
+    const loaded = loadFrom(store, true) as { kind: 'ok'; state: State };
+    const it0 = loaded.state.iterations[0]!;
+    const next: State = { ...loaded.state, iterations: [{ ...it0, r1: { ...it0.r1, reviewers: { ...it0.r1.reviewers, critic: { ...it0.r1.reviewers.critic, status: 'valid', dispatches: 1, frozen: sha256(text) } } } }] };
+    commit(store, loaded, { state: next, effects: [{ type: 'freeze', content: text }] }, NOW);
+    expect(loadFrom(openStore(dir.root, env), true).kind).toBe('ok');
+    fs.rmSync(path.join(recordDirOf(dir.root), 'objects', sha256(text)));
+    expect(loadFrom(openStore(dir.root, env), true)).toMatchObject({ kind: 'tampered', problems: [{ file: ".agents/tmp/phases/review-1/r1-critic.json (the hooks' copy)", problem: 'deleted' }] });
+  });
+
+  it('without a record the file is all there is, as before', () => {
+    const dir = testdir();
+    dir.write(STATE, '{');
+    expect(load(dir.root, hookEnv(dir.root))).toEqual({ kind: 'broken', problem: 'not valid JSON' });
+  });
+});
+
+describe('a commit cut short is not tampering', () => {
+  // The record is written first, naming the new digests and what each touched file may still hold.
+  it.each([
+    ['before the state was written', (d: TestDir, old: string) => d.write(STATE, old)],
+    ['after the state was written', () => undefined],
+    ['with the verdict written, not the state', (d: TestDir, old: string) => d.write(STATE, old)],
+  ])('%s', (_, rollBack) => {
+    const { dir, state, env } = started();
+    const old = dir.read(STATE);
+    const recordDir = recordDirOf(dir.root);
+    const before = readRecord(recordDir)!;
+    const next = { ...state, updatedAt: new Date(Date.now() + 1000).toISOString() };
+    const store = openStore(dir.root, env);
+    commit(store, { kind: 'ok', state }, { state: next, effects: [{ type: 'write', path: VERDICT, content: '{"v":3}\n' }] }, NOW);
+    const after = readRecord(recordDir)!;
+    // Put back the record as the first write left it: new digests, and the old ones as alternatives.
+    writeRecord(recordDir, { ...after, prior: { [STATE]: [before.files[STATE]!, null], [VERDICT]: [before.files[VERDICT]!, null] } });
+    rollBack(dir, old);
+    expect(['ok']).toContain(load(dir.root, env).kind);
+    expect(loadFrom(openStore(dir.root, env), true).kind).toBe('ok');
+  });
+});
+
+describe('atomic writes and their temporary files', () => {
+  it('a dead writer’s temporary files are swept, a live one’s kept', async () => {
+    const dir = testdir();
+    const tmp = path.join(dir.root, '.agents/tmp/.tmp');
+    fs.mkdirSync(tmp, { recursive: true });
+    const dead = await deadPid();
+    fs.writeFileSync(path.join(tmp, `${dead}.1abcdef.tmp`), 'x');
+    fs.writeFileSync(path.join(tmp, `${process.pid}.2abcdef.tmp`), 'x');
+    sweepTemps(path.join(dir.root, '.agents/tmp'));
+    expect(fs.readdirSync(tmp)).toEqual([`${process.pid}.2abcdef.tmp`]);
+    writeAtomic(dir.abs('x.json'), '{}', path.join(dir.root, '.agents/tmp'));
+    expect(dir.read('x.json')).toBe('{}');
+  });
+});
+
+/** A pid that was just used and is free now. */
+function deadPid(): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn('true');
+    child.on('exit', () => resolve(child.pid!));
+  });
+}
+
+describe('the lock follows its holder, not a timer', () => {
+  const lockOf = (dir: TestDir) => dir.abs('.agents/tmp/state.lock');
+  const holder = (pid: number, ageMs: number) => JSON.stringify({ pid, host: os.hostname(), token: `t${pid}`, at: Date.now() - ageMs });
+  const options = (dir: TestDir, waitMs = 30_000) => ({ tempRoot: dir.abs('.agents/tmp'), waitMs });
+
+  it("a dead holder's lock is taken over at once", async () => {
+    const dir = testdir();
+    fs.mkdirSync(dir.abs('.agents/tmp'), { recursive: true });
+    fs.writeFileSync(lockOf(dir), holder(await deadPid(), 1000));
+    expect(await withFileLock(lockOf(dir), options(dir, 0), async () => 'ran')).toBe('ran');
+    expect(fs.existsSync(lockOf(dir))).toBe(false);
+  });
+
+  it('a live holder keeps it however old its lock file looks, and it is taken when the holder dies', async () => {
+    const dir = testdir();
+    fs.mkdirSync(dir.abs('.agents/tmp'), { recursive: true });
+    const sleeper = spawn('sleep', ['60']);
+    fs.writeFileSync(lockOf(dir), holder(sleeper.pid!, 20_000));
+    const old = new Date(Date.now() - 20_000);
+    fs.utimesSync(lockOf(dir), old, old);
+    let ran = false;
+    const waiting = withFileLock(lockOf(dir), options(dir), async () => {
+      ran = true;
+    });
+    // Older than proper-lockfile's 10 s stale: still held while the holder lives.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(ran).toBe(false);
+    sleeper.kill('SIGKILL');
+    await waiting;
+    expect(ran).toBe(true);
+  });
+
+  it('a waiter gives up with a typed failure when a live holder keeps it', async () => {
+    const dir = testdir();
+    fs.mkdirSync(dir.abs('.agents/tmp'), { recursive: true });
+    fs.writeFileSync(lockOf(dir), holder(process.pid, 0));
+    await expect(withFileLock(lockOf(dir), options(dir, 200), async () => 'ran')).rejects.toMatchObject({ code: 'lock-timeout' });
+  });
+
+  it(`a lock older than ${MAX_HOLD_MS / 1000} s is taken over whatever its pid says (a reused pid)`, async () => {
+    const dir = testdir();
+    fs.mkdirSync(dir.abs('.agents/tmp'), { recursive: true });
+    fs.writeFileSync(lockOf(dir), holder(process.pid, MAX_HOLD_MS + 1000));
+    expect(await withFileLock(lockOf(dir), options(dir, 0), async () => 'ran')).toBe('ran');
+  });
+
+  it('no ticket or guard is left behind', async () => {
+    const dir = testdir();
+    await Promise.all(Array.from({ length: 8 }, () => withFileLock(lockOf(dir), options(dir), async () => new Promise((r) => setTimeout(r, 5)))));
+    expect(fs.readdirSync(dir.abs('.agents/tmp')).filter((n) => n !== '.tmp')).toEqual([]);
+    expect(fs.readdirSync(dir.abs('.agents/tmp/.tmp'))).toEqual([]);
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * The hooks' record through the built hooks: a hook-owned file deleted behind their back is named at the
+ * next hook and the loop never ends DONE; a review rewritten after it was recorded does not change the
+ * verdict and is reported; the fixer's accepted answers are pinned; the live-loop marker lives exactly as long as the loop's state file.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Loop, messages, projectTestdir } from '../helpers/loop';
+import { FIXER, REVIEWERS, cleanReview, fixAnswersFile, issue, reviewWithIssues, reviewerFile, verdictFile, type Reviewer } from '../helpers/reviews';
+import { pluginDataDir } from '../helpers/run';
+import { removeTestdirs } from '../helpers/testdir';
+
+afterAll(removeTestdirs);
+
+const allClean = () => Object.fromEntries(REVIEWERS.map((r) => [r, cleanReview(r)])) as Record<Reviewer, ReturnType<typeof cleanReview>>;
+const markerOf = (loop: Loop) => path.join(pluginDataDir(), `live${loop.root}`, 'loop');
+
+describe.concurrent("the hooks' record", () => {
+  it('rm r1-verdict.json during R2: the fixer’s stop names it, the loop is STOPPED (tampered), never DONE', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    await loop.reviewRound(1, { ...allClean(), critic: reviewWithIssues('critic') });
+    expect(loop.state().currentPhase).toBe('R2');
+    await loop.dispatch(FIXER);
+    fs.rmSync(loop.dir.abs(verdictFile(1)));
+    loop.writeFixSummary(1);
+    const r = await loop.fixerStop();
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout?.decision).toBeUndefined();
+    expect(messages([r])[0]).toBe(
+      "minions: STOPPED (the loop's files were changed outside the hooks): .agents/tmp/phases/review-1/r1-verdict.json was deleted. The loop cannot end DONE; the last state the hooks wrote is kept and goes to the archive.",
+    );
+    expect(loop.state()).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'tampered', iteration: 1 });
+    const end = await loop.stop();
+    expect(end.stdout?.hookSpecificOutput).toBeUndefined();
+    expect(messages([end])[0]).toMatch(/^minions: STOPPED — the loop's files were changed outside the hooks: \.agents\/tmp\/phases\/review-1\/r1-verdict\.json was deleted\. 1 issue open/);
+    expect(loop.hasState()).toBe(false);
+  });
+
+  it('the witness rewrites r1-critic.json after the critic’s review was recorded: the verdict is unchanged and the rewrite reported', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    await loop.dispatchReviewers();
+    loop.writeReview(1, 'critic', reviewWithIssues('critic', [issue({ severity: 'critical' })]));
+    expect((await loop.reviewerStop('critic')).stdout?.systemMessage).toBe('minions: R1 Iteration 1/3 — critic 1 critical');
+    // The witness (it has Bash) erases the critic's finding, then writes its own clean review.
+    loop.writeReview(1, 'critic', cleanReview('critic'));
+    for (const r of REVIEWERS.filter((r) => r !== 'critic')) loop.writeReview(1, r, cleanReview(r));
+    const stops = await loop.reviewersStop(REVIEWERS.filter((r) => r !== 'critic'));
+    const lines = messages(stops);
+    expect(lines).toContain(
+      'minions: R1 Iteration 1/3 — .agents/tmp/phases/review-1/r1-critic.json changed after the hooks recorded it; the verdict uses the reviews as they were recorded, and the change is ignored',
+    );
+    expect(lines.filter((l) => / → R2: fixing$/.test(l))).toEqual([expect.stringMatching(/^minions: review 1\/3: 1 issue \(1 critical\)/)]);
+    const verdict = loop.dir.readJson(verdictFile(1));
+    expect(verdict).toMatchObject({ total_issues: 1, critical: 1, next: 'R2', reviewers: { critic: { critical: 1, notes: [expect.stringMatching(/changed after the hooks recorded it/)] } } });
+    expect(loop.state()).toMatchObject({ currentPhase: 'R2' });
+    // The file itself is left as it is now; the verdict is from the recorded text.
+    expect(loop.dir.readJson(reviewerFile(1, 'critic')).issues).toEqual([]);
+  });
+
+  it("the fixer's accepted answers are pinned: rewriting round 1's declines during round 2 is named, the loop STOPPED (tampered)", async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    await loop.reviewRound(1, { ...allClean(), critic: reviewWithIssues('critic') });
+    await loop.dispatch(FIXER);
+    const [answer] = loop.writeFixSummary(1);
+    await loop.fixerStop();
+    expect(loop.state()).toMatchObject({ currentPhase: 'R1', iteration: 2 });
+    // Two declines would make the finding CONTESTED: never sent to the fixer again, never blocking DONE.
+    loop.dir.write(fixAnswersFile(1), JSON.stringify({ fixes: [answer, answer].map((a) => ({ fingerprint: a!.fingerprint, status: 'declined', reason: 'not a bug' })) }));
+    // The next hook that takes the lock (here the reviewers' dispatch) checks every owned file.
+    const dispatches = await loop.dispatchReviewers();
+    expect(messages(dispatches)).toHaveLength(1);
+    expect(messages(dispatches)[0]).toMatch(/^minions: STOPPED \(the loop's files were changed outside the hooks\): \.agents\/tmp\/phases\/review-1\/r2-fix-summary\.json was changed outside the hooks\./);
+    expect(loop.state()).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'tampered' });
+  });
+
+  it('the live-loop marker is there while the state file is, and gone when the loop is archived', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 2 the cart');
+    expect(fs.existsSync(markerOf(loop))).toBe(true);
+    await loop.reviewRound(1, allClean());
+    expect(loop.state().currentPhase).toBe('DONE');
+    expect(fs.existsSync(markerOf(loop))).toBe(true);
+    expect(messages([await loop.stop()])[0]).toMatch(/^minions: DONE — review 1\/2 found no issues/);
+    expect(loop.hasState()).toBe(false);
+    expect(fs.existsSync(markerOf(loop))).toBe(false);
+  });
+});
