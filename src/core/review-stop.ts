@@ -2,13 +2,14 @@
 import { REVIEWERS } from './agents';
 import type { Effect, Event, Outcome } from './events';
 import { MAX_OUTPUT_FAILURES, advanceIteration, currentIteration, json, setReviewer, updateIteration } from './loop-state';
+import { startRound } from './round-start';
 import { aggregateRound } from '../review/aggregate';
 import { ground } from '../review/grounding';
 import { extractJsonFromMessage, parseReview } from '../review/reviewer-output';
-import type { MergedFinding, Verdict } from '../review/verdict-schema';
+import type { FindingClass, MergedFinding, Verdict } from '../review/verdict-schema';
 import * as msg from '../messages';
-import type { ReviewerRun, State } from '../state/schema';
-import { changedDuringReviewFile, findingsFile, reviewDir, reviewerFile, verdictFile } from '../state/paths';
+import type { ClassNote, ReviewerRun, State } from '../state/schema';
+import { absolute, changedDuringReviewFile, findingsFile, fixDeltaFile, fixSummaryFile, fixSummaryJsonFile, reviewDir, reviewerFile, verdictFile } from '../state/paths';
 
 export function onReviewerStop(state: State, event: Extract<Event, { kind: 'reviewer-stop' }>): Outcome {
   const { reviewer } = event;
@@ -19,6 +20,7 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
   if (run.status === 'valid' || run.status === 'invalid' || run.dispatches === 0) return { state, effects: [] };
 
   const path = reviewerFile(state.iteration, reviewer);
+  const shown = absolute(state.root, path);
   const fileText = event.files[reviewer];
   const fromFile = fileText === null ? null : parseReview(fileText);
   const messageJson = fromFile?.ok ? null : extractJsonFromMessage(event.message);
@@ -37,7 +39,7 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
     });
     if (!run.groundingWarned && ungrounded.length > 0 && ungrounded.length * 2 > accepted.issues.length) {
       const next = setReviewer(state, event.now, reviewer, { ...run, groundingWarned: true });
-      return { state: next, effects: [{ type: 'block', reason: msg.reviewerUngrounded(path, ungrounded) }] };
+      return { state: next, effects: [{ type: 'block', reason: msg.reviewerUngrounded(shown, ungrounded) }] };
     }
     if (!fromFile?.ok && messageJson !== null) {
       const pretty = json(JSON.parse(messageJson));
@@ -51,7 +53,7 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
     const failures = run.failures + 1;
     if (failures < MAX_OUTPUT_FAILURES) {
       const next = setReviewer(state, event.now, reviewer, { ...run, failures, error: error ?? 'no output' });
-      return { state: next, effects: [{ type: 'block', reason: error ? msg.reviewerInvalid(path, error) : msg.reviewerMissing(path) }] };
+      return { state: next, effects: [{ type: 'block', reason: error ? msg.reviewerInvalid(shown, error) : msg.reviewerMissing(shown) }] };
     }
     recorded = { ...run, status: 'invalid', failures, error: error ?? 'no output', counts: null };
   }
@@ -78,6 +80,8 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
     history: event.history,
     declines: event.declines,
     changedDuringReview: changed?.files ?? [],
+    fixes: event.fixes ?? [],
+    escalated: currentIteration(next).escalated,
   });
   effects.push({ type: 'write', path: verdictFile(next.iteration), content: json(verdict) });
   if (changed && changed.files.length > 0) effects.push({ type: 'write', path: changedDuringReviewFile(next.iteration), content: changed.patch });
@@ -95,6 +99,7 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
     scale: verdict.scale,
     readiness: verdict.readiness,
     pitfalls: verdict.pitfalls.map((p) => ({ seen: p.seen, file: p.file, category: p.category, description: clip(p.description), rule: clip(p.rule) })),
+    classes: verdict.classes.filter(needsInstruction).map(noteOf),
   };
   next = updateIteration(next, event.now, (it) => ({
     ...it,
@@ -112,9 +117,10 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
     next = { ...next, currentPhase: 'R2' };
     effects.push({ type: 'write', path: findingsFile(next.iteration), content: json(fixerBrief(next, verdict, open)) });
   } else {
-    // Issues counted (an invalid review) but nothing to fix: the next iteration re-reviews.
-    next = advanceIteration(updateIteration(next, event.now, (it) => ({ ...it, r2: { ...it.r2, status: 'skipped' } })), event.now);
-    effects.push({ type: 'mkdir', path: reviewDir(next.iteration) });
+    // Nothing to fix (an invalid review, or a clean one of a tree that changed under it): the next iteration re-reviews.
+    const round = startRound(advanceIteration(updateIteration(next, event.now, (it) => ({ ...it, r2: { ...it.r2, status: 'skipped' } })), event.now), event.patches, null);
+    next = round.state;
+    effects.push({ type: 'mkdir', path: reviewDir(next.iteration) }, ...round.effects);
   }
   effects.push({ type: 'notify', text: msg.notify.verdict(state, verdict, next) });
   return { state: next, effects };
@@ -125,13 +131,26 @@ const clip = (text: string): string => msg.truncate(text, 200);
 const openIssuesOf = (open: MergedFinding[]): State['openIssues'] =>
   open.slice(0, 20).map((f) => ({ severity: f.severity, file: f.file, line: f.line, description: f.description }));
 
-/** What the fixer receives: the merged findings, not the reviewers' instructions (seed 002). */
+/** A class the fixer is told something about: several sites to fix together, or an earlier fix round that left it open. */
+const needsInstruction = (c: FindingClass): boolean => c.fingerprints.length > 1 || c.rung !== 'new';
+const noteOf = (c: FindingClass): ClassNote => ({ id: c.id, category: c.category, fingerprints: c.fingerprints, sites: c.sites, rung: c.rung, attempts: c.attempts.map((a) => a.iteration) });
+
+/** What the fixer receives: the merged findings, grouped by class, not the reviewers' instructions (seed 002, seed 003). */
 function fixerBrief(state: State, verdict: Verdict, open: MergedFinding[]) {
+  const at = (rel: string): string => absolute(state.root, rel);
   return {
     iteration: state.iteration,
     task: state.task,
-    findings: open.map(({ fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters }) => ({
-      fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters,
+    findings: open.map(({ fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters, class: id }) => ({
+      fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters, class: id,
+    })),
+    classes: verdict.classes.filter(needsInstruction).map((c) => ({
+      class: c.id,
+      category: c.category,
+      fingerprints: c.fingerprints,
+      sites: c.sites,
+      instruction: c.rung === 'new' ? 'fix_together' : 'audit_first',
+      attempts: c.attempts.map((a) => ({ ...a, summary: at(fixSummaryFile(a.iteration)), answers: at(fixSummaryJsonFile(a.iteration)), delta: at(fixDeltaFile(a.iteration + 1)) })),
     })),
     knownPitfalls: verdict.pitfalls,
   };

@@ -2,9 +2,8 @@
 import { isFixer, reviewerOf } from '../core/agents';
 import { isActive } from '../core/loop-state';
 import { extractJsonFromMessage } from '../review/reviewer-output';
-import { fixerObservations, readDeclines, readHistory, readSources, reviewFiles } from '../shell/observe';
-import { mayCompleteRound, reviewEndObservation } from '../shell/observe-tree';
-import { snapshotTree } from '../shell/snapshot';
+import { fixerObservations, readDeclines, readFixRounds, readHistory, readSources, readVerdict, reviewFiles } from '../shell/observe';
+import { fixEndObservation, mayCompleteRound, reviewEndObservation } from '../shell/observe-tree';
 import { SubagentStopPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
 
@@ -22,7 +21,7 @@ await runHook({
     return ctx.transact((l) => {
       if (l.kind !== 'ok') return null;
       const n = l.state.iteration;
-      if (fixer) return { kind: 'fixer-stop', sessionId, now: ctx.now, ...fixerObservations(ctx.root, n), tree: snapshotTree(ctx.root) };
+      if (fixer) return { kind: 'fixer-stop', sessionId, now: ctx.now, ...fixerObservations(ctx.root, n), ...fixEndObservation(ctx.root, l.state), verdict: readVerdict(ctx.root, n) };
       const files = reviewFiles(ctx.root, n);
       const message = payload.last_assistant_message ?? null;
       return {
@@ -35,6 +34,7 @@ await runHook({
         sources: readSources(ctx.root, [...Object.values(files), extractJsonFromMessage(message)]),
         history: readHistory(ctx.root, n),
         declines: readDeclines(ctx.root, n),
+        fixes: readFixRounds(ctx.root, n),
         ...(l.state.currentPhase === 'R1' && mayCompleteRound(l.state, reviewer!) ? reviewEndObservation(ctx.root, l.state) : {}),
       };
     });

@@ -36,7 +36,7 @@ export function stateBuilder(overrides: Partial<State> = {}) {
       setLast({
         ...it,
         r1: { ...it.r1, status: 'complete' },
-        verdict: { overall: 'issues_found', total, critical: 1, warning: total - 1, info: 0, open, contested: 0, score: 0.35, scale: 4, readiness: 'NOT_READY', pitfalls: [] },
+        verdict: { overall: 'issues_found', total, critical: 1, warning: total - 1, info: 0, open, contested: 0, score: 0.35, scale: 4, readiness: 'NOT_READY', pitfalls: [], classes: [] },
       });
       state = { ...state, currentPhase: 'R2' };
       api.allReviewers({ status: 'valid', dispatches: 1 });
@@ -93,7 +93,7 @@ export function reviewerStop(reviewer: Reviewer, files: Record<Reviewer, string 
 export const fixerStop = (summary: string | null, summaryJson: string | null, previousSummary: string | null = null): Event => ({
   kind: 'fixer-stop', sessionId: OWNER, now: LATER, summary, summaryJson, previousSummary,
 });
-export const answers = (fps: string[], status = 'fixed') => JSON.stringify({ fixes: fps.map((fingerprint) => ({ fingerprint, status, reason: 'r' })) });
+export const answers = (fps: string[], status = 'fixed') => JSON.stringify({ fixes: fps.map((fingerprint) => ({ fingerprint, status, reason: 'r', ...(status === 'fixed' ? { kind: 'patch' } : {}) })) });
 
 export const stop = (running: string[] = [], sessionId = OWNER): Event => ({ kind: 'stop', sessionId, now: LATER, running, changedFiles: ['src/a.ts'] });
 export const dispatch = (subagentType: string, sessionId = OWNER): Event => ({ kind: 'dispatch', sessionId, now: LATER, subagentType });
