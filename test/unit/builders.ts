@@ -1,9 +1,10 @@
 /** Builders for pure unit tests: states, events and reviewer outputs as plain data. */
 import { REVIEWERS, type Reviewer } from '../../src/core/agents';
+import { newIteration } from '../../src/core/loop-state';
 import { initialState, type Event, type Loaded } from '../../src/core/transition';
 import type { Finding } from '../../src/review/reviewer-output';
 import type { Sources } from '../../src/review/grounding';
-import type { IterationRecord, ReviewerRun, State } from '../../src/state/schema';
+import type { ClassNote, IterationRecord, PatchNote, ReviewerRun, State } from '../../src/state/schema';
 
 export const NOW = '2026-11-30T10:00:00.000Z';
 export const LATER = '2026-11-30T10:05:00.000Z';
@@ -52,6 +53,28 @@ export function stateBuilder(overrides: Partial<State> = {}) {
       setLast({ ...it, trees: { ...it.trees, ...trees } });
       return api;
     },
+    /** Closes this iteration's fix round and opens the next iteration in R1. */
+    nextRound() {
+      const it = lastIt();
+      setLast({ ...it, r2: { ...it.r2, status: 'complete', dispatches: 1 } });
+      state = { ...state, iteration: state.iteration + 1, currentPhase: 'R1', iterations: [...state.iterations, newIteration(state.iteration + 1, NOW)] };
+      return api;
+    },
+    patches(patches: Partial<IterationRecord['patches']>) {
+      const it = lastIt();
+      setLast({ ...it, patches: { ...it.patches, ...patches } });
+      return api;
+    },
+    escalated(escalated: IterationRecord['escalated']) {
+      setLast({ ...lastIt(), escalated });
+      return api;
+    },
+    /** The finding classes of this iteration's verdict (call after inR2). */
+    classes(classes: ClassNote[]) {
+      const it = lastIt();
+      setLast({ ...it, verdict: { ...it.verdict!, classes } });
+      return api;
+    },
     with(patch: Partial<State>) {
       state = { ...state, ...patch };
       return api;
@@ -61,6 +84,8 @@ export function stateBuilder(overrides: Partial<State> = {}) {
   };
   return api;
 }
+
+export const patchNote = (files: string[], truncated = false): PatchNote => ({ count: files.length, files, truncated });
 
 export const finding = (over: Partial<Finding> = {}): Finding => ({
   severity: 'warning',
