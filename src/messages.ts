@@ -101,7 +101,7 @@ function escalationLines(state: State, current: IterationRecord): string[] {
   return [
     `Escalation — for ${agentType('critic')} only: ${at(state, escalationFile(state.iteration))} holds the full history of ${plural(current.escalated.length, 'finding class', 'finding classes')}: ${classes}. ` +
       'The critic reads it and adds to its JSON, for each class, "diagnosis":[{"class":"<id>","rootCause":"<what all the attempts share>","fix":"<the root-level fix>","recommend":"structural|patch"}]. ' +
-      'The loop then stops for the user with the diagnosis.',
+      'The loop stops for the user with the diagnosis when a class is still there or the fixer escalated it.',
   ];
 }
 
@@ -199,7 +199,8 @@ export function patchHeader(kind: 'diff' | 'fix-delta', iteration: number, base:
 export const escalationRequest = (): string =>
   'Each class below came back after the fix rounds listed (or the fixer escalated it: same root cause, no new fix). Read the attempts, their answers, the fix summaries and the fix deltas. ' +
   'What do all these failures share? Recommend a root-level fix or a patch. If a class is still present in the code, report its findings again as issues; ' +
-  'then add to your JSON, for each class, "diagnosis":[{"class":"<id>","rootCause":"…","fix":"…","recommend":"structural|patch"}]. The loop stops for the user with your diagnosis.';
+  'then add to your JSON, for each class, "diagnosis":[{"class":"<id>","rootCause":"…","fix":"…","recommend":"structural|patch"}]. ' +
+  'The loop stops for the user with your diagnosis when a class is still there or the fixer escalated it.';
 
 /** stopDetail of a loop stopped by an escalated class (seed 003): the class, why, and the critic's diagnosis. */
 export function stuckClasses(outcomes: readonly EscalationOutcome[]): string {

@@ -24,11 +24,7 @@ export function escalationAfterFix(state: State, verdict: Verdict | null, answer
   if (reasons.size === 0) return null;
 
   const at = (rel: string): string => absolute(state.root, rel);
-  const attemptFiles = (iteration: number) => ({
-    summary: at(fixSummaryFile(iteration)),
-    answers: at(fixSummaryJsonFile(iteration)),
-    delta: at(fixDeltaFile(iteration + 1)),
-  });
+  const attemptFiles = (iteration: number) => ({ summary: at(fixSummaryFile(iteration)), answers: at(fixSummaryJsonFile(iteration)), delta: at(fixDeltaFile(iteration + 1)) });
   const escalated = [...reasons].map(([id, reason]) => ({ class: id, reason }));
   const classes = escalated.map(({ class: id, reason }) => {
     const members = (verdict?.findings ?? []).filter((f) => f.toFixer && classOf(f) === id);
@@ -48,7 +44,7 @@ export function escalationAfterFix(state: State, verdict: Verdict | null, answer
       reason,
       category: members[0]?.category ?? note?.category ?? '',
       findings: members.map(({ fingerprint, severity, file, line, description, evidence, suggestion, reporters }) => ({ fingerprint, severity, file, line, description, evidence, suggestion, reporters })),
-      attempts: [...earlier, thisRound].map((a, i, all) => ({ ...a, ...attemptFiles(a.iteration), outcome: i < all.length - 1 ? 'still open at the next review' : 'this review decides' })),
+      attempts: [...earlier, thisRound].map((a, i, all) => ({ ...a, files: attemptFiles(a.iteration), outcome: i < all.length - 1 ? 'still open at the next review' : 'this review decides' })),
       pattern: answers?.patterns.find((p) => p.class === id) ?? null,
     };
   });

@@ -118,7 +118,8 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
     effects.push({ type: 'write', path: findingsFile(next.iteration), content: json(fixerBrief(next, verdict, open)) });
   } else {
     // Nothing to fix (an invalid review, or a clean one of a tree that changed under it): the next iteration re-reviews.
-    const round = startRound(advanceIteration(updateIteration(next, event.now, (it) => ({ ...it, r2: { ...it.r2, status: 'skipped' } })), event.now), event.patches, null);
+    const skipped = advanceIteration(updateIteration(next, event.now, (it) => ({ ...it, r2: { ...it.r2, status: 'skipped' } })), event.now);
+    const round = startRound(skipped, { diff: event.patches?.diff ?? null, fixDelta: null }, null);
     next = round.state;
     effects.push({ type: 'mkdir', path: reviewDir(next.iteration) }, ...round.effects);
   }
@@ -150,7 +151,7 @@ function fixerBrief(state: State, verdict: Verdict, open: MergedFinding[]) {
       fingerprints: c.fingerprints,
       sites: c.sites,
       instruction: c.rung === 'new' ? 'fix_together' : 'audit_first',
-      attempts: c.attempts.map((a) => ({ ...a, summary: at(fixSummaryFile(a.iteration)), answers: at(fixSummaryJsonFile(a.iteration)), delta: at(fixDeltaFile(a.iteration + 1)) })),
+      attempts: c.attempts.map((a) => ({ ...a, files: { summary: at(fixSummaryFile(a.iteration)), answers: at(fixSummaryJsonFile(a.iteration)), delta: at(fixDeltaFile(a.iteration + 1)) } })),
     })),
     knownPitfalls: verdict.pitfalls,
   };

@@ -115,7 +115,7 @@ export function reviewerStop(reviewer: Reviewer, files: Record<Reviewer, string 
   return { kind: 'reviewer-stop', sessionId, now: LATER, reviewer, files, message, sources: SOURCES, history: [], declines: {}, ...over };
 }
 
-export const fixerStop = (summary: string | null, summaryJson: string | null, previousSummary: string | null = null): Event => ({
+export const fixerStop = (summary: string | null, summaryJson: string | null, previousSummary: string | null = null): Extract<Event, { kind: 'fixer-stop' }> => ({
   kind: 'fixer-stop', sessionId: OWNER, now: LATER, summary, summaryJson, previousSummary,
 });
 export const answers = (fps: string[], status = 'fixed') => JSON.stringify({ fixes: fps.map((fingerprint) => ({ fingerprint, status, reason: 'r', ...(status === 'fixed' ? { kind: 'patch' } : {}) })) });
