@@ -242,7 +242,7 @@ export const deny = {
     `minions ${state.currentPhase} (${iterationText(state)}): ${type} is not part of this phase. ` +
     (state.currentPhase === 'R1' ? 'Dispatch the five reviewers named in the [PHASE R1] prompt.' : `Dispatch ${FIXER_TYPE}.`),
   stateFile: (): string =>
-    `minions: ${STATE_FILE}, the verdicts and the lock belong to the hooks; they cannot be edited. Use /minions:status to read the loop, /minions:cancel to end it.`,
+    `minions: ${STATE_FILE}, the verdicts, the findings brief, the patches, the escalation file and the lock belong to the hooks; they cannot be edited. Use /minions:status to read the loop, /minions:cancel to end it.`,
   reviewerWrite: (r: Reviewer, own: string, phase: string): string =>
     phase === 'R1'
       ? `minions R1: reviewers are read-only; ${agentType(r)} may write only its own output, ${own}. Report the problem as a finding instead.`

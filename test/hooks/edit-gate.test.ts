@@ -44,7 +44,7 @@ const SUMMARY = '.agents/tmp/phases/review-1/r2-fix-summary.md';
 const ANSWERS = '.agents/tmp/phases/review-1/r2-fix-summary.json';
 
 const REASONS: Record<Exclude<Expect, 'own' | 'pass'>, RegExp> = {
-  'hook-owned': /^minions: \.agents\/tmp\/state\.json, the verdicts and the lock belong to the hooks; they cannot be edited\./,
+  'hook-owned': /^minions: \.agents\/tmp\/state\.json, the verdicts, the findings brief, the patches, the escalation file and the lock belong to the hooks; they cannot be edited\./,
   reviewer: /^minions R[12]: (reviewers are read-only; minions:[a-z-]+ may write only its own output, \/\S+\/\.agents\/tmp\/phases\/review-1\/r1-[a-z-]+\.json\.|reviews are over for this iteration; minions:[a-z-]+ may not write files\.)/,
   fixer: /^minions R[12]: (the fixer runs only in R2\.|the fixer may edit project files outside \.agents\/ and its summar(y|ies) \/\S+\/\.agents\/tmp\/phases\/review-1\/r2-fix-summary\.md)/,
   orchestrator: /^minions R[12] \(Iteration 1\/3\): while the review loop runs, project files are changed only by minions:review-fixer in R2\./,
