@@ -195,6 +195,9 @@ export function patchHeader(kind: 'diff' | 'fix-delta', iteration: number, base:
   return `${header.join('\n')}\n`;
 }
 
+/** What became of each attempt in escalation.json: the last one is judged by the review the critic is part of. */
+export const attemptOutcome = { open: 'still open at the next review', pending: 'this review decides' } as const;
+
 /** The request in escalation.json: seed 003's structural diagnosis. */
 export const escalationRequest = (): string =>
   'Each class below came back after the fix rounds listed (or the fixer escalated it: same root cause, no new fix). Read the attempts, their answers, the fix summaries and the fix deltas. ' +

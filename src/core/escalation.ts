@@ -44,7 +44,7 @@ export function escalationAfterFix(state: State, verdict: Verdict | null, answer
       reason,
       category: members[0]?.category ?? note?.category ?? '',
       findings: members.map(({ fingerprint, severity, file, line, description, evidence, suggestion, reporters }) => ({ fingerprint, severity, file, line, description, evidence, suggestion, reporters })),
-      attempts: [...earlier, thisRound].map((a, i, all) => ({ ...a, files: attemptFiles(a.iteration), outcome: i < all.length - 1 ? 'still open at the next review' : 'this review decides' })),
+      attempts: [...earlier, thisRound].map((a, i, all) => ({ ...a, files: attemptFiles(a.iteration), outcome: i < all.length - 1 ? msg.attemptOutcome.open : msg.attemptOutcome.pending })),
       pattern: answers?.patterns.find((p) => p.class === id) ?? null,
     };
   });
