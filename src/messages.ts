@@ -1,9 +1,22 @@
 /** Every model-facing and user-facing text of the plugin. */
 import { FIXER_TYPE, REVIEWERS, agentType, type Reviewer } from './core/agents';
-import { changedDuringReviewFile, findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewDir, reviewerFile, verdictFile, STATE_FILE } from './state/paths';
-import type { Counts, PitfallNote, State, VerdictSummary } from './state/schema';
+import {
+  absolute,
+  changedDuringReviewFile,
+  diffFile,
+  escalationFile,
+  findingsFile,
+  fixDeltaFile,
+  fixSummaryFile,
+  fixSummaryJsonFile,
+  reviewDir,
+  reviewerFile,
+  verdictFile,
+  STATE_FILE,
+} from './state/paths';
+import type { Counts, IterationRecord, PatchNote, PitfallNote, State, VerdictSummary } from './state/schema';
 import type { Severity } from './review/reviewer-output';
-import type { Verdict } from './review/verdict-schema';
+import type { EscalationOutcome, EscalationReason, Verdict } from './review/verdict-schema';
 import type { OpaqueReason } from './core/shell/effects';
 import { sanitize } from './core/sanitize';
 import type { Tamper } from './core/events';
@@ -15,7 +28,7 @@ export const MAX_TASK_IN_PROMPT = 2000;
 
 export const USAGE = 'Usage: /minions:review [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--force] [--] <what to review>';
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+const plural = (n: number, word: string, many = `${word}s`): string => `${n} ${n === 1 ? word : many}`;
 export const countsText = (c: Counts): string =>
   (['critical', 'warning', 'info'] as const)
     .filter((k) => c[k] > 0)
@@ -35,51 +48,115 @@ function changedFilesText(files: readonly string[], base: string | null): string
 
 export function r1Prompt(state: State, changedFiles: readonly string[], missing: readonly Reviewer[] = REVIEWERS): string {
   const n = state.iteration;
-  const lines = [`[PHASE R1] minions review — ${iterationText(state)}`, `Task: ${truncate(state.task, MAX_TASK_IN_PROMPT)}`, ...rootLine(state), changedFilesText(changedFiles, state.base)];
+  const current = state.iterations[state.iterations.length - 1]!;
   const previous = n > 1 ? state.iterations[state.iterations.length - 2] : undefined;
-  if (n > 1) {
-    lines.push(
-      `Previous round — verify it first: reviews ${reviewDir(n - 1)}/r1-*.json, findings sent to the fixer ${findingsFile(n - 1)} (each has a fingerprint), ` +
-        `the fixer's answers ${fixSummaryJsonFile(n - 1)} (declines carry a reason) and ${fixSummaryFile(n - 1)}. ` +
-        'A reviewer may answer for each earlier finding in its JSON: "previous":[{"fingerprint":"…","status":"FIXED|PARTIAL|NOT_FIXED"}].',
-    );
-  }
+  const lines = [`[PHASE R1] minions review — ${iterationText(state)}`, `Task: ${truncate(state.task, MAX_TASK_IN_PROMPT)}`, ...rootLine(state), changedFilesText(changedFiles, state.base), changeLine(state, current)];
+  if (previous) lines.push(...reReviewLines(state, previous, current));
   lines.push(...pitfallLines(previous?.verdict?.pitfalls ?? []));
+  lines.push(...escalationLines(state, current));
   lines.push('');
   lines.push(
     missing.length === REVIEWERS.length
       ? 'Dispatch all five reviewers now in ONE message: one Agent call each, subagent_type as named, run_in_background: false.'
       : `Still missing ${missing.length} of ${REVIEWERS.length} reviews. Dispatch only these now, in ONE message, run_in_background: false:`,
   );
-  for (const r of missing) lines.push(`- ${agentType(r)} → ${reviewerFile(n, r)}`);
+  for (const r of missing) lines.push(`- ${agentType(r)} → ${at(state, reviewerFile(n, r))}`);
   lines.push(
-    'Give each reviewer: the task, the changed files' + (n > 1 ? ', the previous-round paths and known pitfalls' : '') + ', and "Write your JSON findings to <its path>".',
+    'Give each reviewer the lines above from "Task:" on, with every path exactly as written (reviewers read them with the Read tool), ' +
+      `and "Write your JSON findings to <its path>".${current.escalated.length > 0 ? ` The escalation file goes to ${agentType('critic')} only.` : ''}`,
     'Then end your turn. The hooks validate the reviews, write the verdict and give you the next step. Do not review, fix or edit files yourself.',
   );
   return lines.join('\n');
 }
 
+/** Where the reviewers see the change: diff.patch, or why there is none. */
+function changeLine(state: State, current: IterationRecord): string {
+  const diff = current.patches.diff;
+  if (!diff) return 'No diff is available (no git snapshot of the project): review the changed files listed above.';
+  const from = state.base ? `the loop's base ${state.base.slice(0, 12)}` : 'an empty repository';
+  return `The change under review, from ${from} to the tree this review starts from (untracked files included): ${at(state, diffFile(state.iteration))} (${patchSize(diff)}).`;
+}
+
+/** A re-review checks the previous findings and the fixer's change first. */
+function reReviewLines(state: State, previous: IterationRecord, current: IterationRecord): string[] {
+  const n = state.iteration;
+  const lines: string[] = [];
+  if (previous.changedDuringReview.length > 0) lines.push(`The project changed while review ${n - 1} ran: ${at(state, changedDuringReviewFile(n - 1))}.`);
+  if (previous.r2.status === 'skipped') return [...lines, `No fix round ran after review ${n - 1}: it sent no finding to the fixer.`];
+  const delta = current.patches.fixDelta;
+  const deltaText = delta
+    ? `what the fixer changed in round ${n - 1}, ${at(state, fixDeltaFile(n))} (${patchSize(delta)}; fixes introduce regressions)`
+    : `the fixer's summary (no snapshot of its change is available)`;
+  return [
+    ...lines,
+    `Previous round — verify it first: ${deltaText}; the findings it was given, ${at(state, findingsFile(n - 1))} (each has a fingerprint); ` +
+      `its answers ${at(state, fixSummaryJsonFile(n - 1))} (declines carry a reason) and ${at(state, fixSummaryFile(n - 1))}. ` +
+      'A reviewer may answer for each earlier finding in its JSON: "previous":[{"fingerprint":"…","status":"FIXED|PARTIAL|NOT_FIXED"}].',
+  ];
+}
+
+const patchSize = (p: PatchNote): string =>
+  p.count === 0 ? 'no changes' : `${plural(p.count, 'file')}: ${p.files.slice(0, 8).join(', ')}${p.count > 8 ? ', …' : ''}${p.truncated ? '; cut at the size limit, its header lists every file' : ''}`;
+
+/** Seed 003, round 3 or an escalate answer: the critic is given the class's history and asked for a structural diagnosis. */
+function escalationLines(state: State, current: IterationRecord): string[] {
+  if (current.escalated.length === 0) return [];
+  const why = (reason: EscalationReason): string => (reason === 'fixer_escalated' ? 'the fixer escalated' : 'two fix rounds did not remove');
+  const classes = current.escalated.map((e) => `${e.class} (${why(e.reason)})`).join(', ');
+  return [
+    `Escalation — for ${agentType('critic')} only: ${at(state, escalationFile(state.iteration))} holds the full history of ${plural(current.escalated.length, 'finding class', 'finding classes')}: ${classes}. ` +
+      'The critic reads it and adds to its JSON, for each class, "diagnosis":[{"class":"<id>","rootCause":"<what all the attempts share>","fix":"<the root-level fix>","recommend":"structural|patch"}]. ' +
+      'The loop stops for the user with the diagnosis when a class is still there or the fixer escalated it.',
+  ];
+}
+
 export function r2Prompt(state: State, verdict: VerdictSummary): string {
   const n = state.iteration;
+  const grouped = verdict.classes.filter((c) => c.fingerprints.length > 1 && c.rung === 'new');
+  const audited = verdict.classes.filter((c) => c.rung !== 'new');
+  const classLines = [
+    ...(grouped.length > 0
+      ? [
+          `Findings of one class (one defect pattern at several sites) are grouped under "classes" in the findings file: fix each class together, in one change that covers every site ` +
+            `(${grouped.map((c) => `${c.id}: ${c.sites.join(', ')}`).join('; ')}).`,
+        ]
+      : []),
+    ...audited.map(
+      (c) =>
+        `Audit first — class ${c.id} (${c.category}: ${c.sites.join(', ')}) is back after fix round${c.attempts.length === 1 ? '' : 's'} ${c.attempts.join(', ')}: ` +
+        'scan every similar site in the project in one pass; report the pattern before patching ' +
+        `("patterns" in the answers: {"class":"${c.id}","pattern":"…","sites":["file:line", …]}); read the earlier attempts and their outcomes first: ` +
+        `${c.attempts.map((a) => [fixSummaryFile(a), fixSummaryJsonFile(a), fixDeltaFile(a + 1)].map((p) => at(state, p)).join(', ')).join('; ')}. ` +
+        'Never repeat a fix already tried; with no new fix, answer "escalate" with the reason.',
+    ),
+  ];
   return [
     `[PHASE R2] minions review — ${iterationText(state)}`,
     `Task: ${truncate(state.task, MAX_TASK_IN_PROMPT)}`,
     ...rootLine(state),
-    `The review found ${plural(verdict.total, 'finding')} to fix (${countsText(verdict)}); score ${verdict.score.toFixed(2)}, ${verdict.scale}/10 ${verdict.readiness.replace('_', ' ')}. Verdict: ${verdictFile(n)}`,
-    `Merged from the five reviews (the fixer needs only the findings file): ${REVIEWERS.map((r) => reviewerFile(n, r)).join(', ')}`,
+    `The review found ${plural(verdict.total, 'finding')} to fix (${countsText(verdict)}); score ${verdict.score.toFixed(2)}, ${verdict.scale}/10 ${verdict.readiness.replace('_', ' ')}. Verdict: ${at(state, verdictFile(n))}`,
+    `Merged from the five reviews (the fixer is given only the findings file, not these): ${REVIEWERS.map((r) => at(state, reviewerFile(n, r))).join(', ')}`,
     ...pitfallLines(verdict.pitfalls),
     '',
     'Dispatch the fixer now, once: one Agent call, run_in_background: false.',
-    `- ${FIXER_TYPE} → ${fixSummaryFile(n)}`,
-    `Give it: the task, "Fix every finding, at every severity, in ${findingsFile(n)} (merged and checked against the code; each has a fingerprint).",`,
-    `"Write your fix summary to ${fixSummaryFile(n)} and your answer per finding to ${fixSummaryJsonFile(n)}: ` +
-      '{\"fixes\":[{\"fingerprint\":\"…\",\"status\":\"fixed|declined|could_not_fix\",\"reason\":\"…\"}]}" (a reason is required unless fixed).',
+    `- ${FIXER_TYPE} → ${at(state, fixSummaryFile(n))}`,
+    `Give it: the task, "Fix every finding, at every severity, in ${at(state, findingsFile(n))} (merged and checked against the code; each has a fingerprint and a class).",` +
+      (classLines.length > 0 ? ' the class lines below,' : ''),
+    `"Write your fix summary to ${at(state, fixSummaryFile(n))} and your answer per finding to ${at(state, fixSummaryJsonFile(n))}: ` +
+      `${FIX_ANSWER_EXAMPLE}" (${FIX_ANSWER_RULES}).`,
+    ...classLines,
     'Then end your turn. Do not fix or edit files yourself.',
   ].join('\n');
 }
 
-/** Paths in the prompts are relative to the project; the Write tool wants them absolute. */
-const rootLine = (state: State): string[] => (state.root ? [`Project root: ${state.root} (paths below are relative to it; give agents absolute paths)`] : []);
+const FIX_ANSWER_EXAMPLE = '{"fixes":[{"fingerprint":"…","status":"fixed|declined|could_not_fix|escalate","kind":"patch|structural","reason":"…"}]}';
+const FIX_ANSWER_RULES =
+  'every fixed entry says its kind: patch = a local change at that site, structural = removes the cause for the whole class; a reason for anything not fixed; ' +
+  'escalate = the same root cause as an earlier attempt and no new fix';
+
+/** The prompts name absolute paths: agents pass them to the Write tool, which wants them absolute. */
+const rootLine = (state: State): string[] => (state.root ? [`Project root: ${state.root} (every path below is absolute: pass them on exactly as written)`] : []);
+const at = (state: Pick<State, 'root'>, rel: string): string => absolute(state.root, rel);
 
 /** Seed 000's pattern memory, as a prompt section. */
 function pitfallLines(pitfalls: readonly PitfallNote[]): string[] {
@@ -104,8 +181,52 @@ export const reviewerUngrounded = (path: string, problems: readonly string[]): s
   'If they are right as written, end your turn; they will be reported as ungrounded.';
 
 export const fixerSummaryProblems = (md: string, json: string, problems: readonly string[]): string =>
-  `Your fix summary is not complete: ${problems.slice(0, 20).map((p) => truncate(p, 300)).join('; ')}. Write ${md} (one line per finding: [fixed], [could not fix] or [declined] with the reason, then the tests you ran) ` +
-  `and ${json}: {"fixes":[{"fingerprint":"<from r2-findings.json>","status":"fixed|declined|could_not_fix","reason":"…"}]}, one entry per finding.`;
+  `Your fix summary is not complete: ${problems.slice(0, 20).map((p) => truncate(p, 300)).join('; ')}. Write ${md} (one line per finding: [fixed], [could not fix], [declined] or [escalate] with the reason, then the tests you ran) ` +
+  `and ${json}: {"fixes":[{"fingerprint":"<from r2-findings.json>","status":"fixed|declined|could_not_fix|escalate","kind":"patch|structural","reason":"…"}],` +
+  `"patterns":[{"class":"<an audit-first class>","pattern":"…","sites":["file:line"]}]}, one entry per finding (${FIX_ANSWER_RULES}).`;
+
+// ── Model-facing: the files the hooks write for a round ─────────────────────────
+
+/** The header of diff.patch and fix-delta.patch: what the patch is, how big, and every file when it was cut. */
+export function patchHeader(kind: 'diff' | 'fix-delta', iteration: number, base: string | null, patch: { files: readonly string[]; truncated: boolean; limit: number; text: string }): string {
+  const what =
+    kind === 'diff'
+      ? `the change under review in iteration ${iteration}: ${base ? `the loop's base ${base.slice(0, 12)}` : 'an empty repository'} → the tree this review starts from, untracked files included.`
+      : `what the fixer changed in round ${iteration - 1}: the tree review ${iteration - 1} ended on → the tree the fixer left.`;
+  const lines = patch.text === '' ? 0 : patch.text.split('\n').length - 1;
+  const header = [`# minions: ${what}`, `# ${plural(patch.files.length, 'file')} changed, ${plural(lines, 'patch line')}. Binary files are named, not shown. Read a long patch in parts (Read with offset and limit).`];
+  if (patch.truncated) header.push(`# Cut at ${Math.round(patch.limit / 1024)} KiB: the patch below stops early. Every changed file:`, ...patch.files.map((f) => `#   ${f}`));
+  if (patch.files.length === 0) header.push('# No changes.');
+  return `${header.join('\n')}\n`;
+}
+
+/** What became of each attempt in escalation.json: the last one is judged by the review the critic is part of. */
+export const attemptOutcome = { open: 'still open at the next review', pending: 'this review decides' } as const;
+
+/** The request in escalation.json: seed 003's structural diagnosis. */
+export const escalationRequest = (): string =>
+  'Each class below came back after the fix rounds listed (or the fixer escalated it: same root cause, no new fix). Read the attempts, their answers, the fix summaries and the fix deltas. ' +
+  'What do all these failures share? Recommend a root-level fix or a patch. If a class is still present in the code, report its findings again as issues; ' +
+  'then add to your JSON, for each class, "diagnosis":[{"class":"<id>","rootCause":"…","fix":"…","recommend":"structural|patch"}]. ' +
+  'The loop stops for the user with your diagnosis when a class is still there or the fixer escalated it.';
+
+/** stopDetail of a loop stopped by an escalated class (seed 003): the class, why, and the critic's diagnosis. */
+export function stuckClasses(outcomes: readonly EscalationOutcome[]): string {
+  return outcomes
+    .map((o) => {
+      const what = `finding class ${o.class} (${o.category || 'finding'}: ${o.sites.slice(0, 4).join(', ')}${o.sites.length > 4 ? ', …' : ''})`;
+      const rounds = `fix round${o.attempts.length === 1 ? '' : 's'} ${o.attempts.join(' and ') || '?'}`;
+      const why =
+        o.reason === 'fixer_escalated'
+          ? `the fixer escalated ${what} in ${rounds}${o.fixerReason ? ` ("${truncate(o.fixerReason, 160)}")` : ''}${o.open ? '' : '; the review no longer reports it, but nothing fixed it'}`
+          : `${what} is still open after ${rounds}`;
+      const diagnosis = o.diagnosis
+        ? `structural diagnosis (critic): ${truncate(o.diagnosis.rootCause, 300)} — recommended ${o.diagnosis.recommend} fix: ${truncate(o.diagnosis.fix, 300)}`
+        : 'the critic gave no structural diagnosis';
+      return `${why}; ${diagnosis}`;
+    })
+    .join(' | ');
+}
 
 // ── Gate refusals: each says the phase and what is expected ─────────────────────
 
@@ -129,7 +250,7 @@ export const deny = {
     `minions ${state.currentPhase} (${iterationText(state)}): ${truncate(type, 100)} is not part of this phase. ` +
     (state.currentPhase === 'R1' ? 'Dispatch the five reviewers named in the [PHASE R1] prompt.' : `Dispatch ${FIXER_TYPE}.`),
   stateFile: (): string =>
-    `minions: ${STATE_FILE}, the verdicts and the lock belong to the hooks; they cannot be edited. Use /minions:status to read the loop, /minions:cancel to end it.`,
+    `minions: ${STATE_FILE}, the verdicts, the findings brief, the patches, the escalation file and the lock belong to the hooks; they cannot be edited. Use /minions:status to read the loop, /minions:cancel to end it.`,
   reviewerWrite: (r: Reviewer, own: string, phase: string): string =>
     phase === 'R1'
       ? `minions R1: reviewers are read-only; ${agentType(r)} may write only its own output, ${own}. Report the problem as a finding instead.`
@@ -211,6 +332,10 @@ export const notify = {
   },
   fixDone: (prev: number, state: State, summary: string): string =>
     `${PREFIX} fix round ${prev} done (${summary}) → R1, ${iterationText(state)}`,
+  escalated: (state: State, escalated: readonly { class: string; reason: EscalationReason }[]): string =>
+    `${PREFIX} ${escalated.map((e) => `finding class ${e.class} ${e.reason === 'fixer_escalated' ? 'escalated by the fixer' : 'back after two fix rounds'}`).join(', ')} → ` +
+    `the critic of review ${state.iteration} gives a structural diagnosis; ` +
+    (escalated.some((e) => e.reason === 'fixer_escalated') ? 'then the loop stops for you' : 'the loop stops for you if it is still there'),
   fixRepeated: (prev: number, state: State): string => `${PREFIX} fix round ${prev} repeated the previous one → STOPPED (${stopReasonText(state.stopReason)})`,
   fixNoSummary: (prev: number, state: State): string =>
     `${PREFIX} fix round ${prev} ended without a summary → R1, ${iterationText(state)} re-reviews the code as it is`,

@@ -1,6 +1,7 @@
 /** The core's vocabulary: what the shell observed (events), what it must do (effects), what it loaded. */
 import type { Reviewer } from './agents';
 import type { Command } from './args';
+import type { FixRound } from '../review/classes';
 import type { Sources } from '../review/grounding';
 import type { Verdict } from '../review/verdict-schema';
 import type { State } from '../state/schema';
@@ -50,12 +51,31 @@ export interface Outcome {
   effects: Effect[];
 }
 
+/** A patch between two project trees, as the shell made it (src/shell/snapshot.ts diffTrees). */
+export interface PatchText {
+  text: string;
+  /** True when cut at `limit` bytes; `files` always lists every changed path. */
+  truncated: boolean;
+  files: string[];
+  limit: number;
+}
+
+/**
+ * The patches a review round starts with, from the snapshots: the change against the loop's base
+ * (diff.patch) and, from iteration 2, what the fixer changed in the round before (fix-delta.patch).
+ * null: no snapshot to make it from (outside git, or git failed).
+ */
+export interface RoundPatches {
+  diff: PatchText | null;
+  fixDelta: PatchText | null;
+}
+
 interface Base {
   sessionId: string;
   now: string;
 }
 export type Event =
-  | (Base & { kind: 'command'; command: Command; head: string | null; changedFiles: string[]; root?: string | null; tree?: string | null })
+  | (Base & { kind: 'command'; command: Command; head: string | null; changedFiles: string[]; root?: string | null; tree?: string | null; patches?: RoundPatches })
   | (Base & { kind: 'prompt'; changedFiles: string[] })
   | (Base & { kind: 'dispatch'; /** null: an Agent call without subagent_type (a general-purpose agent). */ subagentType: string | null })
   | (Base & {
@@ -80,14 +100,28 @@ export type Event =
       history: Verdict[];
       /** How often the fixer declined each fingerprint in earlier rounds. */
       declines: Record<string, number>;
+      /** The fixer's answers of earlier rounds, oldest first. */
+      fixes?: FixRound[];
       /** The project's tree now, and what changed since the round's reviewStart tree (project files only). */
       tree?: string | null;
       changedDuringReview?: { files: string[]; patch: string } | null;
+      /** Taken with the tree: the next round's diff.patch, should this round go straight to another review. */
+      patches?: RoundPatches;
+    })
+  | (Base & {
+      kind: 'fixer-stop';
+      summary: string | null;
+      summaryJson: string | null;
+      previousSummary: string | null;
+      tree?: string | null;
+      /** The next round's patches: the change against the base as the fixer left it, and the fixer's own change. */
+      patches?: RoundPatches;
+      /** This round's verdict (its finding classes and their history); null when unreadable. */
+      verdict?: Verdict | null;
     })
   /** The lock's previous holder died while aggregating (r1.aggregation was still set). */
   | (Base & { kind: 'aggregation-died' })
   /** The loaded state (or another hook-owned file) is not what the hooks wrote. */
   | (Base & { kind: 'tampered'; problems: Tamper[] })
-  | (Base & { kind: 'fixer-stop'; summary: string | null; summaryJson: string | null; previousSummary: string | null; tree?: string | null })
   | (Base & { kind: 'stop'; running: string[]; changedFiles: string[] });
 

@@ -1,12 +1,14 @@
 /** SubagentStop of the fixer: check its summaries, detect a fixpoint, start the next review. */
+import { escalationAfterFix } from './escalation';
 import type { Effect, Event, Outcome } from './events';
 import { MAX_OUTPUT_FAILURES, advanceIteration, currentIteration, updateIteration } from './loop-state';
+import { startRound } from './round-start';
 import { describeZodError } from '../review/reviewer-output';
 import { similarity } from '../review/simhash';
 import { FixSummary } from '../review/verdict-schema';
 import * as msg from '../messages';
 import type { State } from '../state/schema';
-import { fixSummaryFile, fixSummaryJsonFile, reviewDir } from '../state/paths';
+import { absolute, fixSummaryFile, fixSummaryJsonFile, reviewDir } from '../state/paths';
 
 export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-stop' }>): Outcome {
   if (state.currentPhase !== 'R2') return { state, effects: [] };
@@ -16,14 +18,15 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
   const hasSummary = (event.summary ?? '').trim().length > 0;
   const problems: string[] = [];
   if (!hasSummary) problems.push(`${fixSummaryFile(n)} is missing or empty`);
-  const answers = checkFixAnswers(event.summaryJson, current.verdict?.open ?? []);
+  const audited = (current.verdict?.classes ?? []).filter((c) => c.rung === 'audit').map((c) => c.id);
+  const answers = checkFixAnswers(event.summaryJson, current.verdict?.open ?? [], audited);
   if (answers.error) problems.push(answers.error);
   if (problems.length > 0) {
     const failures = current.r2.failures + 1;
     if (failures < MAX_OUTPUT_FAILURES) {
       return {
         state: updateIteration(state, event.now, (it) => ({ ...it, r2: { ...it.r2, failures } })),
-        effects: [{ type: 'block', reason: msg.fixerSummaryProblems(fixSummaryFile(n), fixSummaryJsonFile(n), problems) }],
+        effects: [{ type: 'block', reason: msg.fixerSummaryProblems(absolute(state.root, fixSummaryFile(n)), absolute(state.root, fixSummaryJsonFile(n)), problems) }],
       };
     }
   }
@@ -38,12 +41,15 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
     ...(event.summary !== null ? [{ type: 'pin' as const, path: fixSummaryFile(n), content: event.summary }] : []),
     ...(event.summaryJson !== null ? [{ type: 'pin' as const, path: fixSummaryJsonFile(n), content: event.summaryJson }] : []),
   ];
+  const escalation = escalationAfterFix(finished, event.verdict ?? null, answers.summary);
 
   // Seed 000's fixpoint: two consecutive fix summaries that say the same thing about the same findings
   // end the loop. Rounds that fixed different findings may read alike without repeating anything.
+  // An escalate answer goes to the critic instead (seed 003).
   const before = state.iterations[state.iterations.length - 2]?.verdict?.open ?? [];
   const sameFindings = (current.verdict?.open ?? []).some((fp) => before.includes(fp));
-  if (hasSummary && sameFindings && event.previousSummary && similarity(event.summary!, event.previousSummary) >= state.rules.similarity) {
+  const fixerEscalated = escalation?.escalated.some((e) => e.reason === 'fixer_escalated') ?? false;
+  if (hasSummary && sameFindings && !fixerEscalated && event.previousSummary && similarity(event.summary!, event.previousSummary) >= state.rules.similarity) {
     const percent = Math.round(similarity(event.summary!, event.previousSummary) * 100);
     const stopped: State = {
       ...finished,
@@ -55,19 +61,22 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
     };
     return { state: stopped, effects: [...pins, { type: 'notify', text: msg.notify.fixRepeated(n, stopped) }] };
   }
-  const next = advanceIteration(finished, event.now);
+  const round = startRound(advanceIteration(finished, event.now), event.patches, escalation);
+  const next = round.state;
   return {
     state: next,
     effects: [
       ...pins,
       { type: 'mkdir', path: reviewDir(next.iteration) },
+      ...round.effects,
       { type: 'notify', text: tally ? msg.notify.fixDone(n, next, tally) : msg.notify.fixNoSummary(n, next) },
+      ...(escalation ? [{ type: 'notify' as const, text: msg.notify.escalated(next, escalation.escalated) }] : []),
     ],
   };
 }
 
-/** The machine-readable answers: valid JSON, every open fingerprint answered, reasons for declines. */
-function checkFixAnswers(text: string | null, open: readonly string[]): { error: string | null; summary: FixSummary | null } {
+/** The machine-readable answers: valid JSON, every open fingerprint answered, reasons for declines, a pattern per audit-first class. */
+function checkFixAnswers(text: string | null, open: readonly string[], audited: readonly string[]): { error: string | null; summary: FixSummary | null } {
   if (text === null || text.trim() === '') return { error: 'the per-finding answers (r2-fix-summary.json) are missing', summary: null };
   let data: unknown;
   try {
@@ -80,13 +89,22 @@ function checkFixAnswers(text: string | null, open: readonly string[]): { error:
   const answered = new Set(parsed.data.fixes.map((f) => f.fingerprint));
   const missing = open.filter((fp) => !answered.has(fp));
   if (missing.length > 0) return { error: `r2-fix-summary.json has no answer for ${missing.join(', ')}`, summary: parsed.data };
+  const unreported = audited.filter((id) => !parsed.data.patterns.some((p) => p.class === id));
+  if (unreported.length > 0) {
+    return { error: `r2-fix-summary.json has no "patterns" entry for the audit-first class${unreported.length === 1 ? '' : 'es'} ${unreported.join(', ')}`, summary: parsed.data };
+  }
   return { error: null, summary: parsed.data };
 }
 
 function summaryTally(summary: string, answers: FixSummary | null): string {
   if (answers && answers.fixes.length > 0) {
     const count = (status: string): number => answers.fixes.filter((f) => f.status === status).length;
-    return [`${count('fixed')} fixed`, count('could_not_fix') ? `${count('could_not_fix')} could not fix` : '', count('declined') ? `${count('declined')} declined` : '']
+    return [
+      `${count('fixed')} fixed`,
+      count('could_not_fix') ? `${count('could_not_fix')} could not fix` : '',
+      count('declined') ? `${count('declined')} declined` : '',
+      count('escalate') ? `${count('escalate')} escalated` : '',
+    ]
       .filter(Boolean)
       .join(', ');
   }

@@ -6,7 +6,7 @@ import type { ShellEffect } from './shell/effects';
 import { segmentsOf, touches, type Place } from './shell/touches';
 import * as msg from '../messages';
 import type { State } from '../state/schema';
-import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile } from '../state/paths';
+import { ARCHIVE_DIR, HOOK_ROUND_FILES, LOCK_FILE, PHASES_DIR, STATE_FILE, absolute, findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile } from '../state/paths';
 
 export type GateDecision = { allow: true } | { allow: false; reason: string };
 const ALLOW: GateDecision = { allow: true };
@@ -28,7 +28,7 @@ export function isHookOwned(rel: string): boolean {
     rel.startsWith(`${ARCHIVE_DIR}/`) ||
     rel === ARCHIVE_DIR ||
     rel === `${PHASES_DIR}/run.json` ||
-    (rel.startsWith(`${PHASES_DIR}/`) && (rel.endsWith('/r1-verdict.json') || rel.endsWith('/r2-findings.json')))
+    (rel.startsWith(`${PHASES_DIR}/`) && HOOK_ROUND_FILES.some((name) => rel.endsWith(`/${name}`)))
   );
 }
 
@@ -50,14 +50,15 @@ export function editGate(state: State | null, sessionId: string, agentType: stri
   const reviewer = reviewerOf(agentType);
   if (reviewer) {
     const own = reviewerFile(state.iteration, reviewer);
-    return phase === 'R1' && target.rel === own ? { kind: 'allow', reason: msg.allow.ownReview(reviewer, own) } : refuse(msg.deny.reviewerWrite(reviewer, own, phase));
+    return phase === 'R1' && target.rel === own ? { kind: 'allow', reason: msg.allow.ownReview(reviewer, own) } : refuse(msg.deny.reviewerWrite(reviewer, absolute(state.root, own), phase));
   }
   if (isFixer(agentType)) {
     const summary = fixSummaryFile(state.iteration);
-    if (phase !== 'R2') return refuse(msg.deny.fixerWrite(phase, summary));
+    const shown = absolute(state.root, summary);
+    if (phase !== 'R2') return refuse(msg.deny.fixerWrite(phase, shown));
     if (target.rel === summary || target.rel === fixSummaryJsonFile(state.iteration)) return { kind: 'allow', reason: msg.allow.fixSummary(target.rel) };
     const underAgents = target.rel === '.agents' || target.rel.startsWith('.agents/');
-    return underAgents ? refuse(msg.deny.fixerWrite(phase, summary)) : PASS;
+    return underAgents ? refuse(msg.deny.fixerWrite(phase, shown)) : PASS;
   }
   return refuse(msg.deny.orchestratorWrite(state));
 }

@@ -25,6 +25,8 @@ export function newIteration(iteration: number, now: string, reviewStart: string
     verdict: null,
     trees: { reviewStart, reviewEnd: null, fixEnd: null },
     changedDuringReview: [],
+    patches: { diff: null, fixDelta: null },
+    escalated: [],
   };
 }
 

@@ -7,7 +7,7 @@ import { extractJsonFromMessage, parseReview } from '../review/reviewer-output';
 import * as msg from '../messages';
 import { sha256 } from '../state/digest';
 import type { ReviewerRun, State } from '../state/schema';
-import { reviewerFile } from '../state/paths';
+import { absolute, reviewerFile } from '../state/paths';
 
 export function onReviewerStop(state: State, event: Extract<Event, { kind: 'reviewer-stop' }>): Outcome {
   const { reviewer } = event;
@@ -18,6 +18,7 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
   if (run.status === 'valid' || run.status === 'invalid' || run.dispatches === 0) return { state, effects: [] };
 
   const path = reviewerFile(state.iteration, reviewer);
+  const shown = absolute(state.root, path);
   const fileText = event.file;
   const fromFile = fileText === null ? null : parseReview(fileText);
   const messageJson = fromFile?.ok ? null : extractJsonFromMessage(event.message);
@@ -37,7 +38,7 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
     });
     if (!run.groundingWarned && ungrounded.length > 0 && ungrounded.length * 2 > accepted.issues.length) {
       const next = setReviewer(state, event.now, reviewer, { ...run, groundingWarned: true });
-      return { state: next, effects: [{ type: 'block', reason: msg.reviewerUngrounded(path, ungrounded) }] };
+      return { state: next, effects: [{ type: 'block', reason: msg.reviewerUngrounded(shown, ungrounded) }] };
     }
     if (!fromFile?.ok && messageJson !== null) {
       const pretty = json(JSON.parse(messageJson));
@@ -51,7 +52,7 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
     const failures = run.failures + 1;
     if (failures < MAX_OUTPUT_FAILURES) {
       const next = setReviewer(state, event.now, reviewer, { ...run, failures, error: error ?? 'no output' });
-      return { state: next, effects: [{ type: 'block', reason: error ? msg.reviewerInvalid(path, error) : msg.reviewerMissing(path) }] };
+      return { state: next, effects: [{ type: 'block', reason: error ? msg.reviewerInvalid(shown, error) : msg.reviewerMissing(shown) }] };
     }
     recorded = { ...run, status: 'invalid', failures, error: error ?? 'no output', counts: null, frozen: sha256(frozenText) };
   }

@@ -7,11 +7,12 @@
 import { REVIEWERS } from './agents';
 import type { Effect, Event, Outcome } from './events';
 import { advanceIteration, currentIteration, json, updateIteration } from './loop-state';
+import { startRound } from './round-start';
 import { aggregateRound } from '../review/aggregate';
-import type { MergedFinding, Verdict } from '../review/verdict-schema';
+import type { FindingClass, MergedFinding, Verdict } from '../review/verdict-schema';
 import * as msg from '../messages';
-import type { State } from '../state/schema';
-import { changedDuringReviewFile, findingsFile, reviewDir, verdictFile } from '../state/paths';
+import type { ClassNote, State } from '../state/schema';
+import { absolute, changedDuringReviewFile, findingsFile, fixDeltaFile, fixSummaryFile, fixSummaryJsonFile, reviewDir, verdictFile } from '../state/paths';
 
 /** An aggregation that died is tried once more, then the round is stopped. */
 export const MAX_AGGREGATION_ATTEMPTS = 2;
@@ -59,6 +60,8 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
     history: event.history,
     declines: event.declines,
     changedDuringReview: changed?.files ?? [],
+    fixes: event.fixes ?? [],
+    escalated: current.escalated,
   });
   const verdict = withRewriteNotes(computed, event.rewritten);
   const effects: Effect[] = [{ type: 'write', path: verdictFile(state.iteration), content: json(verdict) }];
@@ -78,6 +81,7 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
     scale: verdict.scale,
     readiness: verdict.readiness,
     pitfalls: verdict.pitfalls.map((p) => ({ seen: p.seen, file: p.file, category: p.category, description: clip(p.description), rule: clip(p.rule) })),
+    classes: verdict.classes.filter(needsInstruction).map(noteOf),
   };
   let next = updateIteration(state, event.now, (it) => ({
     ...it,
@@ -95,9 +99,11 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
     next = { ...next, currentPhase: 'R2' };
     effects.push({ type: 'write', path: findingsFile(next.iteration), content: json(fixerBrief(next, verdict, open)) });
   } else {
-    // Issues counted (an invalid review) but nothing to fix: the next iteration re-reviews.
-    next = advanceIteration(updateIteration(next, event.now, (it) => ({ ...it, r2: { ...it.r2, status: 'skipped' } })), event.now);
-    effects.push({ type: 'mkdir', path: reviewDir(next.iteration) });
+    // Nothing to fix (an invalid review, or a clean one of a tree that changed under it): the next iteration re-reviews.
+    const skipped = advanceIteration(updateIteration(next, event.now, (it) => ({ ...it, r2: { ...it.r2, status: 'skipped' } })), event.now);
+    const round = startRound(skipped, { diff: event.patches?.diff ?? null, fixDelta: null }, null);
+    next = round.state;
+    effects.push({ type: 'mkdir', path: reviewDir(next.iteration) }, ...round.effects);
   }
   effects.push({ type: 'notify', text: msg.notify.verdict(state, verdict, next) });
   return { state: next, effects };
@@ -116,13 +122,26 @@ const clip = (text: string): string => msg.truncate(text, 200);
 const openIssuesOf = (open: MergedFinding[]): State['openIssues'] =>
   open.slice(0, 20).map((f) => ({ severity: f.severity, file: f.file, line: f.line, description: f.description }));
 
-/** What the fixer receives: the merged findings, not the reviewers' instructions (seed 002). */
+/** A class the fixer is told something about: several sites to fix together, or an earlier fix round that left it open. */
+const needsInstruction = (c: FindingClass): boolean => c.fingerprints.length > 1 || c.rung !== 'new';
+const noteOf = (c: FindingClass): ClassNote => ({ id: c.id, category: c.category, fingerprints: c.fingerprints, sites: c.sites, rung: c.rung, attempts: c.attempts.map((a) => a.iteration) });
+
+/** What the fixer receives: the merged findings, grouped by class, not the reviewers' instructions (seed 002, seed 003). */
 function fixerBrief(state: State, verdict: Verdict, open: MergedFinding[]) {
+  const at = (rel: string): string => absolute(state.root, rel);
   return {
     iteration: state.iteration,
     task: state.task,
-    findings: open.map(({ fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters }) => ({
-      fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters,
+    findings: open.map(({ fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters, class: id }) => ({
+      fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters, class: id,
+    })),
+    classes: verdict.classes.filter(needsInstruction).map((c) => ({
+      class: c.id,
+      category: c.category,
+      fingerprints: c.fingerprints,
+      sites: c.sites,
+      instruction: c.rung === 'new' ? 'fix_together' : 'audit_first',
+      attempts: c.attempts.map((a) => ({ ...a, files: { summary: at(fixSummaryFile(a.iteration)), answers: at(fixSummaryJsonFile(a.iteration)), delta: at(fixDeltaFile(a.iteration + 1)) } })),
     })),
     knownPitfalls: verdict.pitfalls,
   };

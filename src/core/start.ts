@@ -1,6 +1,7 @@
 /** Starting and cancelling a loop: /minions:review and /minions:cancel. */
 import type { Effect, Event, Loaded, Outcome } from './events';
 import { isActive, isStale, json, minutesSince, newIteration, stateOf, unchanged } from './loop-state';
+import { startRound } from './round-start';
 import { DEFAULT_RULES, type StopRules } from '../review/aggregate';
 import * as msg from '../messages';
 import { STATE_VERSION, type State } from '../state/schema';
@@ -15,12 +16,14 @@ export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command
   if (prev && isActive(prev) && prev.sessionId !== event.sessionId && !isStale(prev, event.now) && !command.force) {
     return unchanged(loaded, [{ type: 'refuse', reason: msg.refuse.busy(prev, minutesSince(prev.updatedAt, event.now)) }]);
   }
-  const state = { ...initialState(event.sessionId, command.task, command.maxIterations, event.head, event.now, command.rules, event.tree ?? null), root: event.root ?? null };
+  const initial = { ...initialState(event.sessionId, command.task, command.maxIterations, event.head, event.now, command.rules, event.tree ?? null), root: event.root ?? null };
+  const { state, effects: round } = startRound(initial, event.patches, null);
   // Whatever was there (a finished run's phases, a replaced or broken state) goes to the archive first.
   const effects: Effect[] = [{ type: 'archive-previous', into: prev ? prev.runId : null }];
   effects.push(
     { type: 'mkdir', path: reviewDir(1) },
     { type: 'write', path: `${PHASES_DIR}/run.json`, content: json({ runId: state.runId, task: state.task, startedAt: state.startedAt, maxIterations: state.maxIterations }) },
+    ...round,
     { type: 'context', text: msg.r1Prompt(state, event.changedFiles) },
     { type: 'notify', text: msg.notify.started(state, prev ? `.agents/tmp/archive/${prev.runId}/` : null) },
   );

@@ -3,6 +3,7 @@ import { parseCommand } from '../core/args';
 import { isActive, stateOf } from '../core/loop-state';
 import * as msg from '../messages';
 import { changedFiles, head } from '../shell/git';
+import { roundPatches } from '../shell/observe-tree';
 import { snapshotTree } from '../shell/snapshot';
 import { UserPromptSubmitPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
@@ -29,7 +30,8 @@ await runHook({
     if (command.kind !== 'review') return [];
     return ctx.transact(() => {
       const base = head(ctx.root);
-      return { kind: 'command', command, sessionId, now: ctx.now, head: base, changedFiles: changedFiles(ctx.root, base), root: ctx.root, tree: snapshotTree(ctx.root) };
+      const tree = snapshotTree(ctx.root);
+      return { kind: 'command', command, sessionId, now: ctx.now, head: base, changedFiles: changedFiles(ctx.root, base), root: ctx.root, tree, patches: roundPatches(ctx.root, base, tree) };
     });
   },
 });

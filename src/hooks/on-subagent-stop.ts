@@ -1,9 +1,9 @@
 /** SubagentStop: validates a reviewer's output or the fixer's summary, aggregates, advances the phase. */
 import { isFixer, reviewerOf } from '../core/agents';
 import { isActive, stateOf } from '../core/loop-state';
-import { fixerObservations } from '../shell/observe';
+import { fixerObservations, readVerdict } from '../shell/observe';
 import { reviewerStopObservation } from '../shell/observe-round';
-import { snapshotTree } from '../shell/snapshot';
+import { fixEndObservation } from '../shell/observe-tree';
 import { SubagentStopPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
 
@@ -21,7 +21,7 @@ await runHook({
     return ctx.transact((l) => {
       const current = stateOf(l);
       if (!current) return null;
-      if (fixer) return { kind: 'fixer-stop', sessionId, now: ctx.now, ...fixerObservations(ctx.root, current.iteration), tree: snapshotTree(ctx.root) };
+      if (fixer) return { kind: 'fixer-stop', sessionId, now: ctx.now, ...fixerObservations(ctx.root, current.iteration), ...fixEndObservation(ctx.root, current), verdict: readVerdict(ctx.root, current.iteration) };
       return { kind: 'reviewer-stop', sessionId, now: ctx.now, reviewer: reviewer!, ...reviewerStopObservation(ctx.root, current, reviewer!, payload.last_assistant_message ?? null) };
     });
   },

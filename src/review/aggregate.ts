@@ -3,11 +3,13 @@
  * grounding, scores, re-review statuses, pattern memory and the stop rules. Pure.
  */
 import { REVIEWERS, type Reviewer } from '../core/agents';
+import * as msg from '../messages';
+import { classify, escalationOutcomes, stuckEscalations, type FixRound } from './classes';
 import { fingerprintOf, normaliseCategory, normaliseCode, normaliseFile, sameDefect, type IdentityKey } from './fingerprint';
 import { codeAround, ground, isCommandEvidence, type Sources } from './grounding';
-import { Finding, countBySeverity, parseReview, type Severity } from './reviewer-output';
+import { Finding, countBySeverity, parseReview, type Diagnosis, type Severity } from './reviewer-output';
 import { heuristicScore, scoreFindings, scoreOf } from './scoring';
-import type { MergedFinding, Pitfall, StatusRow, StopReason, Verdict } from './verdict-schema';
+import type { EscalationReason, MergedFinding, Pitfall, StatusRow, StopReason, Verdict } from './verdict-schema';
 
 export interface StopRules {
   /** structural_rework_needed: more than this many critical findings in one round. */
@@ -34,6 +36,10 @@ export interface RoundInput {
   declines: Record<string, number>;
   /** Project files that changed while this round was being reviewed: the reviews may not describe the tree. */
   changedDuringReview?: string[];
+  /** The fixer's answers of earlier rounds, for the finding classes' history. */
+  fixes?: FixRound[];
+  /** The finding classes this round's critic was asked to diagnose (escalation.json). */
+  escalated?: { class: string; reason: EscalationReason }[];
 }
 
 /** A finding declined this many times and raised again is contested. */
@@ -84,9 +90,11 @@ function partialMarks(reviews: RoundInput['reviews']): Set<string> {
 export function aggregateRound(input: RoundInput): Verdict {
   const reported: Reported[] = [];
   const reviewers = {} as Verdict['reviewers'];
+  let diagnoses: Diagnosis[] = [];
   for (const r of REVIEWERS) {
     const review = input.reviews[r];
     const parsed = review.valid && review.text !== null ? parseReview(review.text) : null;
+    if (r === 'critic' && parsed?.ok) diagnoses = parsed.diagnosis;
     const partly = parsed?.ok ? null : salvage(review.text);
     const findings = parsed?.ok ? parsed.issues : partly!.findings;
     const mine = findings.map((finding) => ({ reviewer: r, finding, key: identityOf(finding, input.sources), grounding: ground(finding, input.sources) }));
@@ -112,7 +120,7 @@ export function aggregateRound(input: RoundInput): Verdict {
   const partial = partialMarks(input.reviews);
   const keyOf = (f: Pick<MergedFinding, 'file' | 'category' | 'identity'>): IdentityKey => ({ file: f.file, family: f.category, text: f.identity });
 
-  const findings: MergedFinding[] = clusters.map((members) => {
+  const merged: MergedFinding[] = clusters.map((members) => {
     const merged = mergeCluster(members);
     const grounded = merged.grounding.status !== 'ungrounded';
     // Identity across rounds: a finding that matches an earlier one keeps the earlier fingerprint.
@@ -124,6 +132,8 @@ export function aggregateRound(input: RoundInput): Verdict {
     if ((input.declines[fingerprint] ?? 0) >= CONTESTED_AFTER) status = 'CONTESTED';
     return { ...merged, fingerprint, status, toFixer: grounded && status !== 'CONTESTED' };
   });
+  const { findings, classes } = classify(merged, input.history, input.fixes ?? [], input.iteration);
+  const escalations = escalationOutcomes(input.escalated ?? [], classes, diagnoses, input.history.find((v) => v.iteration === input.iteration - 1), input.fixes ?? []);
 
   const statuses: StatusRow[] = [];
   if (previous) {
@@ -154,6 +164,8 @@ export function aggregateRound(input: RoundInput): Verdict {
     statuses,
     pitfalls,
     changedDuringReview: input.changedDuringReview ?? [],
+    classes,
+    escalations,
     next,
     stopReason,
     stopDetail,
@@ -163,6 +175,9 @@ export function aggregateRound(input: RoundInput): Verdict {
   function decide(input: RoundInput, overall: string, open: MergedFinding[], critical: number): Pick<Verdict, 'next' | 'stopReason' | 'stopDetail'> {
     const stop = (stopReason: StopReason, stopDetail: string) => ({ next: 'STOPPED' as const, stopReason, stopDetail });
     const changed = input.changedDuringReview ?? [];
+    // Seed 003: an escalated class ends the loop with the critic's diagnosis, even after a clean review.
+    const stuckClasses = stuckEscalations(escalations);
+    if (stuckClasses.length > 0) return stop('stuck_issue', msg.stuckClasses(stuckClasses));
     if (overall === 'clean' && changed.length > 0) {
       // Clean, but about a tree that is no longer there: review the tree as it is now, never DONE on this one.
       if (input.iteration >= input.maxIterations) {
@@ -176,14 +191,7 @@ export function aggregateRound(input: RoundInput): Verdict {
     }
     const stuck = open.find((f) => streak(f, input.history) >= input.rules.stuckRounds);
     if (stuck) {
-      return stop('stuck_issue', `${stuck.file}${stuck.line ? `:${stuck.line}` : ''} (${stuck.category}) has not been fixed in ${input.rules.stuckRounds} consecutive rounds: it needs structural work`);
-    }
-    if (previous && open.length > 0) {
-      const now = new Set(open.map((f) => f.fingerprint));
-      const before = new Set(previous.findings.filter((f) => f.toFixer).map((f) => f.fingerprint));
-      if (now.size === before.size && [...now].every((fp) => before.has(fp))) {
-        return stop('no_progress', `the same ${now.size} finding(s) are open as after the previous round: fixing is not converging`);
-      }
+      return stop('stuck_issue', `${stuck.file}${stuck.line ? `:${stuck.line}` : ''} (${stuck.category}) has not been fixed in ${input.rules.stuckRounds} consecutive round${input.rules.stuckRounds === 1 ? '' : 's'}: it needs structural work`);
     }
     if (input.iteration >= input.maxIterations) return stop('max_iterations', `${open.length} finding(s) still open after ${input.maxIterations} iteration(s)`);
     return { next: open.length > 0 ? 'R2' : 'R1', stopReason: null, stopDetail: null };
@@ -263,5 +271,6 @@ function mergeCluster(members: Reported[]): Omit<MergedFinding, 'status' | 'toFi
     reporters: REVIEWERS.filter((r) => members.some((m) => m.reviewer === r)),
     identity: rep.key.text,
     grounding: { status: rep.grounding.status, reason: rep.grounding.reason },
+    class: '',
   };
 }

@@ -36,10 +36,20 @@ export const PreviousMark = z.object({
 });
 export type PreviousMark = z.infer<typeof PreviousMark>;
 
+/** The critic's answer for an escalated finding class (escalation.json): what the failed fixes share. */
+export const Diagnosis = z.object({
+  class: z.string().trim().min(1, 'must name the class id from escalation.json'),
+  rootCause: z.string().trim().min(1, 'must say what all the failed attempts share'),
+  fix: z.string().trim().min(1, 'must name the root-level fix'),
+  recommend: z.enum(['structural', 'patch']).default('structural'),
+});
+export type Diagnosis = z.infer<typeof Diagnosis>;
+
 export const ReviewerOutput = z.object({
   reviewer: z.string().optional(),
   issues: z.array(Finding),
   previous: z.array(PreviousMark).default([]),
+  diagnosis: z.array(Diagnosis).default([]),
   summary: z.object({
     critical: z.number().int().nonnegative().optional(),
     warning: z.number().int().nonnegative().optional(),
@@ -50,7 +60,7 @@ export const ReviewerOutput = z.object({
 export type ReviewerOutput = z.infer<typeof ReviewerOutput>;
 
 export type ParsedReview =
-  | { ok: true; issues: Finding[]; previous: PreviousMark[]; counts: Counts; verdict: 'clean' | 'issues_found'; notes: string[] }
+  | { ok: true; issues: Finding[]; previous: PreviousMark[]; diagnosis: Diagnosis[]; counts: Counts; verdict: 'clean' | 'issues_found'; notes: string[] }
   | { ok: false; error: string };
 
 export function countBySeverity(issues: readonly { severity: Severity }[]): Counts {
@@ -69,7 +79,7 @@ export function parseReview(text: string): ParsedReview {
   }
   const result = ReviewerOutput.safeParse(data);
   if (!result.success) return { ok: false, error: describeZodError(result.error) };
-  const { issues, summary, previous } = result.data;
+  const { issues, summary, previous, diagnosis } = result.data;
   if (summary.verdict === 'issues_found' && issues.length === 0) {
     return { ok: false, error: 'summary.verdict is "issues_found" but issues[] is empty: list every issue, or set the verdict to "clean"' };
   }
@@ -82,7 +92,7 @@ export function parseReview(text: string): ParsedReview {
     const said = summary[key];
     if (said !== undefined && said !== counts[key]) notes.push(`summary.${key} said ${said}, the list has ${counts[key]}`);
   }
-  return { ok: true, issues, previous, counts, verdict: issues.length > 0 ? 'issues_found' : 'clean', notes };
+  return { ok: true, issues, previous, diagnosis, counts, verdict: issues.length > 0 ? 'issues_found' : 'clean', notes };
 }
 
 /** The JSON a reviewer put in its final message: the last ```json fence, else the whole message. */

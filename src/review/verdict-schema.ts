@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { REVIEWERS } from '../core/agents';
+import { Diagnosis } from './reviewer-output';
 
 const Severity = z.enum(['critical', 'warning', 'info']);
 const Reviewer = z.enum(REVIEWERS);
@@ -42,6 +43,7 @@ export const MergedFinding = z.object({
   grounding: Grounding,
   status: FindingStatus,
   toFixer: z.boolean().describe('grounded and not contested: sent to the fixer and counted against DONE'),
+  class: z.string().default('').describe('its finding class (see classes): the same defect pattern at several sites, across rounds'),
 });
 export type MergedFinding = z.infer<typeof MergedFinding>;
 
@@ -75,6 +77,52 @@ export const ReviewerResult = z.object({
   notes: z.array(z.string()),
 });
 
+export const FixStatus = z.enum(['fixed', 'declined', 'could_not_fix', 'escalate']);
+export type FixStatus = z.infer<typeof FixStatus>;
+export const FixKind = z.enum(['patch', 'structural']);
+export type FixKind = z.infer<typeof FixKind>;
+
+/**
+ * Seed 003's ladder for a finding class: `new` the first round it is open, `audit` when it is open again
+ * after one fix round (the fixer audits every similar site first), `escalate` when it is open after two
+ * (the critic diagnoses it and the loop stops).
+ */
+export const ClassRung = z.enum(['new', 'audit', 'escalate']);
+export type ClassRung = z.infer<typeof ClassRung>;
+
+export const ClassAttempt = z.object({
+  iteration: z.number().int().positive().describe('the round whose fixer was given the class'),
+  fingerprints: z.array(z.string()).describe("the class's findings in that round"),
+  sites: z.array(z.string()).describe('file:line of each'),
+  answers: z.array(z.object({ fingerprint: z.string(), status: FixStatus, kind: FixKind.nullable(), reason: z.string().nullable() })).describe("the fixer's answers for them"),
+});
+export type ClassAttempt = z.infer<typeof ClassAttempt>;
+
+export const FindingClass = z.object({
+  id: z.string().describe('the fingerprint of the finding that opened the class'),
+  category: z.string(),
+  fingerprints: z.array(z.string()).min(1).describe('its open findings in this round'),
+  sites: z.array(z.string()).describe('file:line of each'),
+  rung: ClassRung,
+  attempts: z.array(ClassAttempt).describe('the consecutive earlier fix rounds that were given the class and left it open, oldest first'),
+});
+export type FindingClass = z.infer<typeof FindingClass>;
+
+export const EscalationReason = z.enum(['repeated', 'fixer_escalated']);
+export type EscalationReason = z.infer<typeof EscalationReason>;
+
+export const EscalationOutcome = z.object({
+  class: z.string(),
+  reason: EscalationReason.describe('repeated: open after two fix rounds; fixer_escalated: the fixer answered escalate'),
+  category: z.string(),
+  sites: z.array(z.string()).describe('file:line of its findings, now or (when gone) in the last round they were open'),
+  attempts: z.array(z.number().int().positive()).describe('the fix rounds that were given the class'),
+  fixerReason: z.string().nullable().describe("the fixer's reason for escalating"),
+  open: z.boolean().describe('the class still has open findings in this round'),
+  diagnosis: Diagnosis.nullable().describe("the critic's structural diagnosis (null: it gave none)"),
+});
+export type EscalationOutcome = z.infer<typeof EscalationOutcome>;
+
 export const StopReason = z.enum(['max_iterations', 'no_progress', 'stuck_issue', 'structural_rework_needed', 'changed_during_review', 'tampered', 'aggregation_failed']);
 export type StopReason = z.infer<typeof StopReason>;
 
@@ -94,6 +142,8 @@ export const Verdict = z.object({
     .array(z.string())
     .default([])
     .describe('project files that changed while this round was reviewed (by anyone): this round cannot end DONE'),
+  classes: z.array(FindingClass).default([]).describe('the finding classes of the open findings (seed 003), with their fix history'),
+  escalations: z.array(EscalationOutcome).default([]).describe('classes this round escalated to the critic, and its diagnoses'),
   next: z.enum(['DONE', 'R2', 'R1', 'STOPPED']),
   stopReason: StopReason.nullable(),
   stopDetail: z.string().nullable(),
@@ -101,13 +151,29 @@ export const Verdict = z.object({
 });
 export type Verdict = z.infer<typeof Verdict>;
 
-export const FixEntry = z
-  .object({
-    fingerprint: z.string().min(1),
-    status: z.enum(['fixed', 'declined', 'could_not_fix']),
-    reason: z.string().optional(),
-  })
-  .refine((e) => e.status === 'fixed' || (e.reason ?? '').trim().length > 0, { message: 'a declined or could_not_fix entry needs a reason', path: ['reason'] });
+/** One answer as written, without the rules between its fields (earlier rounds' files are read entry by entry with it). */
+export const FixEntryFields = z.object({
+  fingerprint: z.string().min(1),
+  status: FixStatus.describe('escalate: the same root cause as an earlier attempt and no new fix; the critic is asked for a structural diagnosis'),
+  kind: FixKind.optional().describe('for a fixed entry: patch (a local change at this site) or structural (removes the cause for the whole class)'),
+  reason: z.string().optional(),
+});
 
-export const FixSummary = z.object({ fixes: z.array(FixEntry) });
+export const FixEntry = FixEntryFields
+  .refine((e) => e.status === 'fixed' || (e.reason ?? '').trim().length > 0, { message: 'a declined, could_not_fix or escalate entry needs a reason', path: ['reason'] })
+  .refine((e) => e.status !== 'fixed' || e.kind !== undefined, { message: 'a fixed entry needs "kind": "patch" or "structural"', path: ['kind'] });
+export type FixEntry = z.infer<typeof FixEntry>;
+
+/** What the fixer found when it audited a class first: the pattern and every similar site. */
+export const ClassPattern = z.object({
+  class: z.string().min(1),
+  pattern: z.string().trim().min(1, 'must say what the sites have in common'),
+  sites: z.array(z.string().trim().min(1)).min(1, 'must list every similar site as file:line'),
+});
+export type ClassPattern = z.infer<typeof ClassPattern>;
+
+export const FixSummary = z.object({
+  fixes: z.array(FixEntry),
+  patterns: z.array(ClassPattern).default([]).describe('one per class the R2 prompt marks audit-first'),
+});
 export type FixSummary = z.infer<typeof FixSummary>;

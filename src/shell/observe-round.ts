@@ -7,7 +7,7 @@ import { extractJsonFromMessage } from '../review/reviewer-output';
 import { sha256 } from '../state/digest';
 import { reviewerFile } from '../state/paths';
 import type { State } from '../state/schema';
-import { readDeclines, readHistory, readOrNull, readSources } from './observe';
+import { readDeclines, readFixRounds, readHistory, readOrNull, readSources } from './observe';
 import { reviewEndObservation } from './observe-tree';
 import { frozenText, type Store } from './store';
 
@@ -49,6 +49,7 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
     sources: readSources(store.root, Object.values(reviews)),
     history: readHistory(store.root, n),
     declines: readDeclines(store.root, n),
+    fixes: readFixRounds(store.root, n),
     ...reviewEndObservation(store.root, state),
   };
 }

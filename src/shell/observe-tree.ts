@@ -1,19 +1,47 @@
 /** What the hooks observe of the project tree at phase boundaries, for the pure core. */
+import type { PatchText, RoundPatches } from '../core/events';
 import { currentIteration } from '../core/loop-state';
 import type { State } from '../state/schema';
-import { changedPaths, diffTrees, snapshotTree } from './snapshot';
+import { EMPTY_TREE, changedPaths, commitTree, diffTrees, snapshotTree } from './snapshot';
 
 /** A patch of what changed during a review is cut at this size; the file list is always whole. */
 const MAX_CHANGE_PATCH = 256 * 1024;
+/** diff.patch and fix-delta.patch are cut at these sizes (their headers then list every file): the Read tool pages through them. */
+export const MAX_DIFF_PATCH = 256 * 1024;
+export const MAX_FIX_DELTA = 128 * 1024;
 
-/** The tree at the end of a review, and what changed in the project since the round's reviewStart tree. */
-export function reviewEndObservation(root: string, state: State): { tree: string | null; changedDuringReview: { files: string[]; patch: string } | null } {
+/**
+ * The patches the next review round starts with: the change from the loop's base commit (the empty tree
+ * before the first commit) to `tree`, and, when `fixedFrom` is given, the fixer's change from it to `tree`.
+ */
+export function roundPatches(root: string, base: string | null, tree: string | null, fixedFrom: string | null = null): RoundPatches {
+  if (!tree) return { diff: null, fixDelta: null };
+  const from = base ? commitTree(root, base) : EMPTY_TREE;
+  const patch = (a: string, limit: number): PatchText => ({ ...diffTrees(root, a, tree, limit), limit });
+  return { diff: from ? patch(from, MAX_DIFF_PATCH) : null, fixDelta: fixedFrom ? patch(fixedFrom, MAX_FIX_DELTA) : null };
+}
+
+/**
+ * The tree at the end of a review, what changed in the project since the round's reviewStart tree, and the
+ * diff.patch of a next round that starts right away (no fix round).
+ */
+export function reviewEndObservation(
+  root: string,
+  state: State,
+): { tree: string | null; changedDuringReview: { files: string[]; patch: string } | null; patches: RoundPatches } {
   const tree = snapshotTree(root);
+  const patches = roundPatches(root, state.base, tree);
   const start = currentIteration(state).trees.reviewStart;
-  if (!tree || !start || tree === start) return { tree, changedDuringReview: null };
+  if (!tree || !start || tree === start) return { tree, changedDuringReview: null, patches };
   const files = changedPaths(root, start, tree);
-  if (files.length === 0) return { tree, changedDuringReview: null };
+  if (files.length === 0) return { tree, changedDuringReview: null, patches };
   const patch = diffTrees(root, start, tree, MAX_CHANGE_PATCH);
   const note = patch.truncated ? `\n# cut at ${MAX_CHANGE_PATCH} bytes; every changed file:\n${files.map((f) => `#   ${f}`).join('\n')}\n` : '';
-  return { tree, changedDuringReview: { files, patch: patch.text + note } };
+  return { tree, changedDuringReview: { files, patch: patch.text + note }, patches };
+}
+
+/** What the fixer stop observes of the tree: the tree the fixer left and the next round's patches. */
+export function fixEndObservation(root: string, state: State): { tree: string | null; patches: RoundPatches } {
+  const tree = snapshotTree(root);
+  return { tree, patches: roundPatches(root, state.base, tree, currentIteration(state).trees.reviewEnd) };
 }

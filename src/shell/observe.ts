@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { normaliseFile } from '../review/fingerprint';
 import type { Source, Sources } from '../review/grounding';
-import { FixSummary, Verdict } from '../review/verdict-schema';
+import type { FixRound } from '../review/classes';
+import { FixEntryFields, Verdict } from '../review/verdict-schema';
 import { fixSummaryFile, fixSummaryJsonFile, verdictFile } from '../state/paths';
 import { realpathLoose, relativeInside } from './project';
 
@@ -59,30 +60,46 @@ function readSource(root: string, name: string): Source {
 export function readHistory(root: string, iteration: number): Verdict[] {
   const history: Verdict[] = [];
   for (let n = 1; n < iteration; n++) {
-    const text = readOrNull(path.join(root, verdictFile(n)));
+    const verdict = readVerdict(root, n);
+    if (verdict) history.push(verdict);
+  }
+  return history;
+}
+
+/** One round's verdict, or null when it is missing or unreadable. */
+export function readVerdict(root: string, iteration: number): Verdict | null {
+  const text = readOrNull(path.join(root, verdictFile(iteration)));
+  if (!text) return null;
+  try {
+    const parsed = Verdict.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The fixer's answers of the rounds before this iteration, oldest first: every entry that reads, even in a file that does not validate as a whole. */
+export function readFixRounds(root: string, iteration: number): FixRound[] {
+  const rounds: FixRound[] = [];
+  for (let n = 1; n < iteration; n++) {
+    const text = readOrNull(path.join(root, fixSummaryJsonFile(n)));
     if (!text) continue;
     try {
-      const parsed = Verdict.safeParse(JSON.parse(text));
-      if (parsed.success) history.push(parsed.data);
+      const fixes = (JSON.parse(text) as { fixes?: unknown }).fixes;
+      if (!Array.isArray(fixes)) continue;
+      rounds.push({ iteration: n, fixes: fixes.flatMap((entry) => { const r = FixEntryFields.safeParse(entry); return r.success ? [r.data] : []; }) });
     } catch {
       // skipped
     }
   }
-  return history;
+  return rounds;
 }
 
 /** How often the fixer declined each fingerprint before this iteration. */
 export function readDeclines(root: string, iteration: number): Record<string, number> {
   const declines: Record<string, number> = {};
-  for (let n = 1; n < iteration; n++) {
-    const text = readOrNull(path.join(root, fixSummaryJsonFile(n)));
-    if (!text) continue;
-    try {
-      const parsed = FixSummary.safeParse(JSON.parse(text));
-      if (parsed.success) for (const f of parsed.data.fixes) if (f.status === 'declined') declines[f.fingerprint] = (declines[f.fingerprint] ?? 0) + 1;
-    } catch {
-      // skipped
-    }
+  for (const round of readFixRounds(root, iteration)) {
+    for (const f of round.fixes) if (f.status === 'declined' && (f.reason ?? '').trim()) declines[f.fingerprint] = (declines[f.fingerprint] ?? 0) + 1;
   }
   return declines;
 }

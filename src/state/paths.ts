@@ -7,6 +7,24 @@ export const LOCK_FILE = `${TMP_DIR}/state.lock`;
 export const PHASES_DIR = `${TMP_DIR}/phases`;
 export const ARCHIVE_DIR = `${TMP_DIR}/archive`;
 
+/**
+ * Every file of a review round (`review-N/<name>`) and who writes it. The prompts, the command, the skill
+ * and the agents are tested against this list; the hooks' own files are refused to every agent.
+ */
+export const ROUND_FILES = {
+  'r1-<reviewer>.json': 'reviewer',
+  'r1-verdict.json': 'hooks',
+  'r1-changed-during-review.patch': 'hooks',
+  'diff.patch': 'hooks',
+  'fix-delta.patch': 'hooks',
+  'escalation.json': 'hooks',
+  'r2-findings.json': 'hooks',
+  'r2-fix-summary.md': 'fixer',
+  'r2-fix-summary.json': 'fixer',
+} as const satisfies Record<string, 'hooks' | 'reviewer' | 'fixer'>;
+export type RoundFile = keyof typeof ROUND_FILES;
+export const HOOK_ROUND_FILES = (Object.keys(ROUND_FILES) as RoundFile[]).filter((name) => ROUND_FILES[name] === 'hooks');
+
 export const reviewDir = (iteration: number): string => `${PHASES_DIR}/review-${iteration}`;
 export const reviewerFile = (iteration: number, reviewer: Reviewer): string => `${reviewDir(iteration)}/r1-${reviewer}.json`;
 export const verdictFile = (iteration: number): string => `${reviewDir(iteration)}/r1-verdict.json`;
@@ -16,6 +34,12 @@ export const fixSummaryJsonFile = (iteration: number): string => `${reviewDir(it
 export const findingsFile = (iteration: number): string => `${reviewDir(iteration)}/r2-findings.json`;
 /** The project changes made while round N was being reviewed, whoever made them (hooks only). */
 export const changedDuringReviewFile = (iteration: number): string => `${reviewDir(iteration)}/r1-changed-during-review.patch`;
+/** The change under review in round N: the loop's base commit → the tree round N starts from (hooks only). */
+export const diffFile = (iteration: number): string => `${reviewDir(iteration)}/diff.patch`;
+/** What the fixer changed in round N−1: that round's reviewEnd tree → its fixEnd tree (hooks only). */
+export const fixDeltaFile = (iteration: number): string => `${reviewDir(iteration)}/fix-delta.patch`;
+/** The history of the finding classes round N's critic is asked to diagnose (hooks only). */
+export const escalationFile = (iteration: number): string => `${reviewDir(iteration)}/escalation.json`;
 export const archiveDir = (runId: string): string => `${ARCHIVE_DIR}/${runId}`;
 
 /** The files only the hooks write whose content their record vouches for (src/shell/record.ts). */
@@ -26,3 +50,6 @@ export function isRecorded(rel: string): boolean {
     (rel.startsWith(`${PHASES_DIR}/`) && (rel.endsWith('/r1-verdict.json') || rel.endsWith('/r2-findings.json')))
   );
 }
+
+/** A project-relative path as agents are given it: absolute when the project root is known (the Write tool wants that). */
+export const absolute = (root: string | null, rel: string): string => (root ? `${root.replace(/\/+$/, '')}/${rel}` : rel);

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { REVIEWERS } from '../core/agents';
+import { ClassRung, EscalationReason } from '../review/verdict-schema';
 
 /** The state file, `.agents/tmp/state.json`: written by the hooks alone. */
 export const STATE_VERSION = 1;
@@ -39,6 +40,22 @@ const reviewerRuns = z.object(
 export const PitfallNote = z.object({ seen: z.number().int(), file: z.string(), category: z.string(), description: z.string(), rule: z.string() });
 export type PitfallNote = z.infer<typeof PitfallNote>;
 
+/** A finding class of the verdict, as the prompts need it (the verdict has its history). */
+export const ClassNote = z.object({
+  id: z.string(),
+  category: z.string(),
+  fingerprints: z.array(z.string()),
+  sites: z.array(z.string()),
+  rung: ClassRung,
+  /** The earlier fix rounds that were given this class and left it open. */
+  attempts: z.array(z.number().int().positive()),
+});
+export type ClassNote = z.infer<typeof ClassNote>;
+
+/** A patch the hooks wrote for a review round: how many files it covers, the first of them, and whether it was cut. */
+export const PatchNote = z.object({ count: z.number().int().nonnegative(), files: z.array(z.string()), truncated: z.boolean() });
+export type PatchNote = z.infer<typeof PatchNote>;
+
 export const VerdictSummary = Counts.extend({
   overall: z.enum(['clean', 'issues_found']),
   total: z.number().int().nonnegative(),
@@ -49,6 +66,8 @@ export const VerdictSummary = Counts.extend({
   scale: z.number().int().min(0).max(10).default(10),
   readiness: z.enum(['READY', 'ALMOST', 'NOT_READY']).default('READY'),
   pitfalls: z.array(PitfallNote).default([]),
+  /** Classes of the open findings with two or more members or an earlier fix round (single new findings are their own class). */
+  classes: z.array(ClassNote).default([]),
 });
 export type VerdictSummary = z.infer<typeof VerdictSummary>;
 
@@ -79,6 +98,10 @@ export const IterationRecord = z.object({
     .default({ reviewStart: null, reviewEnd: null, fixEnd: null }),
   /** Project files that changed while this round was being reviewed (by anyone): named, saved as a patch. */
   changedDuringReview: z.array(z.string()).default([]),
+  /** The patches written when this round started (diff.patch, fix-delta.patch); null: none could be made. */
+  patches: z.object({ diff: PatchNote.nullable(), fixDelta: PatchNote.nullable() }).default({ diff: null, fixDelta: null }),
+  /** Finding classes this round's critic is asked to diagnose (escalation.json). */
+  escalated: z.array(z.object({ class: z.string(), reason: EscalationReason })).default([]),
 });
 export type IterationRecord = z.infer<typeof IterationRecord>;
 

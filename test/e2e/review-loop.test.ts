@@ -8,7 +8,7 @@
  * events, the state file and a compact model log, and keeps the run's files (MINIONS_E2E_VERBOSE=1 prints
  * the diagnostics of every run; MINIONS_E2E_KEEP=1 keeps every run's project, HOME and logs).
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { copyShippedPlugin, runClaude, systemEvents } from './harness';
@@ -84,10 +84,15 @@ function expectFinished(r: LoopReport, phase: 'DONE' | 'STOPPED', iteration: num
   expect(systemEvents(r.run.events, 'notification').filter((e) => e.key === 'stop-hook-block-cap')).toEqual([]);
 }
 
-/** review-1 … review-n each hold the five reviews and a verdict; the fix summary where a fix round ran. */
+/**
+ * review-1 … review-n each hold the change under review, the five reviews and a verdict; the fix summary
+ * where a fix round ran, and the fixer's change in the round after it.
+ */
 function expectPhaseFiles(r: LoopReport, iterations: number, fixedIterations: number[]): void {
   const expected = ['run.json'];
   for (let i = 1; i <= iterations; i++) {
+    expected.push(`review-${i}/diff.patch`);
+    if (fixedIterations.includes(i - 1)) expected.push(`review-${i}/fix-delta.patch`);
     for (const name of REVIEWER_NAMES) expected.push(`review-${i}/r1-${name}.json`);
     expected.push(`review-${i}/r1-verdict.json`);
     if (fixedIterations.includes(i)) expected.push(`review-${i}/r2-findings.json`, `review-${i}/r2-fix-summary.md`, `review-${i}/r2-fix-summary.json`);
@@ -407,6 +412,65 @@ describe('minions review loop in the real CLI', () => {
       expect(dispatchCounts(r)).toEqual(oncePerIteration(7, [1, 2, 3, 4, 5, 6]));
       expect(r.hooks.filter((h) => h.event === 'Stop' && h.additionalContext)).toHaveLength(12);
       expect(r.read('README.md')).toContain('prices in cents, settings ({} when the file is missing).');
+    });
+  });
+
+  test('10. every reviewer is handed an existing diff.patch and, from iteration 2, the fix-delta.patch holding the fixer’s change, and reads them without Bash', async () => {
+    const scenario = sampleScenario({
+      name: 'diff-files',
+      reviewersReadPatches: true,
+      findings: only('critic', 1, [FINDING.offByOne]),
+      fixer: (i) => (i === 1 ? [FIX.offByOne] : []),
+    });
+    const r = await runLoop(scenario, { pluginDir, timeoutMs: RUN_TIMEOUT_MS });
+    explain(r, () => {
+      expectFinished(r, 'DONE', 2);
+      expectPhaseFiles(r, 2, [1]);
+      const root = realpathSync(r.projectDir);
+      const phase = (i: number, name: string) => `${root}/.agents/tmp/phases/review-${i}/${name}`;
+
+      // The orchestrator's Agent calls (as the model server recorded them) carry the absolute paths.
+      const calls = r.server.requests
+        .filter((q) => q.request && q.request.agentId === undefined)
+        .flatMap((q) => q.response ?? [])
+        .flatMap((b) => (b.type === 'tool_use' && b.name === 'Agent' ? [b.input as { subagent_type: string; prompt: string }] : []))
+        .filter((input) => input.subagent_type !== 'minions:review-fixer');
+      expect(calls.map((c) => c.subagent_type).sort()).toEqual([...REVIEWER_NAMES, ...REVIEWER_NAMES].map((n) => `minions:${n}`).sort());
+      for (const call of calls) {
+        const i = Number(/review-(\d+)\/r1-/.exec(call.prompt)![1]);
+        expect(call.prompt, call.subagent_type).toContain(phase(i, 'diff.patch'));
+        expect(call.prompt.includes(phase(i, 'fix-delta.patch')), call.subagent_type).toBe(i === 2);
+      }
+
+      // diff.patch: the whole change against HEAD, the untracked files included; then as the fixer left it.
+      const diff1 = r.readPhase('review-1/diff.patch')!;
+      expect(diff1).toContain('+  for (let i = 1; i < cart.length; i++) {');
+      for (const file of ['src/config.js', 'src/price.js', 'test/cart.test.js']) expect(diff1).toMatch(new RegExp(`^diff --git a/${file} b/${file}\nnew file mode`, 'm'));
+      const diff2 = r.readPhase('review-2/diff.patch')!;
+      expect(diff2).toContain('+  for (let i = 0; i < cart.length; i++) {');
+      expect(diff2).not.toContain('i = 1;');
+      // fix-delta.patch: exactly the fixer's one edit, nothing of the change it was given.
+      const delta = r.readPhase('review-2/fix-delta.patch')!;
+      expect([...delta.matchAll(/^diff --git (\S+)/gm)].map((m) => m[1])).toEqual(['a/src/cart.js']);
+      expect(delta).toContain('-  for (let i = 1; i < cart.length; i++) {\n+  for (let i = 0; i < cart.length; i++) {');
+      expect(delta.match(/^[+-](?![+-])/gm)).toHaveLength(2);
+
+      // Each reviewer, the critic (no Bash) included, read the patches with Read while it ran.
+      const results = toolResults(r.server.requests);
+      for (const name of REVIEWER_NAMES) {
+        const reads = r.server.requests
+          .filter((q) => q.request && identify(q.request) === name)
+          .flatMap((q) => q.response ?? [])
+          .flatMap((b) => (b.type === 'tool_use' && b.name === 'Read' ? [{ id: b.id!, path: String((b.input as { file_path: string }).file_path) }] : []));
+        expect(reads.map((x) => x.path).sort(), name).toEqual([phase(1, 'diff.patch'), phase(2, 'diff.patch'), phase(2, 'fix-delta.patch')].sort());
+        for (const x of reads) {
+          const result = results.get(x.id);
+          expect(result?.isError, `${name} read ${x.path}`).toBe(false);
+          expect(result?.text, `${name} read ${x.path}`).toContain('# minions: ');
+        }
+      }
+      const critic = r.server.requests.find((q) => q.request && identify(q.request) === 'critic')!.request!;
+      expect(critic.tools.map((t) => t.name)).not.toContain('Bash');
     });
   });
 

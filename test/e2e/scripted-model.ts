@@ -76,10 +76,19 @@ export interface FixEdit {
   what?: string;
 }
 
-/** The fixer's answer for one finding of r2-findings.json. */
+/** The fixer's answer for one finding of r2-findings.json (`kind` defaults to patch for a fix). */
 export interface FixAnswer {
-  status: 'fixed' | 'declined' | 'could_not_fix';
+  status: 'fixed' | 'declined' | 'could_not_fix' | 'escalate';
+  kind?: 'patch' | 'structural';
   reason?: string;
+}
+
+/** A class of r2-findings.json (`classes`): several sites to fix together, or audit-first. */
+export interface BriefClass {
+  class: string;
+  fingerprints: string[];
+  sites: string[];
+  instruction: 'fix_together' | 'audit_first';
 }
 
 /** A finding as the hooks hand it to the fixer (r2-findings.json). */
@@ -127,6 +136,8 @@ export interface Scenario {
   agentDelayMs?: number;
   /** The CLI's `--permission-mode` (default bypassPermissions). */
   permissionMode?: PermissionMode;
+  /** Reviewers Read every `.patch` file their task names (diff.patch, fix-delta.patch) before they write, as the agents are told to. */
+  reviewersReadPatches?: boolean;
 }
 
 export interface ScriptedModelOptions {
@@ -273,8 +284,8 @@ export function normalizeReviewer(script: ReviewerScript): { first: 'write' | 'i
 export function normalizeFixer(script: FixerScript | undefined): { edits: FixEdit[]; summary?: string; answer: (finding: BriefFinding) => FixAnswer } {
   const { edits, summary, answer } = !script ? { edits: [] as FixEdit[] } : Array.isArray(script) ? { edits: script } : script;
   const byDefault = (f: BriefFinding): FixAnswer => {
-    if (editFor(edits, f)) return { status: 'fixed' };
-    if (edits.length > 0) return { status: 'fixed', reason: `fixed by the change to ${[...new Set(edits.map((e) => e.file))].join(', ')}` };
+    if (editFor(edits, f)) return { status: 'fixed', kind: 'patch' };
+    if (edits.length > 0) return { status: 'fixed', kind: 'patch', reason: `fixed by the change to ${[...new Set(edits.map((e) => e.file))].join(', ')}` };
     return { status: 'could_not_fix', reason: 'the scripted fixer has no change for it' };
   };
   return { edits, ...(summary === undefined ? {} : { summary }), answer: answer ?? byDefault };
@@ -297,8 +308,8 @@ export function withoutGutter(text: string): string {
     .join('\n');
 }
 
-/** The findings of r2-findings.json as the fixer Read them (null when not read or unreadable). */
-function readBrief(messages: RequestMessage[], path: string): BriefFinding[] | null {
+/** r2-findings.json as the fixer Read it (null when not read or unreadable). */
+function readBrief(messages: RequestMessage[], path: string): { findings: BriefFinding[]; classes: BriefClass[] } | null {
   const readId = messages
     .filter((m) => m.role === 'assistant')
     .flatMap(toolUses)
@@ -312,8 +323,8 @@ function readBrief(messages: RequestMessage[], path: string): BriefFinding[] | n
       const start = text.indexOf('{');
       const end = text.lastIndexOf('}');
       try {
-        const data = JSON.parse(text.slice(start, end + 1)) as { findings?: BriefFinding[] };
-        return Array.isArray(data.findings) ? data.findings : [];
+        const data = JSON.parse(text.slice(start, end + 1)) as { findings?: BriefFinding[]; classes?: BriefClass[] };
+        return { findings: Array.isArray(data.findings) ? data.findings : [], classes: Array.isArray(data.classes) ? data.classes : [] };
       } catch {
         return null;
       }
@@ -501,6 +512,11 @@ function reviewer(req: ModelRequest, name: ReviewerName, scenario: Scenario, opt
     const n = script.findings.length;
     return [text(`${rel}: ${n === 0 ? 'clean' : `${n} issue${n === 1 ? '' : 's'}`}.`)];
   }
+  if (scenario.reviewersReadPatches && script.first !== 'fence') {
+    const read = new Set(messages.flatMap((m) => (m.role === 'assistant' ? toolUses(m) : [])).filter((u) => u.name === 'Read').map((u) => String((u.input as Record<string, unknown>).file_path)));
+    const patch = [...firstTask(req).matchAll(/(\/\S+\.patch)\b/g)].map((m) => m[1]!).find((p) => !read.has(p));
+    if (patch) return [toolUse('Read', { file_path: patch })];
+  }
   const content = reviewJson(name, script.findings, dir);
   if (script.first === 'fence') {
     return [text(`Review done; the findings follow.\n\n\`\`\`json\n${content}\`\`\``)];
@@ -515,10 +531,12 @@ function fixer(req: ModelRequest, scenario: Scenario, opts: ScriptedModelOptions
   const dir = workingDirectory(req, opts.projectDir);
   const task = firstTask(req);
   const abs = (rel: string): string => (isAbsolute(rel) ? rel : join(dir, rel));
-  const mdRel = /(\S*r2-fix-summary\.md)\b/.exec(task)?.[1] ?? outputPath(task, /Write your fix summary to (\S+)/);
+  // Its own summary is the one it is told to write (an audit-first prompt also names earlier rounds' summaries).
+  const mdRel = outputPath(task, /Write your fix summary to (\S+)/) ?? /(\S*r2-fix-summary\.md)\b/.exec(task)?.[1];
   if (!mdRel) return [text('My prompt names no summary path; ending.')];
-  const jsonRel = /(\S*r2-fix-summary\.json)\b/.exec(task)?.[1] ?? null;
-  const briefRel = /(\S*r2-findings\.json)\b/.exec(task)?.[1] ?? null;
+  const dirOf = mdRel.slice(0, mdRel.lastIndexOf('/') + 1);
+  const jsonRel = task.includes(`${dirOf}r2-fix-summary.json`) ? `${dirOf}r2-fix-summary.json` : null;
+  const briefRel = task.includes(`${dirOf}r2-findings.json`) ? `${dirOf}r2-findings.json` : (/(\S*r2-findings\.json)\b/.exec(task)?.[1] ?? null);
   const { edits, summary, answer: scripted } = normalizeFixer(scenario.fixer?.(iterationOf(mdRel)));
 
   const messages = dialogue(req);
@@ -541,14 +559,15 @@ function fixer(req: ModelRequest, scenario: Scenario, opts: ScriptedModelOptions
   const step = nextEditStep(edits, used, dir);
   if (step.kind === 'read') return [toolUse('Read', { file_path: step.path })];
   if (step.kind === 'edit') return [toolUse('Edit', { file_path: step.path, old_string: step.edit.find, new_string: step.edit.replace })];
-  const brief = briefRel ? readBrief(messages, abs(briefRel)) ?? [] : [];
+  const { findings: brief, classes } = (briefRel ? readBrief(messages, abs(briefRel)) : null) ?? { findings: [], classes: [] };
   if (!wrote(mdRel)) return [toolUse('Write', { file_path: abs(mdRel), content: summary ?? fixSummary(edits, dir, brief, answer) })];
   if (jsonRel && !wrote(jsonRel)) {
     const fixes = brief.map((f) => {
       const a = answer(f);
-      return { fingerprint: f.fingerprint, status: a.status, ...(a.reason ? { reason: a.reason } : {}) };
+      return { fingerprint: f.fingerprint, status: a.status, ...(a.status === 'fixed' ? { kind: a.kind ?? 'patch' } : {}), ...(a.reason ? { reason: a.reason } : {}) };
     });
-    return [toolUse('Write', { file_path: abs(jsonRel), content: `${JSON.stringify({ fixes }, null, 2)}\n` })];
+    const patterns = classes.filter((c) => c.instruction === 'audit_first').map((c) => ({ class: c.class, pattern: `one pattern at ${c.sites.join(', ')}`, sites: c.sites }));
+    return [toolUse('Write', { file_path: abs(jsonRel), content: `${JSON.stringify({ fixes, patterns }, null, 2)}\n` })];
   }
   const fixed = brief.length ? brief.filter((f) => answer(f).status === 'fixed').length : edits.length;
   return [text(`Fixed ${fixed} finding${fixed === 1 ? '' : 's'}; summary in ${mdRel}.`)];
@@ -556,7 +575,7 @@ function fixer(req: ModelRequest, scenario: Scenario, opts: ScriptedModelOptions
 
 /** The Markdown summary: one line per finding (or per edit when no findings file was given). */
 export function fixSummary(edits: FixEdit[], dir: string, brief: BriefFinding[] = [], answer?: (f: BriefFinding) => FixAnswer): string {
-  const tag = { fixed: '[fixed]', declined: '[declined]', could_not_fix: '[could not fix]' } as const;
+  const tag = { fixed: '[fixed]', declined: '[declined]', could_not_fix: '[could not fix]', escalate: '[escalate]' } as const;
   const lines = brief.length
     ? brief.map((f) => {
         const a = answer?.(f) ?? { status: 'fixed' as const };

@@ -12,7 +12,8 @@ import { testdir, type TestDir } from './testdir';
 /** A temp git repo with the fixture project committed and changed (see reviews.ts). */
 export const projectTestdir = (): TestDir => testdir(COMMITTED, { uncommitted: CHANGED });
 
-export type FixAnswer = { fingerprint: string; status: 'fixed' | 'declined' | 'could_not_fix'; reason?: string };
+export type FixAnswer = { fingerprint: string; status: 'fixed' | 'declined' | 'could_not_fix' | 'escalate'; kind?: 'patch' | 'structural'; reason?: string };
+export type ClassPattern = { class: string; pattern: string; sites: string[] };
 
 export class Loop {
   constructor(
@@ -100,13 +101,25 @@ export class Loop {
     return (this.dir.readJson(file).findings as { fingerprint: string }[]).map((f) => f.fingerprint);
   }
 
+  /** The finding classes the hooks gave the fixer (r2-findings.json "classes"). */
+  briefClasses(iteration: number): { class: string; fingerprints: string[]; sites: string[]; instruction: string; attempts: unknown[] }[] {
+    const file = findingsFile(iteration);
+    return this.dir.exists(file) ? (this.dir.readJson(file).classes ?? []) : [];
+  }
+
   /**
    * The fixer's two outputs: r2-fix-summary.md and r2-fix-summary.json answering every open
-   * fingerprint (all "fixed" unless `answers` says otherwise). Each round's text differs, so the
+   * fingerprint (all "fixed", kind "patch", unless `answers` says otherwise) and reporting a pattern for
+   * every audit-first class (unless `patterns` says otherwise). Each round's text differs, so the
    * no-progress rule (two near-identical summaries) is not triggered by accident.
    */
-  writeFixSummary(iteration: number, options: { text?: string; answers?: FixAnswer[] } = {}): FixAnswer[] {
-    const answers: FixAnswer[] = options.answers ?? this.openFingerprints(iteration).map((fingerprint) => ({ fingerprint, status: 'fixed' }));
+  writeFixSummary(iteration: number, options: { text?: string; answers?: FixAnswer[]; patterns?: ClassPattern[] } = {}): FixAnswer[] {
+    const answers: FixAnswer[] = options.answers ?? this.openFingerprints(iteration).map((fingerprint) => ({ fingerprint, status: 'fixed', kind: 'patch' }));
+    const patterns =
+      options.patterns ??
+      this.briefClasses(iteration)
+        .filter((c) => c.instruction === 'audit_first')
+        .map((c) => ({ class: c.class, pattern: `round ${iteration}: the same mistake at ${c.sites.join(', ')}`, sites: c.sites }));
     const text =
       options.text ??
       [
@@ -116,7 +129,7 @@ export class Loop {
         '',
       ].join('\n');
     this.dir.write(fixSummaryFile(iteration), text);
-    this.dir.write(fixAnswersFile(iteration), `${JSON.stringify({ fixes: answers }, null, 2)}\n`);
+    this.dir.write(fixAnswersFile(iteration), `${JSON.stringify({ fixes: answers, patterns }, null, 2)}\n`);
     return answers;
   }
 

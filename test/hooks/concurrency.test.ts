@@ -58,7 +58,7 @@ describe('concurrent SubagentStops', () => {
     expect(state.iterations[0].r1.status, label).toBe('complete');
     for (const r of REVIEWERS) expect(state.iterations[0].r1.reviewers[r], `${label} ${r}`).toMatchObject({ status: 'valid', dispatches: 1, failures: 0 });
     expect(loop.dir.readJson(verdictFile(1)), label).toMatchObject({ iteration: 1, total_issues: withIssues ? 1 : 0, next: withIssues ? 'R2' : 'DONE' });
-    const written = [...REVIEWERS.map((r) => `review-1/r1-${r}.json`), 'review-1/r1-verdict.json', ...(withIssues ? ['review-1/r2-findings.json'] : []), 'run.json'];
+    const written = ['review-1/diff.patch', ...REVIEWERS.map((r) => `review-1/r1-${r}.json`), 'review-1/r1-verdict.json', ...(withIssues ? ['review-1/r2-findings.json'] : []), 'run.json'];
     expect(loop.dir.list('.agents/tmp/phases'), label).toEqual(written.sort());
   }
 
@@ -125,7 +125,8 @@ describe('concurrent SubagentStops', () => {
       expect(state.iterations[0].r1.reviewers.witness).toMatchObject({ status: 'invalid', failures: 2 });
       expect(state.iterations[1].r1.reviewers.witness).toMatchObject({ status: 'pending', dispatches: 0, failures: 0 });
       expect(loop.dir.exists('.agents/tmp/phases/review-2')).toBe(true);
-      expect(loop.dir.list('.agents/tmp/phases/review-2')).toEqual([]);
+      // The next round's change under review, once; no fix-delta.patch, since no fixer ran.
+      expect(loop.dir.list('.agents/tmp/phases/review-2')).toEqual(['diff.patch']);
     }
   });
 

@@ -44,9 +44,9 @@ const SUMMARY = '.agents/tmp/phases/review-1/r2-fix-summary.md';
 const ANSWERS = '.agents/tmp/phases/review-1/r2-fix-summary.json';
 
 const REASONS: Record<Exclude<Expect, 'own' | 'pass'>, RegExp> = {
-  'hook-owned': /^minions: \.agents\/tmp\/state\.json, the verdicts and the lock belong to the hooks; they cannot be edited\./,
-  reviewer: /^minions R[12]: (reviewers are read-only; minions:[a-z-]+ may write only its own output, \.agents\/tmp\/phases\/review-1\/r1-[a-z-]+\.json\.|reviews are over for this iteration; minions:[a-z-]+ may not write files\.)/,
-  fixer: /^minions R[12]: (the fixer runs only in R2\.|the fixer may edit project files outside \.agents\/ and its summar(y|ies) \.agents\/tmp\/phases\/review-1\/r2-fix-summary\.md)/,
+  'hook-owned': /^minions: \.agents\/tmp\/state\.json, the verdicts, the findings brief, the patches, the escalation file and the lock belong to the hooks; they cannot be edited\./,
+  reviewer: /^minions R[12]: (reviewers are read-only; minions:[a-z-]+ may write only its own output, \/\S+\/\.agents\/tmp\/phases\/review-1\/r1-[a-z-]+\.json\.|reviews are over for this iteration; minions:[a-z-]+ may not write files\.)/,
+  fixer: /^minions R[12]: (the fixer runs only in R2\.|the fixer may edit project files outside \.agents\/ and its summar(y|ies) \/\S+\/\.agents\/tmp\/phases\/review-1\/r2-fix-summary\.md)/,
   orchestrator: /^minions R[12] \(Iteration 1\/3\): while the review loop runs, project files are changed only by minions:review-fixer in R2\./,
 };
 
@@ -217,15 +217,16 @@ describe.concurrent('the edit gate', () => {
 
   it('gives the exact reasons', async () => {
     const reviewer = await new Loop(dirs.R1).hook('on-edit-gate', payload('R1', { file: '@/src/a.ts', who: CRITIC, expect: 'reviewer' }).payload);
-    expect(denyReason(reviewer)).toBe(
-      'minions R1: reviewers are read-only; minions:critic may write only its own output, .agents/tmp/phases/review-1/r1-critic.json. Report the problem as a finding instead.',
+    // The path is absolute, under the project root the loop started in (this fixture is a clone of it).
+    expect(denyReason(reviewer)).toMatch(
+      /^minions R1: reviewers are read-only; minions:critic may write only its own output, \/\S+\/\.agents\/tmp\/phases\/review-1\/r1-critic\.json\. Report the problem as a finding instead\.$/,
     );
     const orchestrator = await new Loop(dirs.R1).hook('on-edit-gate', payload('R1', { file: '@/src/a.ts', who: null, expect: 'orchestrator' }).payload);
     expect(denyReason(orchestrator)).toBe(
       'minions R1 (Iteration 1/3): while the review loop runs, project files are changed only by minions:review-fixer in R2. Dispatch the agents the [PHASE R1] prompt names, then end your turn; /minions:cancel ends the loop.',
     );
     const fixer = await new Loop(dirs.R2).hook('on-edit-gate', payload('R2', { file: '@/.agents/x.md', who: FIXER, expect: 'fixer' }).payload);
-    expect(denyReason(fixer)).toMatch(/^minions R2: the fixer may edit project files outside \.agents\/ and its summar(y|ies) \.agents\/tmp\/phases\/review-1\/r2-fix-summary\.md\b.*; nothing else under \.agents\/\.$/);
+    expect(denyReason(fixer)).toMatch(/^minions R2: the fixer may edit project files outside \.agents\/ and its summar(y|ies) \/\S+\/\.agents\/tmp\/phases\/review-1\/r2-fix-summary\.md\b.*; nothing else under \.agents\/\.$/);
   });
 
   it('the project opened through a symlinked path (CLAUDE_PROJECT_DIR and file paths through the link)', async () => {

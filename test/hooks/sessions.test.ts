@@ -115,7 +115,7 @@ describe.concurrent('a second session in the same project', () => {
     expect(other.state()).toMatchObject({ sessionId: OTHER_SESSION, task: 'session two', iteration: 1, currentPhase: 'R1' });
     expect(other.dir.readJson(`.agents/tmp/archive/${firstState.runId}/state.json`)).toEqual(firstState);
     expect(other.dir.exists(`.agents/tmp/archive/${firstState.runId}/phases/review-1/r1-critic.json`)).toBe(true);
-    expect(other.dir.list('.agents/tmp/phases')).toEqual(['run.json']);
+    expect(other.dir.list('.agents/tmp/phases')).toEqual(['review-1/diff.patch', 'run.json']);
 
     // Now the first session is the outsider: its hooks step aside.
     const first = new Loop(other.dir, SESSION);

@@ -1,9 +1,10 @@
 /** Builders for pure unit tests: states, events and reviewer outputs as plain data. */
 import { REVIEWERS, type Reviewer } from '../../src/core/agents';
+import { newIteration } from '../../src/core/loop-state';
 import { currentIteration, initialState, transition, type Event, type Loaded, type Outcome } from '../../src/core/transition';
 import type { Finding } from '../../src/review/reviewer-output';
 import type { Sources } from '../../src/review/grounding';
-import type { IterationRecord, ReviewerRun, State } from '../../src/state/schema';
+import type { ClassNote, IterationRecord, PatchNote, ReviewerRun, State } from '../../src/state/schema';
 
 export const NOW = '2026-11-30T10:00:00.000Z';
 export const LATER = '2026-11-30T10:05:00.000Z';
@@ -36,7 +37,7 @@ export function stateBuilder(overrides: Partial<State> = {}) {
       setLast({
         ...it,
         r1: { ...it.r1, status: 'complete' },
-        verdict: { overall: 'issues_found', total, critical: 1, warning: total - 1, info: 0, open, contested: 0, score: 0.35, scale: 4, readiness: 'NOT_READY', pitfalls: [] },
+        verdict: { overall: 'issues_found', total, critical: 1, warning: total - 1, info: 0, open, contested: 0, score: 0.35, scale: 4, readiness: 'NOT_READY', pitfalls: [], classes: [] },
       });
       state = { ...state, currentPhase: 'R2' };
       api.allReviewers({ status: 'valid', dispatches: 1 });
@@ -52,6 +53,28 @@ export function stateBuilder(overrides: Partial<State> = {}) {
       setLast({ ...it, trees: { ...it.trees, ...trees } });
       return api;
     },
+    /** Closes this iteration's fix round and opens the next iteration in R1. */
+    nextRound() {
+      const it = lastIt();
+      setLast({ ...it, r2: { ...it.r2, status: 'complete', dispatches: 1 } });
+      state = { ...state, iteration: state.iteration + 1, currentPhase: 'R1', iterations: [...state.iterations, newIteration(state.iteration + 1, NOW)] };
+      return api;
+    },
+    patches(patches: Partial<IterationRecord['patches']>) {
+      const it = lastIt();
+      setLast({ ...it, patches: { ...it.patches, ...patches } });
+      return api;
+    },
+    escalated(escalated: IterationRecord['escalated']) {
+      setLast({ ...lastIt(), escalated });
+      return api;
+    },
+    /** The finding classes of this iteration's verdict (call after inR2). */
+    classes(classes: ClassNote[]) {
+      const it = lastIt();
+      setLast({ ...it, verdict: { ...it.verdict!, classes } });
+      return api;
+    },
     with(patch: Partial<State>) {
       state = { ...state, ...patch };
       return api;
@@ -61,6 +84,8 @@ export function stateBuilder(overrides: Partial<State> = {}) {
   };
   return api;
 }
+
+export const patchNote = (files: string[], truncated = false): PatchNote => ({ count: files.length, files, truncated });
 
 export const finding = (over: Partial<Finding> = {}): Finding => ({
   severity: 'warning',
@@ -104,10 +129,10 @@ export function throughRound(loaded: Loaded, event: Event, reviews: Record<Revie
   return { state: second.state, effects: [...first.effects, ...second.effects] };
 }
 
-export const fixerStop = (summary: string | null, summaryJson: string | null, previousSummary: string | null = null): Event => ({
+export const fixerStop = (summary: string | null, summaryJson: string | null, previousSummary: string | null = null): Extract<Event, { kind: 'fixer-stop' }> => ({
   kind: 'fixer-stop', sessionId: OWNER, now: LATER, summary, summaryJson, previousSummary,
 });
-export const answers = (fps: string[], status = 'fixed') => JSON.stringify({ fixes: fps.map((fingerprint) => ({ fingerprint, status, reason: 'r' })) });
+export const answers = (fps: string[], status = 'fixed') => JSON.stringify({ fixes: fps.map((fingerprint) => ({ fingerprint, status, reason: 'r', ...(status === 'fixed' ? { kind: 'patch' } : {}) })) });
 
 export const stop = (running: string[] = [], sessionId = OWNER): Event => ({ kind: 'stop', sessionId, now: LATER, running, changedFiles: ['src/a.ts'] });
 export const dispatch = (subagentType: string | null, sessionId = OWNER): Event => ({ kind: 'dispatch', sessionId, now: LATER, subagentType });

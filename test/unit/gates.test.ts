@@ -56,6 +56,11 @@ describe('editGate: the policy table', () => {
     '.agents/tmp/state.json.tmp',
     '.agents/tmp/state.lock',
     '.agents/tmp/phases/review-1/r1-verdict.json',
+    '.agents/tmp/phases/review-1/r2-findings.json',
+    '.agents/tmp/phases/review-1/r1-changed-during-review.patch',
+    '.agents/tmp/phases/review-1/diff.patch',
+    '.agents/tmp/phases/review-2/fix-delta.patch',
+    '.agents/tmp/phases/review-3/escalation.json',
     '.agents/tmp/phases/run.json',
     '.agents/tmp/archive/x/state.json',
   ])('%s belongs to the hooks, for everyone', (rel) => {

@@ -1,7 +1,7 @@
 /** Every model- and user-facing text lives in src/messages.ts; these snapshots show what the model and the user read. */
 import { describe, expect, it } from 'vitest';
 import * as msg from '../../src/messages';
-import { LATER, OWNER, stateBuilder } from './builders';
+import { LATER, OWNER, patchNote, stateBuilder } from './builders';
 
 const CHANGED = ['src/a.ts', 'src/b.ts'];
 const pitfalls = [{ seen: 3, file: 'src/a.ts', category: 'correctness', description: 'the loop reads one past the end', rule: 'loop while i < n' }];
@@ -21,6 +21,47 @@ describe('phase prompts', () => {
   it('R2', () => {
     const state = stateBuilder().inR2(3).build();
     expect(msg.r2Prompt(state, { ...state.iterations[0]!.verdict!, pitfalls })).toMatchSnapshot();
+  });
+
+  it('R1, iteration 3: the change, the fix delta and an escalated class, every path absolute', () => {
+    const state = stateBuilder({ root: '/home/me/shop' })
+      .inR2()
+      .nextRound()
+      .inR2()
+      .nextRound()
+      .patches({ diff: patchNote(['src/a.ts', 'src/b.ts', 'README.md']), fixDelta: patchNote(['src/a.ts']) })
+      .escalated([{ class: '5be1c0a2d9f4', reason: 'repeated' }, { class: '0b4d9e6c13aa', reason: 'fixer_escalated' }])
+      .build();
+    expect(msg.r1Prompt(state, ['src/a.ts', 'src/b.ts', 'README.md'])).toMatchSnapshot();
+  });
+
+  it('R2, iteration 2: a class to fix together and an audit-first class', () => {
+    const state = stateBuilder({ root: '/home/me/shop' })
+      .inR2()
+      .nextRound()
+      .inR2(3)
+      .classes([
+        { id: 'aaaaaaaaaaaa', category: 'docs', fingerprints: ['fp0', 'fp1'], sites: ['README.md:3', 'docs/guide.md:9'], rung: 'new', attempts: [] },
+        { id: 'bbbbbbbbbbbb', category: 'error-handling', fingerprints: ['fp2'], sites: ['src/config.ts:31'], rung: 'audit', attempts: [1] },
+      ])
+      .build();
+    expect(msg.r2Prompt(state, state.iterations[1]!.verdict!)).toMatchSnapshot();
+  });
+});
+
+describe('files the hooks write for a round', () => {
+  it('patch headers: the change (cut) and the fixer’s delta', () => {
+    const cut = msg.patchHeader('diff', 2, '0123456789abcdef', { files: ['src/a.ts', 'assets/logo.png'], truncated: true, limit: 256 * 1024, text: 'diff --git a/src/a.ts b/src/a.ts\n' });
+    const delta = msg.patchHeader('fix-delta', 2, null, { files: ['src/a.ts'], truncated: false, limit: 128 * 1024, text: 'a\nb\n' });
+    expect(`${cut}\n${delta}`).toMatchSnapshot();
+  });
+
+  it('the escalation request and the stop detail of a stuck class', () => {
+    const stuck = msg.stuckClasses([
+      { class: '5be1c0a2d9f4', reason: 'repeated', category: 'error-handling', sites: ['src/a.ts:3', 'src/b.ts:9'], attempts: [1, 2], fixerReason: null, open: true, diagnosis: { class: '5be1c0a2d9f4', rootCause: 'every loader copies the catch', fix: 'one readJsonFile helper', recommend: 'structural' } },
+      { class: '0b4d9e6c13aa', reason: 'fixer_escalated', category: 'docs', sites: ['README.md:4'], attempts: [2], fixerReason: 'same root cause, no new fix', open: false, diagnosis: null },
+    ]);
+    expect([msg.escalationRequest(), stuck].join('\n\n')).toMatchSnapshot();
   });
 });
 

@@ -4,7 +4,7 @@ import { finding, reviewJson } from './builders';
 
 describe('parseReview', () => {
   it('accepts a clean review', () => {
-    expect(parseReview(reviewJson())).toEqual({ ok: true, issues: [], previous: [], counts: { critical: 0, warning: 0, info: 0 }, verdict: 'clean', notes: [] });
+    expect(parseReview(reviewJson())).toEqual({ ok: true, issues: [], previous: [], diagnosis: [], counts: { critical: 0, warning: 0, info: 0 }, verdict: 'clean', notes: [] });
   });
 
   it('counts from the list, not the summary', () => {

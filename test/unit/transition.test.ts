@@ -257,7 +257,7 @@ describe('a reviewer stops', () => {
 
 describe('the fixer stops', () => {
   it('with a summary: next iteration, back to R1', () => {
-    const json = JSON.stringify({ fixes: [{ fingerprint: 'fp0', status: 'fixed' }, { fingerprint: 'fp1', status: 'fixed' }, { fingerprint: 'fp2', status: 'declined', reason: 'wrong' }] });
+    const json = JSON.stringify({ fixes: [{ fingerprint: 'fp0', status: 'fixed', kind: 'patch' }, { fingerprint: 'fp1', status: 'fixed', kind: 'structural' }, { fingerprint: 'fp2', status: 'declined', reason: 'wrong' }] });
     const out = transition(stateBuilder().inR2(3).r2({ status: 'running', dispatches: 1 }).loaded(), fixerStop('- [fixed] a\n- [fixed] b\n- [declined] c — wrong', json));
     expect(out.state).toMatchObject({ currentPhase: 'R1', iteration: 2 });
     expect(out.state!.iterations.map((i) => i.iteration)).toEqual([1, 2]);
@@ -274,7 +274,7 @@ describe('the fixer stops', () => {
   it.each([
     ['no summary at all', '  \n', null, /r2-fix-summary\.md is missing or empty; the per-finding answers \(r2-fix-summary\.json\) are missing/],
     ['answers not JSON', '- [fixed] x', '{', /r2-fix-summary\.json is not valid JSON/],
-    ['a decline without a reason', '- [declined] x', JSON.stringify({ fixes: [{ fingerprint: 'fp0', status: 'declined' }, { fingerprint: 'fp1', status: 'fixed' }] }), /fixes\[0\]\.reason: a declined or could_not_fix entry needs a reason/],
+    ['a decline without a reason', '- [declined] x', JSON.stringify({ fixes: [{ fingerprint: 'fp0', status: 'declined' }, { fingerprint: 'fp1', status: 'fixed', kind: 'patch' }] }), /fixes\[0\]\.reason: a declined, could_not_fix or escalate entry needs a reason/],
     ['a finding not answered', '- [fixed] x', answers(['fp0']), /has no answer for fp1/],
   ])('%s: the fixer is continued with what is wrong', (_, md, json, problem) => {
     const out = transition(stateBuilder().inR2().r2({ status: 'running', dispatches: 1 }).loaded(), fixerStop(md, json));
