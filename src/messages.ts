@@ -258,7 +258,7 @@ export const deny = {
   fixerWrite: (phase: string, summary: string): string =>
     phase === 'R1'
       ? `minions R1: the fixer runs only in R2. End your turn.`
-      : `minions R2: the fixer may edit project files outside .agents/ and its summaries ${summary} and .json; nothing else under .agents/.`,
+      : `minions R2: the fixer may edit project files outside .agents/ and .git/, and its summaries ${summary} and .json; nothing else under .agents/.`,
   orchestratorWrite: (state: State): string =>
     `minions ${state.currentPhase} (${iterationText(state)}): while the review loop runs, project files are changed only by ${FIXER_TYPE} in R2. ` +
     `Dispatch the agents the [PHASE ${state.currentPhase}] prompt names, then end your turn; /minions:cancel ends the loop.`,

@@ -58,7 +58,9 @@ export function editGate(state: State | null, sessionId: string, agentType: stri
     if (phase !== 'R2') return refuse(msg.deny.fixerWrite(phase, shown));
     if (target.rel === summary || target.rel === fixSummaryJsonFile(state.iteration)) return { kind: 'allow', reason: msg.allow.fixSummary(target.rel) };
     const underAgents = target.rel === '.agents' || target.rel.startsWith('.agents/');
-    return underAgents ? refuse(msg.deny.fixerWrite(phase, shown)) : PASS;
+    // The git dir holds the hooks' record (.git/minions/) and the repository itself: never a project file.
+    const underGit = target.rel === '.git' || target.rel.startsWith('.git/');
+    return underAgents || underGit ? refuse(msg.deny.fixerWrite(phase, shown)) : PASS;
   }
   return refuse(msg.deny.orchestratorWrite(state));
 }

@@ -46,7 +46,7 @@ const ANSWERS = '.agents/tmp/phases/review-1/r2-fix-summary.json';
 const REASONS: Record<Exclude<Expect, 'own' | 'pass'>, RegExp> = {
   'hook-owned': /^minions: \.agents\/tmp\/state\.json, the verdicts, the findings brief, the patches, the escalation file and the lock belong to the hooks; they cannot be edited\./,
   reviewer: /^minions R[12]: (reviewers are read-only; minions:[a-z-]+ may write only its own output, \/\S+\/\.agents\/tmp\/phases\/review-1\/r1-[a-z-]+\.json\.|reviews are over for this iteration; minions:[a-z-]+ may not write files\.)/,
-  fixer: /^minions R[12]: (the fixer runs only in R2\.|the fixer may edit project files outside \.agents\/ and its summar(y|ies) \/\S+\/\.agents\/tmp\/phases\/review-1\/r2-fix-summary\.md)/,
+  fixer: /^minions R[12]: (the fixer runs only in R2\.|the fixer may edit project files outside \.agents\/ and \.git\/, and its summar(y|ies) \/\S+\/\.agents\/tmp\/phases\/review-1\/r2-fix-summary\.md)/,
   orchestrator: /^minions R[12] \(Iteration 1\/3\): while the review loop runs, project files are changed only by minions:review-fixer in R2\./,
 };
 
@@ -113,6 +113,8 @@ const R2_CASES: [string, Case][] = [
   ['fixer: the summary of the next iteration', { file: '@/.agents/tmp/phases/review-2/r2-fix-summary.md', who: FIXER, expect: 'fixer' }],
   ['fixer: a reviewer\'s output', { file: `@/${OWN('critic')}`, who: FIXER, expect: 'fixer' }],
   ['fixer: another file under .agents/', { file: '@/.agents/notes.md', who: FIXER, expect: 'fixer' }],
+  ['fixer: the hooks\' record in the git dir', { file: '@/.git/minions/record/state.json', who: FIXER, expect: 'fixer' }],
+  ['fixer: the repository\'s config', { file: '@/.git/config', who: FIXER, expect: 'fixer' }],
   ['fixer: `src/../.agents/tmp/state.json`', { file: '@/src/../.agents/tmp/state.json', who: FIXER, expect: 'hook-owned' }],
   ['fixer: state.json', { file: '@/.agents/tmp/state.json', who: FIXER, expect: 'hook-owned' }],
   ['fixer: the verdict', { file: '@/.agents/tmp/phases/review-1/r1-verdict.json', who: FIXER, expect: 'hook-owned' }],
@@ -226,7 +228,7 @@ describe.concurrent('the edit gate', () => {
       'minions R1 (Iteration 1/3): while the review loop runs, project files are changed only by minions:review-fixer in R2. Dispatch the agents the [PHASE R1] prompt names, then end your turn; /minions:cancel ends the loop.',
     );
     const fixer = await new Loop(dirs.R2).hook('on-edit-gate', payload('R2', { file: '@/.agents/x.md', who: FIXER, expect: 'fixer' }).payload);
-    expect(denyReason(fixer)).toMatch(/^minions R2: the fixer may edit project files outside \.agents\/ and its summar(y|ies) \/\S+\/\.agents\/tmp\/phases\/review-1\/r2-fix-summary\.md\b.*; nothing else under \.agents\/\.$/);
+    expect(denyReason(fixer)).toMatch(/^minions R2: the fixer may edit project files outside \.agents\/ and \.git\/, and its summar(y|ies) \/\S+\/\.agents\/tmp\/phases\/review-1\/r2-fix-summary\.md\b.*; nothing else under \.agents\/\.$/);
   });
 
   it('the project opened through a symlinked path (CLAUDE_PROJECT_DIR and file paths through the link)', async () => {
