@@ -167,7 +167,7 @@ describe.concurrent('the spellings that got past the old gate', () => {
     async (command) => {
       const loop = new Loop(r2);
       expect(denyReason(await loop.gateBash(command, FIXER))).toBe(
-        'minions: .agents/tmp/state.json, the verdicts and the lock belong to the hooks; they cannot be edited. Use /minions:status to read the loop, /minions:cancel to end it.',
+        'minions: .agents/tmp/state.json, the verdicts, the findings brief, the patches, the escalation file and the lock belong to the hooks; they cannot be edited. Use /minions:status to read the loop, /minions:cancel to end it.',
       );
     },
   );

@@ -10,7 +10,7 @@ import { OTHER_SESSION, SESSION } from '../helpers/payloads';
 import { REVIEWERS, STATE, cleanReview, reviewWithIssues } from '../helpers/reviews';
 import { REPO_ROOT, runCli, runCommandLine } from '../helpers/run';
 import { rewriteState } from '../helpers/state';
-import { cloneTestdir, removeTestdirs, type TestDir } from '../helpers/testdir';
+import { cloneTestdir, removeTestdirs, testdir, type TestDir } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
 
@@ -270,9 +270,17 @@ describe.concurrent('status --json', () => {
     });
   });
 
-  it('an unreadable state file', async () => {
+  it('a garbled state file of a loop the hooks recorded: the last state they wrote, with the warning', async () => {
     const loop = fresh();
     fs.writeFileSync(loop.dir.abs(STATE), '{ not json');
+    const out = await json(loop);
+    expect(out).toMatchObject({ loop: 'running', phase: 'R1', paths: { state: '.agents/tmp/state.json' } });
+    expect(out.tampered).toMatch(/^Warning: .*\.agents\/tmp\/state\.json.*; the loop's next hook stops it \(tampered\)\.$/);
+  });
+
+  it('an unreadable state file no hook wrote', async () => {
+    const loop = new Loop(testdir());
+    loop.dir.write(STATE, '{ not json');
     expect(await json(loop)).toEqual({ loop: 'unreadable', problem: 'not valid JSON', paths: { state: '.agents/tmp/state.json' } });
   });
 });

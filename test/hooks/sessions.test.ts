@@ -97,10 +97,15 @@ describe.concurrent('a second session in the same project', () => {
     expect(r.stdout?.decision).toBe('block');
     expect(r.stdout?.reason).toMatch(/^minions: another session's review loop is running in this project/);
     expect(other.snapshot()).toEqual(before);
-    // /minions:cancel runs the CLI from its command file; a --force after other words is not read either.
+    // /minions:cancel runs the CLI from its command file; words after it are refused by name, so a --force
+    // among them is never read.
     const cancel = await runCommandLine('cancel', 'the old loop, not --force', { cwd: other.root, sessionId: OTHER_SESSION });
-    expect(cancel).toMatchObject({ code: 0, stderr: '' });
-    expect(cancel.stdout.trim()).toBe('minions: the review loop in this project belongs to another session; run /minions:cancel there, or /minions:cancel --force here.');
+    expect(cancel).toMatchObject({ code: 2, stderr: '' });
+    expect(cancel.stdout.split('\n')[0]).toBe('minions: cancel takes no argument "the"');
+    expect(other.snapshot()).toEqual(before);
+    const plain = await runCommandLine('cancel', '', { cwd: other.root, sessionId: OTHER_SESSION });
+    expect(plain).toMatchObject({ code: 0, stderr: '' });
+    expect(plain.stdout.trim()).toBe('minions: the review loop in this project belongs to another session; run /minions:cancel there, or /minions:cancel --force here.');
     expect(other.snapshot()).toEqual(before);
   });
 
