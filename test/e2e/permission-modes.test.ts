@@ -71,7 +71,7 @@ describe('permission modes', () => {
     });
   });
 
-  test('default: the host refuses the fixer\'s project edit; the loop reports "could not fix" and stops: no progress', async () => {
+  test('default: the host refuses the fixer\'s project edit; the loop reports "could not fix", and the class that keeps coming back stops it: stuck', async () => {
     const scenario = sampleScenario({
       name: 'refused-fix-default',
       maxIterations: 3,
@@ -79,17 +79,17 @@ describe('permission modes', () => {
       fixer: (i) => (i === 1 ? [FIX.offByOne] : []),
     });
     await loop('default', scenario, (r) => {
-      // Review 2 finds the same open finding as review 1: the loop stops instead of spending round 3.
-      expect(r.state as State).toMatchObject({ currentPhase: 'STOPPED', iteration: 2, stopReason: 'no_progress' });
-      // The only refusal is the fixer's edit of the project file.
+      // Review 2 finds the same open finding (audit-first round), review 3 again: the class escalates and the loop stops.
+      expect(r.state as State).toMatchObject({ currentPhase: 'STOPPED', iteration: 3, stopReason: 'stuck_issue' });
+      // The only refusal is the fixer's edit of the project file (the scripted fixer tries it in round 1 only).
       expect(denials(r).map((d) => [d.tool_name, d.tool_input.file_path])).toEqual([['Edit', `${r.projectDir}/src/cart.js`]]);
       expect(r.read('src/cart.js')).toContain('for (let i = 1; i < cart.length; i++)');
       const answers = JSON.parse(r.readPhase('review-1/r2-fix-summary.json')!) as { fixes: { status: string; reason?: string }[] };
       expect(answers.fixes).toEqual([{ fingerprint: expect.any(String), status: 'could_not_fix', reason: expect.stringMatching(/^the edit of src\/cart\.js was refused: /) }]);
       expect(r.systemMessages).toContain('minions: fix round 1 done (0 fixed, 1 could not fix) → R1, Iteration 2/3');
-      // Ten reviews and two summaries, each allowed by the gate.
-      expect(allowed(r).sort()).toEqual([...Array(12).fill('PreToolUse:Write')]);
-      expect(r.systemMessages.at(-1)).toMatch(/^minions: STOPPED — no progress: .*\n  critical src\/cart\.js:10 — total\(\) starts at index 1/s);
+      // Fifteen reviews and four summaries, each allowed by the gate.
+      expect(allowed(r).sort()).toEqual([...Array(19).fill('PreToolUse:Write')]);
+      expect(r.systemMessages.at(-1)).toMatch(/^minions: STOPPED — a finding is stuck: .*\n  critical src\/cart\.js:10 — total\(\) starts at index 1/s);
     });
   });
 

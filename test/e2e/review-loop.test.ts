@@ -288,8 +288,8 @@ describe('minions review loop in the real CLI', () => {
       );
       const brief = JSON.parse(r.readPhase('review-1/r2-findings.json')!) as { findings: { fingerprint: string; file: string }[] };
       expect(brief.findings).toEqual([expect.objectContaining({ file: 'src/cart.js' })]);
-      const answers = JSON.parse(r.readPhase('review-1/r2-fix-summary.json')!) as { fixes: { fingerprint: string; status: string }[] };
-      expect(answers.fixes).toEqual([{ fingerprint: brief.findings[0]!.fingerprint, status: 'fixed' }]);
+      const answers = JSON.parse(r.readPhase('review-1/r2-fix-summary.json')!) as { fixes: { fingerprint: string; status: string; kind?: string }[] };
+      expect(answers.fixes).toEqual([{ fingerprint: brief.findings[0]!.fingerprint, status: 'fixed', kind: 'patch' }]);
       expect(r.read('src/cart.js')).toContain('for (let i = 0; i < cart.length; i++)');
       // The reviewer whose only finding matched no file was told so once by the real host.
       const told = r.hooks.filter((h) => h.event === 'SubagentStop' && h.decision === 'block' && h.reason?.startsWith('Most of your findings do not match the files'));
