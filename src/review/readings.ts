@@ -32,16 +32,18 @@ export interface Needle {
 
 const ESCAPES: Record<string, string> = { n: '\n', r: '', t: '\t', '"': '"', "'": "'", '`': '`', '\\': '\\', '/': '/' };
 const ESCAPE = /\\([nrt"'`\\/])/g;
-const ELLIPSIS = /\.\.\.|…/;
+/** Three dots or more (a dot of the code may touch them: "x.y...."), or the ellipsis character. */
+const ELLIPSIS = /\.{3,}|…/;
 /** A line that only elides: `...`, `…`, `// ...`, `# …`, `/* ... *\/`, `<!-- ... -->`. */
-const ELLIPSIS_LINE = /^\s*(?:\/\/|#|--|\/\*|\*|<!--)?\s*(?:\.\.\.|…)\s*(?:\*\/|-->)?\s*$/;
+const ELLIPSIS_LINE = /^\s*(?:\/\/|#|--|\/\*|\*|<!--)?\s*(?:\.{3,}|…)\s*(?:\*\/|-->)?\s*$/;
 const DIFF_HEADER = /^(?:@@.*@@.*|(?:\+\+\+|---) (?:[ab]\/|\/dev\/null).*|\\ No newline at end of file)$/;
 
 type Step = (text: string) => string | null;
 
 const unescape: Step = (text) => (ESCAPE.test(text) ? text.replace(ESCAPE, (_, c: string) => ESCAPES[c]!) : null);
 
-const backticks: Step = (text) => /^\s*`([^`\n]+)`\s*$/.exec(text)?.[1] ?? null;
+/** One pair of inline backticks around the quote (the code itself may hold backticks). */
+const backticks: Step = (text) => /^\s*`([^\n]+)`\s*$/.exec(text)?.[1] ?? null;
 
 /** Strips diff markers when every quoted line has one (blank lines and hunk headers aside). */
 function diffMarkers(text: string, newSide: boolean): string | null {
@@ -59,40 +61,58 @@ const semicolon: Step = (text) => (/;\s*$/.test(text) ? text.replace(/;\s*$/, ''
 
 /** The quote as written (fences and gutters aside): the reading tried first, and usually the only one. */
 export function literalNeedles(evidence: string): Needle[] {
-  return needlesOf(stripGutter(stripFences(evidence)), []);
+  return needlesOf(stripGutter(stripFences(evidence)), []).filter((n) => n.applied.length === 0);
 }
 
-/** The alternative readings of a quote, fewest changes first (not those equal to the quote as written). */
+/**
+ * The alternative readings of a quote, fewest changes first (not those equal to the quote as written).
+ * Each reading applies at most once, in any order ("+ `x;`" and "`+ x`;" are both read).
+ */
 export function alternativeNeedles(evidence: string): Needle[] {
-  const found = new Map<string, Needle>();
   const keyOf = (needle: Needle): string => `${needle.pieces.join('\0')}\0${needle.gaps.join(',')}\0${needle.openStart}${needle.openEnd}`;
-  const literal = new Set(literalNeedles(evidence).map(keyOf));
-  const slots: [EvidenceReading[], Step][][] = [
-    [[['unescaped'], unescape]],
-    [[['backticks'], backticks]],
-    [[['diff-markers'], (t) => diffMarkers(t, false)], [['diff-new-side'], (t) => diffMarkers(t, true)]],
-    [[['semicolon'], semicolon]],
+  const found = new Map<string, Needle>();
+  const out: Needle[] = [];
+  for (const needle of needlesOf(stripGutter(stripFences(evidence)), [])) {
+    found.set(keyOf(needle), needle);
+    if (needle.applied.length > 0) out.push(needle); // the quote's own gaps
+  }
+  const steps: [EvidenceReading, Step][] = [
+    ['unescaped', unescape],
+    ['backticks', backticks],
+    ['diff-markers', (t) => diffMarkers(t, false)],
+    ['diff-new-side', (t) => diffMarkers(t, true)],
+    ['semicolon', semicolon],
   ];
-  const visit = (slot: number, text: string, applied: EvidenceReading[]): void => {
-    if (slot === slots.length) {
-      if (applied.length === 0) return;
-      for (const needle of needlesOf(stripGutter(text), applied)) {
-        const key = keyOf(needle);
-        const seen = found.get(key);
-        if (!literal.has(key) && (!seen || seen.applied.length > needle.applied.length)) found.set(key, needle);
+  const exclusive = (a: EvidenceReading, b: EvidenceReading) => a.startsWith('diff') && b.startsWith('diff');
+  // Breadth first: every text reached by applying distinct steps, each reached by the fewest steps.
+  let frontier: { text: string; applied: EvidenceReading[] }[] = [{ text: stripFences(evidence), applied: [] }];
+  const seen = new Set([frontier[0]!.text]);
+  while (frontier.length > 0) {
+    const next: typeof frontier = [];
+    for (const { text, applied } of frontier) {
+      for (const [name, step] of steps) {
+        if (applied.some((a) => a === name || exclusive(a, name))) continue;
+        // Fences come off after unescaping: "```ts\n…```" may itself arrive escaped.
+        const stepped = step(text);
+        const result = stepped === null ? null : name === 'unescaped' ? stripFences(stepped) : stepped;
+        if (result === null || seen.has(result)) continue;
+        seen.add(result);
+        const reached = { text: result, applied: [...applied, name].sort((a, b) => EVIDENCE_READINGS.indexOf(a) - EVIDENCE_READINGS.indexOf(b)) };
+        next.push(reached);
+        for (const needle of needlesOf(stripGutter(result), reached.applied)) {
+          const key = keyOf(needle);
+          if (!found.has(key)) {
+            found.set(key, needle);
+            out.push(needle);
+          }
+        }
       }
-      return;
     }
-    // Fences come off after unescaping: "```ts\n…```" may itself arrive escaped.
-    const next = (t: string) => (slot === 0 ? stripFences(t) : t);
-    visit(slot + 1, next(text), applied);
-    for (const [name, step] of slots[slot]!) {
-      const out = step(text);
-      if (out !== null && out !== text) visit(slot + 1, next(out), [...applied, ...name]);
-    }
-  };
-  visit(0, evidence, []);
-  return [...found.values()].sort((a, b) => a.applied.length - b.applied.length || order(a.applied) - order(b.applied));
+    frontier = next;
+  }
+  // Readings with gaps are the loosest: after every reading without.
+  const gaps = (n: Needle) => Number(n.applied.includes('gap'));
+  return out.sort((a, b) => gaps(a) - gaps(b) || a.applied.length - b.applied.length || order(a.applied) - order(b.applied));
 }
 
 /** Every reading of a quote: as written first, then the alternatives. */
@@ -118,7 +138,7 @@ function gapNeedle(text: string, applied: EvidenceReading[]): Needle | null {
   // Mark the gaps (\0L a line of its own, \0I within a line), then split: text, kind, text, kind, … text.
   const marked = text
     .split(/\r?\n/)
-    .map((line) => (ELLIPSIS_LINE.test(line) ? '\0L' : line.replace(/\.\.\.|…/g, '\0I')))
+    .map((line) => (ELLIPSIS_LINE.test(line) ? '\0L' : line.replace(/\.{3,}|…/g, '\0I')))
     .join('\n');
   const parts = marked.split(/\0([LI])/);
   const pieces: string[] = [];

@@ -21,7 +21,7 @@ export interface SourceCaps {
 }
 export const SOURCE_CAPS: SourceCaps = { names: 20_000, files: 5_000, fileBytes: 256 * 1024 ** 2, totalBytes: 1024 ** 3 };
 
-const MB = (bytes: number): string => `${Math.round(bytes / 1024 ** 2)} MB`;
+const MB = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(bytes < 10 * 1024 ** 2 ? 1 : 0)} MB`;
 
 /** The file names the reviews' findings give, normalised, in order of first mention. */
 export function namedFiles(texts: readonly (string | null)[]): string[] {
