@@ -95,6 +95,16 @@ export function aggregateRound(input: RoundInput): Verdict {
   const reviewers = {} as Verdict['reviewers'];
   let diagnoses: Diagnosis[] = [];
   const grounder = grounderFor(input.sources);
+  // Reviewers often report the same finding: one identity per matched code and category.
+  const identities = new Map<Grounding, Map<string, IdentityKey>>();
+  const identity = (finding: Finding, grounding: Grounding): IdentityKey => {
+    if (grounding.matched === null || isCommandEvidence(finding.evidence)) return identityOf(finding, input.sources, grounding);
+    let byCategory = identities.get(grounding);
+    if (!byCategory) identities.set(grounding, (byCategory = new Map()));
+    let key = byCategory.get(finding.category);
+    if (!key) byCategory.set(finding.category, (key = identityOf(finding, input.sources, grounding)));
+    return key;
+  };
   const parsedReviews: (ParsedReview | null)[] = [];
   for (const r of REVIEWERS) {
     const review = input.reviews[r];
@@ -105,7 +115,7 @@ export function aggregateRound(input: RoundInput): Verdict {
     const findings = parsed?.ok ? parsed.issues : partly!.findings;
     const mine = findings.map((finding) => {
       const grounding = grounder.ground(finding);
-      return { reviewer: r, finding, key: identityOf(finding, input.sources, grounding), grounding };
+      return { reviewer: r, finding, key: identity(finding, grounding), grounding };
     });
     reported.push(...mine);
     const grounded = mine.filter((m) => m.grounding.status !== 'ungrounded').map((m) => m.finding);
@@ -263,20 +273,19 @@ const longest = (texts: string[]): string => texts.reduce((a, b) => (b.trim().le
 function mergeCluster(members: Reported[]): MergedFinding {
   // The representative: the most specific (shortest) identity, preferring a grounded report.
   // Members share file and family: the fingerprint depends on the text alone.
-  const fingerprints = new Map<string, string>();
-  const fingerprintOfMember = (m: Reported): string => {
-    let fp = fingerprints.get(m.key.text);
-    if (fp === undefined) fingerprints.set(m.key.text, (fp = fingerprintOf(m.key)));
-    return fp;
-  };
-  const rep = members.reduce((best, m) =>
-    (Number(m.grounding.status === 'ungrounded') - Number(best.grounding.status === 'ungrounded') ||
-      m.key.text.length - best.key.text.length ||
-      (m.key.text === best.key.text ? 0 : fingerprintOfMember(m).localeCompare(fingerprintOfMember(best)))) < 0
-      ? m
-      : best,
-  );
-  const fingerprint = fingerprintOfMember(rep);
+  let rep = members[0]!;
+  let fingerprint: string | null = null;
+  for (const m of members) {
+    const order =
+      Number(m.grounding.status === 'ungrounded') - Number(rep.grounding.status === 'ungrounded') ||
+      m.key.text.length - rep.key.text.length ||
+      (m.key.text === rep.key.text ? 0 : fingerprintOf(m.key) < (fingerprint ??= fingerprintOf(rep.key)) ? -1 : 1);
+    if (order < 0) {
+      rep = m;
+      fingerprint = null;
+    }
+  }
+  fingerprint ??= fingerprintOf(rep.key);
   const severity = members.reduce<Severity>((s, m) => (SEVERITY_RANK[m.finding.severity] > SEVERITY_RANK[s] ? m.finding.severity : s), 'info');
   return {
     fingerprint,

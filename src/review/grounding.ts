@@ -55,6 +55,11 @@ export const EVIDENCE_WINDOW = 5;
  */
 export const SEARCH_BUDGET = 2 * 1024 ** 3;
 export const FLAT_BUILD_COST = 16;
+/** A whole-file search looks this many lines around the cited line first, then RADIUS_GROWTH times as far, and so on. */
+const FIRST_RADIUS = 64;
+const RADIUS_GROWTH = 8;
+/** A byte-for-byte copy of the quote this many lines away is taken before any alternative reading near the line. */
+const LOCAL_RADIUS = 4096;
 
 /** Witness evidence is a command and its output, not code: it is not looked for in the file. */
 export const isCommandEvidence = (evidence: string): boolean => /^\s*\$\s/.test(evidence);
@@ -63,7 +68,6 @@ interface Occurrence {
   line: number;
   matched: string;
 }
-type Search = Occurrence | null | 'over-budget';
 
 /** Grounds the findings of one hook against one set of sources, sharing the files' indexes and the search budget. */
 export class Grounder {
@@ -145,30 +149,33 @@ export class Grounder {
     const literal = this.readings(finding.evidence, false);
     if (literal.length === 0) return pastEnd ? fail('ungrounded', pastEndText, { file: fileReading, evidence: null }) : found('grounded', null, cited, [], null);
 
-    // Near the cited line: as written, then the alternatives; then anywhere, in the same order.
-    const needles: Needle[] = [];
-    for (const alternatives of [false, true]) {
-      const readings = this.readings(finding.evidence, alternatives);
-      needles.push(...readings);
-      if (cited === null || pastEnd) continue;
-      for (const needle of readings) {
+    const located = (at: Occurrence & { needle: Needle }): Grounding => {
+      const { needle, line, matched } = at;
+      if (cited === null) return found('grounded', null, null, needle.applied, matched);
+      if (!pastEnd && Math.abs(line - cited) <= EVIDENCE_WINDOW) return found('grounded', null, cited, needle.applied, matched);
+      const where = `the evidence is at line ${line}`;
+      return found('relocated', pastEnd ? `${pastEndText}; ${where}` : `${where}, not ${cited}`, line, needle.applied, matched);
+    };
+    // Cheapest first: as written near the cited line; a copy of it byte for byte within a few thousand
+    // lines; the alternative readings near the line; then every reading anywhere in the file.
+    if (cited !== null && !pastEnd) {
+      for (const needle of literal) {
         const near = nearLine(index, needle, cited);
         if (near) return found('grounded', null, cited, needle.applied, near.matched);
       }
     }
-    let overBudget = false;
-    for (const needle of needles) {
-      const at = this.nearest(index, needle, cited);
-      if (at === 'over-budget') {
-        overBudget = true;
-        continue;
+    const copy = this.locate(index, literal, cited, 'raw', LOCAL_RADIUS);
+    if (copy && copy !== 'over-budget') return located(copy);
+    const alternatives = this.readings(finding.evidence, true);
+    if (cited !== null && !pastEnd) {
+      for (const needle of alternatives) {
+        const near = nearLine(index, needle, cited);
+        if (near) return found('grounded', null, cited, needle.applied, near.matched);
       }
-      if (!at) continue;
-      if (cited === null) return found('grounded', null, null, needle.applied, at.matched);
-      if (!pastEnd && Math.abs(at.line - cited) <= EVIDENCE_WINDOW) return found('grounded', null, cited, needle.applied, at.matched);
-      const where = `the evidence is at line ${at.line}`;
-      return found('relocated', pastEnd ? `${pastEndText}; ${where}` : `${where}, not ${cited}`, at.line, needle.applied, at.matched);
     }
+    const at = this.locate(index, [...literal, ...alternatives], cited, 'both', Infinity);
+    if (at !== null && at !== 'over-budget') return located(at);
+    const overBudget = at === 'over-budget';
     const reading = { file: fileReading, evidence: null };
     if (overBudget) {
       const near = cited !== null && !pastEnd ? `is not within ${EVIDENCE_WINDOW} lines of line ${cited}, and ` : '';
@@ -177,43 +184,90 @@ export class Grounder {
     return fail('ungrounded', pastEnd ? `${pastEndText}, and the quoted evidence does not occur in it` : `the quoted evidence does not occur in ${file}`, reading);
   }
 
-  /** The occurrence nearest the cited line (the first, with no line) anywhere in the file. */
-  private nearest(index: SourceIndex, needle: Needle, cited: number | null): Search {
+  /**
+   * The occurrence of any reading nearest the cited line (the first, with no line), searched in
+   * regions that grow around it, so that the cost follows the distance and not the file's size:
+   * byte for byte first (a copy of the code is preferred), then flat; readings in order on a tie.
+   */
+  private locate(index: SourceIndex, needles: readonly Needle[], cited: number | null, passes: 'raw' | 'both', maxRadius: number): (Occurrence & { needle: Needle }) | null | 'over-budget' {
     const lines = index.lineCount;
     const line = cited === null ? 1 : Math.min(cited, lines + 1);
-    const pick = (a: Occurrence | null, b: Occurrence | null): Occurrence | null =>
-      !a ? b : !b ? a : cited === null ? (a.line <= b.line ? a : b) : Math.abs(a.line - line) <= Math.abs(b.line - line) ? a : b;
-
-    if (needle.raw !== null) {
-      if (this.spent >= this.budget) return 'over-budget';
-      const raw = bytesOf(needle).raw!;
-      const from = index.lineStart(line);
-      const after = index.bytes.indexOf(raw, from);
-      const before = from > 0 ? index.bytes.lastIndexOf(raw, from - 1) : -1;
-      this.spent += (after < 0 ? index.bytes.length - from : after - from) + (before < 0 ? from : from - before);
-      const hit = pick(after < 0 ? null : { line: index.lineOf(after), matched: needle.pieces[0]! }, before < 0 ? null : { line: index.lineOf(before), matched: needle.pieces[0]! });
-      if (hit) return hit;
+    const span = Math.max(...needles.map((n) => n.span));
+    for (const pass of passes === 'raw' ? (['raw'] as const) : (['raw', 'flat'] as const)) {
+      if (pass === 'raw' && needles.every((n) => n.raw === null)) continue;
+      for (let radius = Math.min(FIRST_RADIUS, maxRadius); ; radius = Math.min(radius * RADIUS_GROWTH, maxRadius)) {
+        if (this.spent >= this.budget) return 'over-budget';
+        const from = Math.max(1, line - radius);
+        const to = Math.min(lines, line + radius + span);
+        const best = pass === 'raw' ? this.nearestRaw(index, needles, from, to, line) : this.nearestFlat(index, needles, from, to, line);
+        if (best) return best;
+        if ((from === 1 && to === lines) || radius >= maxRadius) break;
+      }
     }
-    if (this.spent >= this.budget) return 'over-budget';
-    if (!index.flattened) this.spent += index.bytes.length * FLAT_BUILD_COST;
-    const flat = index.flatAll();
-    const from = flat.lineStart(line);
-    const after = this.scan(flat, needle, from, 1);
-    const before = from > 0 ? this.scan(flat, needle, from - 1, -1) : null;
-    return pick(after, before);
+    return this.spent >= this.budget ? 'over-budget' : null;
   }
 
-  /** The first full match of a reading whose first piece starts at or after (before) `from`, in flat text. */
-  private scan(flat: FlatText, needle: Needle, from: number, direction: 1 | -1): Occurrence | null {
+  private nearestRaw(index: SourceIndex, needles: readonly Needle[], from: number, to: number, line: number): (Occurrence & { needle: Needle }) | null {
+    const region = index.raw(from, to);
+    const start = index.lineStart(from);
+    const origin = index.lineStart(line) - start;
+    let best: (Occurrence & { needle: Needle }) | null = null;
+    for (const needle of needles) {
+      const raw = bytesOf(needle).raw;
+      if (raw === null) continue;
+      this.spent += region.length;
+      const after = region.subarray(origin).indexOf(raw);
+      const before = origin > 0 ? region.subarray(0, Math.min(region.length, origin - 1 + raw.length)).lastIndexOf(raw) : -1;
+      for (const at of [after < 0 ? -1 : origin + after, before]) {
+        if (at < 0) continue;
+        const hit = index.lineOf(start + at);
+        if (!best || Math.abs(hit - line) < Math.abs(best.line - line)) best = { line: hit, matched: needle.pieces[0]!, needle };
+      }
+    }
+    return best;
+  }
+
+  /** Flat: the region's own flat form while it is small, else the whole file's (built once). */
+  private nearestFlat(index: SourceIndex, needles: readonly Needle[], from: number, to: number, line: number): (Occurrence & { needle: Needle }) | null {
+    const size = index.lineEnd(to) - index.lineStart(from);
+    let flat: FlatText;
+    if (index.flattened || size * 4 > index.bytes.length) {
+      if (!index.flattened) this.spent += index.bytes.length * FLAT_BUILD_COST;
+      flat = index.flatAll();
+    } else {
+      this.spent += size * FLAT_BUILD_COST;
+      flat = index.flat(from, to);
+    }
+    const lo = flat.lineStart(from);
+    const hi = flat.lineEnd(to);
+    const mid = flat.lineStart(line);
+    let best: (Occurrence & { needle: Needle }) | null = null;
+    for (const needle of needles) {
+      for (const hit of [this.scan(flat, needle, mid, hi, 1), mid > lo ? this.scan(flat, needle, mid - 1, lo, -1) : null]) {
+        if (hit && (!best || Math.abs(hit.line - line) < Math.abs(best.line - line))) best = { ...hit, needle };
+      }
+    }
+    return best;
+  }
+
+  /**
+   * The first full match of a reading whose first piece starts at or after `from` and before `limit`
+   * (direction 1), or at or before `from` and at or after `limit` (direction -1), in flat text.
+   */
+  private scan(flat: FlatText, needle: Needle, from: number, limit: number, direction: 1 | -1): Occurrence | null {
     const first = bytesOf(needle).pieces[0]!;
-    for (let at = from; at >= 0 && at < flat.bytes.length; ) {
-      const p = direction === 1 ? flat.bytes.indexOf(first, at) : flat.bytes.lastIndexOf(first, at);
-      this.spent += Math.abs((p < 0 ? (direction === 1 ? flat.bytes.length : 0) : p) - at);
-      if (p < 0) return null;
-      const match = matchFrom(flat, needle, p);
+    for (let at = from; direction === 1 ? at < limit : at >= limit; ) {
+      const p = direction === 1 ? flat.bytes.subarray(at, Math.min(flat.bytes.length, limit + first.length - 1)).indexOf(first) : flat.bytes.subarray(limit, at + first.length).lastIndexOf(first);
+      if (p < 0) {
+        this.spent += Math.abs(limit - at);
+        return null;
+      }
+      const hit = direction === 1 ? at + p : limit + p;
+      this.spent += Math.abs(hit - at);
+      const match = matchFrom(flat, needle, hit);
       if (match) return match;
       if (this.spent >= this.budget) return null;
-      at = p + direction;
+      at = hit + direction;
     }
     return null;
   }

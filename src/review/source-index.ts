@@ -6,10 +6,10 @@
 import { Buffer } from 'node:buffer';
 import { flattenBytes } from './fingerprint';
 
-/** The largest i with starts[i] ≤ offset. */
-function floorIndex(starts: readonly number[], offset: number): number {
+/** The largest i < length with starts[i] ≤ offset. */
+function floorIndex(starts: ArrayLike<number>, offset: number, length = starts.length): number {
   let lo = 0;
-  let hi = starts.length - 1;
+  let hi = length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
     if (starts[mid]! <= offset) lo = mid;
@@ -51,21 +51,32 @@ export class FlatText {
 
 export class SourceIndex {
   readonly bytes: Buffer;
-  /** Byte offset of each line's start. */
-  private readonly starts: number[];
+  /** Byte offset of each line's start (the first `lines` entries). */
+  private readonly starts: Float64Array;
+  private readonly lines: number;
   private whole: FlatText | null = null;
 
   constructor(content: string | Uint8Array) {
     this.bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-    const starts = [0];
     const bytes = this.bytes;
-    for (let p = bytes.indexOf(10); p >= 0 && p + 1 < bytes.length; p = bytes.indexOf(10, p + 1)) starts.push(p + 1);
+    // A typed array grown by doubling: a 50 MB file has about a million lines.
+    let starts = new Float64Array(Math.max(16, bytes.length >> 5));
+    let n = 1;
+    for (let p = bytes.indexOf(10); p >= 0 && p + 1 < bytes.length; p = bytes.indexOf(10, p + 1)) {
+      if (n === starts.length) {
+        const grown = new Float64Array(starts.length * 2);
+        grown.set(starts);
+        starts = grown;
+      }
+      starts[n++] = p + 1;
+    }
     this.starts = starts;
+    this.lines = bytes.length === 0 ? 0 : n;
   }
 
   /** Lines, not counting the empty one after a final newline. */
   get lineCount(): number {
-    return this.bytes.length === 0 ? 0 : this.starts.length;
+    return this.lines;
   }
 
   lineStart(line: number): number {
@@ -79,7 +90,7 @@ export class SourceIndex {
   }
 
   lineOf(offset: number): number {
-    return floorIndex(this.starts, offset) + 1;
+    return floorIndex(this.starts, offset, Math.max(1, this.lines)) + 1;
   }
 
   /** The raw bytes of lines from…to (clamped to the file). */
