@@ -7,7 +7,11 @@
  * reviewers are dispatched and write their reviews, four of them stop. The measured sample is the fifth
  * stop; before each sample the loop's files are put back as they were after the fourth.
  *
- *   npm run build && npx tsx bench/aggregate.bench.ts          BENCH_PAIRS=15 for more pairs
+ *   npm run build && npx tsx bench/aggregate.bench.ts
+ *
+ * BENCH_PAIRS (default 7) sets the pairs per case, BENCH_ONLY=<part of a name> picks cases,
+ * BENCH_PROFILE=<dir> writes one V8 profile per case instead of measuring, BENCH_STRICT=1 exits 1 when a
+ * case is over its target.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -221,5 +225,5 @@ console.log(`aggregation (the fifth reviewer's SubagentStop), CPU time against a
 console.log(formatPairs(results));
 if (failures.length > 0) {
   console.log(`over target:\n${failures.map((f) => `  ${f}`).join('\n')}`);
-  process.exitCode = 1;
+  if (process.env.BENCH_STRICT) process.exitCode = 1;
 }
