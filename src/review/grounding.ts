@@ -125,8 +125,9 @@ export class Grounder {
     if (source.kind === 'not-a-file') return fail('ungrounded', `${named} is not a file`);
     if (source.kind === 'unchecked') return fail('unchecked', `${named} was not read: ${source.why}`);
     if (source.kind === 'missing') {
-      const similar = source.similar?.length ? ` (${source.similar.length} files match it ignoring case: ${source.similar.join(', ')})` : '';
-      return fail('ungrounded', `${named} does not exist${similar}`);
+      // Never "does not exist" for a name that does, ignoring case: it is ambiguous.
+      if (source.similar?.length) return fail('ungrounded', `${named} is ambiguous: ${source.similar.length} files match it ignoring case (${source.similar.join(', ')})`);
+      return fail('ungrounded', `${named} does not exist`);
     }
 
     const file = source.rel ?? named;

@@ -37,7 +37,7 @@ describe('grounding', () => {
     ['a CRLF file, multi-line evidence', f('src/crlf.ts', 3, 'for (let i = 0; i <= n; i++) {\n    out.push(items[i]);'), 'grounded', null],
     ['a file indented with tabs, quoted with spaces', f('src/tabs.ts', 4, '    out.push(items[i]);'), 'grounded', null],
     ['missing file', f('src/nope.ts', 1, 'x'), 'ungrounded', 'src/nope.ts does not exist'],
-    ['missing, two files match ignoring case', f('src/twin.ts', 1, 'x'), 'ungrounded', 'src/twin.ts does not exist (2 files match it ignoring case: src/Twin.ts, src/TWIN.ts)'],
+    ['missing, two files match ignoring case', f('src/twin.ts', 1, 'x'), 'ungrounded', 'src/twin.ts is ambiguous: 2 files match it ignoring case (src/Twin.ts, src/TWIN.ts)'],
     ['evidence absent', f('src/page.ts', 3, 'items.forEach(render)'), 'ungrounded', 'the quoted evidence does not occur in src/page.ts'],
     ['past the end, evidence absent', f('src/page.ts', 99, 'items.forEach(render)'), 'ungrounded', 'line 99 is past the end of src/page.ts (7 lines), and the quoted evidence does not occur in it'],
     ['past the end, no evidence', f('src/page.ts', 99, ''), 'ungrounded', 'line 99 is past the end of src/page.ts (7 lines)'],
