@@ -56,7 +56,7 @@ describe('clusterKeys', () => {
       }),
       { numRuns: 300 },
     );
-  });
+  }, 120_000);
 });
 
 describe('IdentityIndex', () => {
@@ -84,7 +84,7 @@ describe('IdentityIndex', () => {
       }),
       { numRuns: 300 },
     );
-  });
+  }, 120_000);
 });
 
 describe('identity from the reading that matched', () => {
@@ -128,7 +128,7 @@ describe('identity from the reading that matched', () => {
       }),
       { numRuns: 400 },
     );
-  });
+  }, 120_000);
 
   it('two different quotes from one line stay two findings', () => {
     const a = idOf(4, 'if (sum > LIMIT && !override)');

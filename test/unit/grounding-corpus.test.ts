@@ -237,7 +237,7 @@ beforeAll(() => {
     `${'false grounding, all'.padEnd(width)}${String(falseRows.reduce((n, r) => n + r.n, 0)).padStart(6)}${pct(falseRate()).padStart(9)}`,
   ].join('\n');
   console.log(table);
-});
+}, 600_000); // tens of thousands of findings: seconds on a quiet machine, more on a busy one
 afterAll(removeTestdirs);
 
 function falseRate(): number {

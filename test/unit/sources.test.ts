@@ -96,7 +96,7 @@ describe('readSources: caps make files unchecked, never missing', () => {
     const sources = readSources(dir.root, [review('data/rows.js')]);
     expect(ground({ file: 'data/rows.js', line: 400_001, evidence: 'row(400000);' }, sources)).toMatchObject({ status: 'grounded' });
     expect(ground({ file: 'data/rows.js', line: 400_009, evidence: 'row(400000);' }, sources)).toMatchObject({ status: 'relocated', line: 400_001 });
-  });
+  }, 120_000); // writes and reads a 5 MB file: no limit a busy machine can hit
 });
 
 describe('readDeclines: a decline counts once per fingerprint per round', () => {
