@@ -51,8 +51,8 @@ export class FlatText {
 
 export class SourceIndex {
   readonly bytes: Buffer;
-  /** Byte offset of each line's start (the first `lines` entries). */
-  private readonly starts: Float64Array;
+  /** Byte offset of each line's start (the first `lines` entries); files are read up to 256 MB. */
+  private readonly starts: Uint32Array;
   private readonly lines: number;
   private whole: FlatText | null = null;
 
@@ -60,11 +60,11 @@ export class SourceIndex {
     this.bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
     const bytes = this.bytes;
     // A typed array grown by doubling: a 50 MB file has about a million lines.
-    let starts = new Float64Array(Math.max(16, bytes.length >> 5));
+    let starts = new Uint32Array(Math.max(16, bytes.length >> 6));
     let n = 1;
     for (let p = bytes.indexOf(10); p >= 0 && p + 1 < bytes.length; p = bytes.indexOf(10, p + 1)) {
       if (n === starts.length) {
-        const grown = new Float64Array(starts.length * 2);
+        const grown = new Uint32Array(starts.length * 2);
         grown.set(starts);
         starts = grown;
       }
