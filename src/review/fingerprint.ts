@@ -112,7 +112,10 @@ export function fingerprintOf(key: IdentityKey): string {
 /** Evidence shorter than this never matches by containment (too generic: "return x;"). */
 export const MIN_CONTAINED = 16;
 
-/** Same defect: same file and family, and the same evidence, or one quoting a longer stretch of the other. */
+/**
+ * Same defect: same file and family, and the same evidence, or one quoting a longer stretch of the other.
+ * The pairwise rule; clusters.ts applies it through an index (and keeps a broad quote out of it).
+ */
 export function sameDefect(a: IdentityKey, b: IdentityKey): boolean {
   if (a.file !== b.file || a.family !== b.family) return false;
   if (a.text === b.text) return true;

@@ -325,5 +325,3 @@ export function grounderFor(sources: Sources): Grounder {
 }
 
 export const ground = (finding: { file: string; line: number | null; evidence: string }, sources: Sources): Grounding => grounderFor(sources).ground(finding);
-
-export const codeAround = (sources: Sources, file: string, line: number | null): string => grounderFor(sources).codeAround(file, line);
