@@ -69,10 +69,13 @@ interface Occurrence {
   matched: string;
 }
 
+/** One index per file's bytes, whichever grounder asks (the shell hands the same bytes to each step of a hook). */
+const byteIndexes = new WeakMap<Uint8Array, SourceIndex>();
+
 /** Grounds the findings of one hook against one set of sources, sharing the files' indexes and the search budget. */
 export class Grounder {
   private spent = 0;
-  private readonly indexes = new Map<string | Uint8Array, SourceIndex>();
+  private readonly indexes = new Map<string, SourceIndex>();
   private readonly needles = new Map<string, Needle[]>();
   /** evidence → file → line → result: reviewers often report the same finding. */
   private readonly results = new Map<string, Map<string, Map<number | null, Grounding>>>();
@@ -102,6 +105,11 @@ export class Grounder {
   }
 
   private index(text: string | Uint8Array): SourceIndex {
+    if (typeof text !== 'string') {
+      let index = byteIndexes.get(text);
+      if (!index) byteIndexes.set(text, (index = new SourceIndex(text)));
+      return index;
+    }
     let index = this.indexes.get(text);
     if (!index) this.indexes.set(text, (index = new SourceIndex(text)));
     return index;

@@ -56,7 +56,7 @@ export function readSources(root: string, texts: readonly (string | null)[], cap
     else if (total + found.size > caps.totalBytes) source = { kind: 'unchecked', why: `the files read reach ${MB(caps.totalBytes)}` };
     else {
       try {
-        const text = fs.readFileSync(path.join(root, found.rel));
+        const text = readCached(path.join(root, found.rel), found.stat);
         files += 1;
         total += text.length;
         source = { kind: 'file', text, rel: found.rel, via: found.via };
@@ -70,7 +70,20 @@ export function readSources(root: string, texts: readonly (string | null)[], cap
   return sources;
 }
 
-type Resolved = { kind: 'found'; rel: string; via: FileReading; size: number } | { kind: 'other'; source: Source };
+/**
+ * Files read by this process, by path: a hook that reads the sources twice (the reviewer's stop, then
+ * the round's verdict) reads each unchanged file once, and grounding indexes the same bytes once.
+ */
+const readFiles = new Map<string, { stat: fs.Stats; bytes: Buffer }>();
+function readCached(file: string, stat: fs.Stats): Buffer {
+  const seen = readFiles.get(file);
+  if (seen && seen.stat.size === stat.size && seen.stat.mtimeMs === stat.mtimeMs && seen.stat.ino === stat.ino) return seen.bytes;
+  const bytes = fs.readFileSync(file);
+  readFiles.set(file, { stat, bytes });
+  return bytes;
+}
+
+type Resolved = { kind: 'found'; rel: string; via: FileReading; size: number; stat: fs.Stats } | { kind: 'other'; source: Source };
 
 /** Resolves names inside one project, reading each directory at most once. */
 class Resolver {
@@ -96,12 +109,12 @@ class Resolver {
   }
 
   /** The name as a path of the project: a file, missing, or something that is not a file inside it. */
-  private exact(name: string): { kind: 'found'; rel: string; size: number } | { kind: 'missing' } | { kind: 'other'; source: Source } {
+  private exact(name: string): { kind: 'found'; rel: string; size: number; stat: fs.Stats } | { kind: 'missing' } | { kind: 'other'; source: Source } {
     const rel = relativeInside(this.root, realpathLoose(path.resolve(this.root, name)));
     if (rel === null) return { kind: 'other', source: { kind: 'outside' } };
     try {
       const stat = fs.statSync(path.join(this.root, rel));
-      return stat.isFile() ? { kind: 'found', rel, size: stat.size } : { kind: 'other', source: { kind: 'not-a-file' } };
+      return stat.isFile() ? { kind: 'found', rel, size: stat.size, stat } : { kind: 'other', source: { kind: 'not-a-file' } };
     } catch {
       return { kind: 'missing' };
     }

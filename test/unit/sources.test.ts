@@ -54,6 +54,16 @@ describe('readSources: each name as written, without a/ or b/, or the one file m
     expect(texts[2]).toBe(texts[0]);
   });
 
+  it('read twice in one process, an unchanged file is read once; a changed one again', () => {
+    const dir = project();
+    const first = readSources(dir.root, [review('src/calc.js')])['src/calc.js'] as Extract<Source, { kind: 'file' }>;
+    expect((readSources(dir.root, [review('src/calc.js')])['src/calc.js'] as Extract<Source, { kind: 'file' }>).text).toBe(first.text);
+    dir.write('src/calc.js', 'export const add = (a, b) => a - b; // changed\n');
+    const changed = readSources(dir.root, [review('src/calc.js')])['src/calc.js'] as Extract<Source, { kind: 'file' }>;
+    expect(changed.text).not.toBe(first.text);
+    expect(Buffer.from(changed.text as Uint8Array).toString()).toContain('a - b');
+  });
+
   it('a real file named as in a diff is never reported missing to the reviewer', () => {
     const dir = project();
     const sources = readSources(dir.root, [review('b/src/calc.js', 'src/CALC.js')]);
