@@ -171,16 +171,20 @@ function prepare(c: Case): { subject: Command; dir: string } {
   // second stop is recorded.
   for (const r of REVIEWERS.slice(0, -1)) for (let i = 0; i < 2; i++) run(dir, command('SubagentStop'), subagentStop(dir, r));
   const last = REVIEWERS[REVIEWERS.length - 1]!;
-  const tmp = path.join(dir, '.agents/tmp');
-  const saved = path.join(dir, '.bench-saved');
-  const save = () => {
-    fs.rmSync(saved, { recursive: true, force: true });
-    fs.cpSync(tmp, saved, { recursive: true });
-  };
-  const restore = () => {
-    fs.rmSync(tmp, { recursive: true, force: true });
-    fs.cpSync(saved, tmp, { recursive: true });
-  };
+  // The loop's files and the hooks' own record of them (in the git dir): both are put back, or the
+  // hooks would see the loop's files changed behind their back.
+  const kept = [path.join(dir, '.agents/tmp'), path.join(dir, '.git/minions')];
+  const saved = (i: number) => path.join(dir, `.bench-saved-${i}`);
+  const save = () =>
+    kept.forEach((from, i) => {
+      fs.rmSync(saved(i), { recursive: true, force: true });
+      if (fs.existsSync(from)) fs.cpSync(from, saved(i), { recursive: true });
+    });
+  const restore = () =>
+    kept.forEach((to, i) => {
+      fs.rmSync(to, { recursive: true, force: true });
+      if (fs.existsSync(saved(i))) fs.cpSync(saved(i), to, { recursive: true });
+    });
   save();
   run(dir, command('SubagentStop'), subagentStop(dir, last));
   if (fs.existsSync(verdictPath(dir))) restore();
