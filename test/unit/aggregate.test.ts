@@ -4,7 +4,8 @@ import { DEFAULT_RULES, aggregateRound, type RoundInput } from '../../src/review
 import type { Sources } from '../../src/review/grounding';
 import type { Finding } from '../../src/review/reviewer-output';
 import type { Verdict } from '../../src/review/verdict-schema';
-import { NOW, reviewJson } from './builders';
+import * as msg from '../../src/messages';
+import { NOW, reviewJson, stateBuilder } from './builders';
 
 const PAGE = [
   'export function page(items, n) {',
@@ -124,6 +125,8 @@ describe('grounding readings in the verdict', () => {
     expect(v.findings[0]).toMatchObject({ toFixer: true, grounding: { status: 'unchecked', reason: 'src/huge.ts was not read: the files read reach 1024 MB' } });
     expect(v.reviewers.critic).toMatchObject({ warning: 1, ungrounded: 0, unchecked: 1 });
     expect(v).toMatchObject({ total_issues: 1, next: 'R2' });
+    const state = stateBuilder().build();
+    expect(msg.notify.verdict(state, v, state)).toContain('[1 not checked against the code]');
   });
 });
 
