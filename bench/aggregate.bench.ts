@@ -149,10 +149,19 @@ const subagentStop = (dir: string, reviewer: string) => ({
 function prepare(c: Case): { subject: Command; dir: string } {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minions-aggregate-bench-')));
   spawnSync('git', ['init', '-q'], { cwd: dir });
+  // Written an hour ago, as a project's files are: a file as new as git's index would be hashed again by
+  // every tree snapshot ("racily clean"), which is not what a user's project costs.
+  const anHourAgo = new Date(Date.now() - 3_600_000);
   for (const [rel, content] of Object.entries(c.files)) {
     fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
     fs.writeFileSync(path.join(dir, rel), content);
+    fs.utimesSync(path.join(dir, rel), anHourAgo, anHourAgo);
   }
+  // Committed: the round's diff.patch (what changed since the loop began) stays small, so the case
+  // measures the aggregation; a 50 MB change would be measured by the patch (see the README).
+  const git = (...args: string[]) => spawnSync('git', args, { cwd: dir, env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
+  git('add', '-A');
+  git('commit', '-qm', 'bench project');
   run(dir, command('UserPromptSubmit'), { ...common(dir, 'UserPromptSubmit'), prompt: '/minions:review bench the aggregation' });
   for (const r of REVIEWERS) {
     run(dir, command('PreToolUse', 'Agent|Task'), {
