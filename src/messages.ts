@@ -319,8 +319,14 @@ export const notify = {
   verdict: (state: State, v: Verdict, next: State): string => {
     const merged = v.findings.reduce((sum, f) => sum + f.reporters.length - 1, 0);
     const ungrounded = v.findings.filter((f) => f.grounding.status === 'ungrounded').length;
+    const unchecked = v.findings.filter((f) => f.grounding.status === 'unchecked').length;
     const contested = v.findings.filter((f) => f.status === 'CONTESTED').length;
-    const extras = [merged ? `${merged} duplicate report${merged === 1 ? '' : 's'} merged` : '', ungrounded ? `${ungrounded} ungrounded` : '', contested ? `${contested} contested` : '']
+    const extras = [
+      merged ? `${merged} duplicate report${merged === 1 ? '' : 's'} merged` : '',
+      ungrounded ? `${ungrounded} ungrounded` : '',
+      unchecked ? `${unchecked} not checked against the code` : '',
+      contested ? `${contested} contested` : '',
+    ]
       .filter(Boolean)
       .join(', ');
     const found = v.total_issues === 0 ? (v.overall_verdict === 'clean' ? 'no issues' : 'no findings to fix (a review was invalid)') : `${plural(v.total_issues, 'issue')} (${countsText(v)})`;

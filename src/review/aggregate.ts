@@ -5,9 +5,10 @@
 import { REVIEWERS, type Reviewer } from '../core/agents';
 import * as msg from '../messages';
 import { classify, escalationOutcomes, stuckEscalations, type FixRound } from './classes';
-import { fingerprintOf, normaliseCategory, normaliseCode, normaliseFile, sameDefect, type IdentityKey } from './fingerprint';
-import { codeAround, ground, isCommandEvidence, type Sources } from './grounding';
-import { Finding, countBySeverity, parseReview, type Diagnosis, type Severity } from './reviewer-output';
+import { IdentityIndex, clusterKeys } from './clusters';
+import { fingerprintOf, normaliseCategory, normaliseCode, normaliseFile, type IdentityKey } from './fingerprint';
+import { grounderFor, isCommandEvidence, type Grounding, type Sources } from './grounding';
+import { Finding, countBySeverity, parseReview, type Diagnosis, type ParsedReview, type Severity } from './reviewer-output';
 import { heuristicScore, scoreFindings, scoreOf } from './scoring';
 import type { EscalationReason, MergedFinding, Pitfall, StatusRow, StopReason, Verdict } from './verdict-schema';
 
@@ -32,7 +33,7 @@ export interface RoundInput {
   sources: Sources;
   /** Earlier rounds' verdicts, oldest first (unreadable ones left out). */
   history: Verdict[];
-  /** How often the fixer declined each fingerprint, over all earlier rounds. */
+  /** In how many earlier rounds the fixer declined each fingerprint. */
   declines: Record<string, number>;
   /** Project files that changed while this round was being reviewed: the reviews may not describe the tree. */
   changedDuringReview?: string[];
@@ -42,7 +43,7 @@ export interface RoundInput {
   escalated?: { class: string; reason: EscalationReason }[];
 }
 
-/** A finding declined this many times and raised again is contested. */
+/** A finding declined in this many rounds and raised again is contested. */
 export const CONTESTED_AFTER = 2;
 const SEVERITY_RANK: Record<Severity, number> = { critical: 3, warning: 2, info: 1 };
 
@@ -50,16 +51,23 @@ interface Reported {
   reviewer: Reviewer;
   finding: Finding;
   key: IdentityKey;
-  grounding: ReturnType<typeof ground>;
+  grounding: Grounding;
 }
 
-export function identityOf(finding: Finding, sources: Sources): IdentityKey {
+/**
+ * A finding's identity: its real file, category family and the flat text its evidence matched (the
+ * reading that matched, so two readings of one quote are one finding); the quote as written when it
+ * matched nothing; the code around the line when it quotes nothing.
+ */
+export function identityOf(finding: Finding, sources: Sources, grounding: Grounding = grounderFor(sources).ground(finding)): IdentityKey {
   const named = normaliseFile(finding.file);
   const source = sources[named];
   const file = source?.kind === 'file' && source.rel ? source.rel : named;
   const family = normaliseCategory(finding.category);
-  let text = isCommandEvidence(finding.evidence) ? normaliseCode(finding.evidence.split('\n').slice(0, 2).join('\n').replace(/\d+/g, '#')) : normaliseCode(finding.evidence);
-  if (!text) text = codeAround(sources, named, finding.line) || normaliseCode(finding.description);
+  let text = isCommandEvidence(finding.evidence)
+    ? normaliseCode(finding.evidence.split('\n').slice(0, 2).join('\n').replace(/\d+/g, '#'))
+    : (grounding.matched ?? normaliseCode(finding.evidence));
+  if (!text) text = grounderFor(sources).codeAround(named, finding.line) || normaliseCode(finding.description);
   return { file, family, text };
 }
 
@@ -76,14 +84,9 @@ export function salvage(text: string | null): { data: unknown; findings: Finding
 }
 
 /** Marks reviewers gave earlier findings: fingerprint → PARTIAL. */
-function partialMarks(reviews: RoundInput['reviews']): Set<string> {
+function partialMarks(parsed: readonly (ParsedReview | null)[]): Set<string> {
   const marks = new Set<string>();
-  for (const r of REVIEWERS) {
-    const text = reviews[r].text;
-    if (!reviews[r].valid || text === null) continue;
-    const parsed = parseReview(text);
-    if (parsed.ok) for (const p of parsed.previous) if (p.status === 'PARTIAL') marks.add(p.fingerprint);
-  }
+  for (const p of parsed) if (p?.ok) for (const mark of p.previous) if (mark.status === 'PARTIAL') marks.add(mark.fingerprint);
   return marks;
 }
 
@@ -91,13 +94,29 @@ export function aggregateRound(input: RoundInput): Verdict {
   const reported: Reported[] = [];
   const reviewers = {} as Verdict['reviewers'];
   let diagnoses: Diagnosis[] = [];
+  const grounder = grounderFor(input.sources);
+  // Reviewers often report the same finding: one identity per matched code and category.
+  const identities = new Map<Grounding, Map<string, IdentityKey>>();
+  const identity = (finding: Finding, grounding: Grounding): IdentityKey => {
+    if (grounding.matched === null || isCommandEvidence(finding.evidence)) return identityOf(finding, input.sources, grounding);
+    let byCategory = identities.get(grounding);
+    if (!byCategory) identities.set(grounding, (byCategory = new Map()));
+    let key = byCategory.get(finding.category);
+    if (!key) byCategory.set(finding.category, (key = identityOf(finding, input.sources, grounding)));
+    return key;
+  };
+  const parsedReviews: (ParsedReview | null)[] = [];
   for (const r of REVIEWERS) {
     const review = input.reviews[r];
     const parsed = review.valid && review.text !== null ? parseReview(review.text) : null;
+    parsedReviews.push(parsed);
     if (r === 'critic' && parsed?.ok) diagnoses = parsed.diagnosis;
     const partly = parsed?.ok ? null : salvage(review.text);
     const findings = parsed?.ok ? parsed.issues : partly!.findings;
-    const mine = findings.map((finding) => ({ reviewer: r, finding, key: identityOf(finding, input.sources), grounding: ground(finding, input.sources) }));
+    const mine = findings.map((finding) => {
+      const grounding = grounder.ground(finding);
+      return { reviewer: r, finding, key: identity(finding, grounding), grounding };
+    });
     reported.push(...mine);
     const grounded = mine.filter((m) => m.grounding.status !== 'ungrounded').map((m) => m.finding);
     const score = parsed?.ok ? scoreFindings(grounded) : partly!.data ? heuristicScore(partly!.data, grounded) : 0;
@@ -106,43 +125,49 @@ export function aggregateRound(input: RoundInput): Verdict {
       scoring: parsed?.ok ? 'findings' : partly!.data ? 'heuristic' : 'none',
       ...countBySeverity(grounded),
       ungrounded: mine.length - grounded.length,
+      unchecked: mine.filter((m) => m.grounding.status === 'unchecked').length,
       ...scoreOf(score),
       error: parsed?.ok ? null : (review.error ?? (parsed && !parsed.ok ? parsed.error : 'no valid output')),
       notes: parsed?.ok ? parsed.notes : [],
     };
   }
 
-  const clusters = cluster(reported);
+  const clusters = clusterKeys(reported.map((r) => r.key)).map((group) => group.map((i) => reported[i]!));
   const previous = input.history[input.history.length - 1];
   const wasOpen = (v: Verdict) => v.findings.filter((f) => f.toFixer || f.status === 'CONTESTED');
   const prevOpen = previous ? wasOpen(previous) : [];
-  const earlierOpen = input.history.slice(0, -1).flatMap(wasOpen).reverse(); // latest first
-  const partial = partialMarks(input.reviews);
+  const partial = partialMarks(parsedReviews);
   const keyOf = (f: Pick<MergedFinding, 'file' | 'category' | 'identity'>): IdentityKey => ({ file: f.file, family: f.category, text: f.identity });
+  // Identity across rounds: a finding that matches an earlier one keeps the earlier fingerprint; the
+  // previous round first, then the rounds before it, latest first.
+  const earlier = new IdentityIndex<{ finding: MergedFinding; open: boolean }>();
+  for (const f of prevOpen) earlier.add(keyOf(f), { finding: f, open: true });
+  for (const v of input.history.slice(0, -1).reverse()) for (const f of wasOpen(v)) earlier.add(keyOf(f), { finding: f, open: false });
 
   const merged: MergedFinding[] = clusters.map((members) => {
     const merged = mergeCluster(members);
-    const grounded = merged.grounding.status !== 'ungrounded';
-    // Identity across rounds: a finding that matches an earlier one keeps the earlier fingerprint.
-    const before = prevOpen.find((p) => sameDefect(keyOf(p), keyOf(merged))) ?? earlierOpen.find((p) => sameDefect(keyOf(p), keyOf(merged)));
-    const fingerprint = before?.fingerprint ?? merged.fingerprint;
-    let status: MergedFinding['status'] = 'NEW';
-    if (before && prevOpen.includes(before)) status = partial.has(fingerprint) ? 'PARTIAL' : 'NOT_FIXED';
-    else if (before) status = 'REGRESSED';
-    if ((input.declines[fingerprint] ?? 0) >= CONTESTED_AFTER) status = 'CONTESTED';
-    return { ...merged, fingerprint, status, toFixer: grounded && status !== 'CONTESTED' };
+    const before = earlier.first(keyOf(merged));
+    if (before) merged.fingerprint = before.finding.fingerprint;
+    if (before?.open) merged.status = partial.has(merged.fingerprint) ? 'PARTIAL' : 'NOT_FIXED';
+    else if (before) merged.status = 'REGRESSED';
+    if ((input.declines[merged.fingerprint] ?? 0) >= CONTESTED_AFTER) merged.status = 'CONTESTED';
+    merged.toFixer = merged.grounding.status !== 'ungrounded' && merged.status !== 'CONTESTED';
+    return merged;
   });
   const { findings, classes } = classify(merged, input.history, input.fixes ?? [], input.iteration);
   const escalations = escalationOutcomes(input.escalated ?? [], classes, diagnoses, input.history.find((v) => v.iteration === input.iteration - 1), input.fixes ?? []);
 
   const statuses: StatusRow[] = [];
   if (previous) {
+    const now = new Map<string, MergedFinding>();
+    for (const f of findings) if (!now.has(f.fingerprint)) now.set(f.fingerprint, f);
+    const wasOpenBefore = new Set(prevOpen.map((p) => p.fingerprint));
     for (const p of prevOpen) {
-      const now = findings.find((f) => f.fingerprint === p.fingerprint);
-      const status = now ? now.status : partial.has(p.fingerprint) ? 'PARTIAL' : 'FIXED';
+      const found = now.get(p.fingerprint);
+      const status = found ? found.status : partial.has(p.fingerprint) ? 'PARTIAL' : 'FIXED';
       statuses.push(row(p, status));
     }
-    for (const f of findings) if (f.grounding.status !== 'ungrounded' && !prevOpen.some((p) => p.fingerprint === f.fingerprint)) statuses.push(row(f, f.status));
+    for (const f of findings) if (f.grounding.status !== 'ungrounded' && !wasOpenBefore.has(f.fingerprint)) statuses.push(row(f, f.status));
   }
 
   const open = findings.filter((f) => f.toFixer);
@@ -198,12 +223,24 @@ export function aggregateRound(input: RoundInput): Verdict {
   }
 }
 
+/** Each verdict's findings by fingerprint (the first of each). */
+const byFingerprint = new WeakMap<Verdict, Map<string, MergedFinding>>();
+function findingsOf(v: Verdict): Map<string, MergedFinding> {
+  let map = byFingerprint.get(v);
+  if (!map) {
+    map = new Map();
+    for (const f of v.findings) if (!map.has(f.fingerprint)) map.set(f.fingerprint, f);
+    byFingerprint.set(v, map);
+  }
+  return map;
+}
+
 /** Consecutive rounds, ending with this one, in which the finding was NOT_FIXED or REGRESSED. */
 function streak(finding: MergedFinding, history: Verdict[]): number {
   if (finding.status !== 'NOT_FIXED' && finding.status !== 'REGRESSED') return 0;
   let n = 1;
   for (let i = history.length - 1; i >= 0; i--) {
-    const then = history[i]!.findings.find((f) => f.fingerprint === finding.fingerprint);
+    const then = findingsOf(history[i]!).get(finding.fingerprint);
     if (!then || (then.status !== 'NOT_FIXED' && then.status !== 'REGRESSED')) break;
     n += 1;
   }
@@ -212,8 +249,9 @@ function streak(finding: MergedFinding, history: Verdict[]): number {
 
 /** Seed 000's pattern memory, keyed by finding identity: what stayed open in two or more rounds. */
 function patternMemory(open: MergedFinding[], history: Verdict[]): Pitfall[] {
+  const openIn = history.map((v) => new Set(v.findings.filter((p) => p.toFixer || p.status === 'CONTESTED').map((p) => p.fingerprint)));
   return open
-    .map((f) => ({ f, seen: 1 + history.filter((v) => v.findings.some((p) => p.fingerprint === f.fingerprint && (p.toFixer || p.status === 'CONTESTED'))).length }))
+    .map((f) => ({ f, seen: 1 + openIn.filter((fps) => fps.has(f.fingerprint)).length }))
     .filter(({ seen }) => seen >= 2)
     .sort((a, b) => b.seen - a.seen || a.f.fingerprint.localeCompare(b.f.fingerprint))
     .slice(0, 5)
@@ -229,37 +267,28 @@ const row = (f: MergedFinding, status: StatusRow['status']): StatusRow => ({
   description: f.description,
 });
 
-/** Groups reports of the same defect (union-find over sameDefect), in reporting order. */
-function cluster(reported: Reported[]): Reported[][] {
-  const parent = reported.map((_, i) => i);
-  const findRoot = (i: number): number => (parent[i] === i ? i : (parent[i] = findRoot(parent[i]!)));
-  for (let i = 0; i < reported.length; i++) {
-    for (let j = i + 1; j < reported.length; j++) {
-      if (sameDefect(reported[i]!.key, reported[j]!.key)) parent[findRoot(j)] = findRoot(i);
-    }
-  }
-  const groups = new Map<number, Reported[]>();
-  reported.forEach((r, i) => {
-    const root = findRoot(i);
-    groups.set(root, [...(groups.get(root) ?? []), r]);
-  });
-  return [...groups.values()];
-}
-
 const longest = (texts: string[]): string => texts.reduce((a, b) => (b.trim().length > a.trim().length ? b : a), '');
 
-function mergeCluster(members: Reported[]): Omit<MergedFinding, 'status' | 'toFixer'> {
+/** One finding from a cluster's reports: NEW and not yet sent to the fixer until the caller decides. */
+function mergeCluster(members: Reported[]): MergedFinding {
   // The representative: the most specific (shortest) identity, preferring a grounded report.
-  const ranked = [...members].sort(
-    (a, b) =>
-      Number(a.grounding.status === 'ungrounded') - Number(b.grounding.status === 'ungrounded') ||
-      a.key.text.length - b.key.text.length ||
-      fingerprintOf(a.key).localeCompare(fingerprintOf(b.key)),
-  );
-  const rep = ranked[0]!;
+  // Members share file and family: the fingerprint depends on the text alone.
+  let rep = members[0]!;
+  let fingerprint: string | null = null;
+  for (const m of members) {
+    const order =
+      Number(m.grounding.status === 'ungrounded') - Number(rep.grounding.status === 'ungrounded') ||
+      m.key.text.length - rep.key.text.length ||
+      (m.key.text === rep.key.text ? 0 : fingerprintOf(m.key) < (fingerprint ??= fingerprintOf(rep.key)) ? -1 : 1);
+    if (order < 0) {
+      rep = m;
+      fingerprint = null;
+    }
+  }
+  fingerprint ??= fingerprintOf(rep.key);
   const severity = members.reduce<Severity>((s, m) => (SEVERITY_RANK[m.finding.severity] > SEVERITY_RANK[s] ? m.finding.severity : s), 'info');
   return {
-    fingerprint: fingerprintOf(rep.key),
+    fingerprint,
     severity,
     category: rep.key.family,
     categories: [...new Set(members.map((m) => m.finding.category))],
@@ -270,7 +299,9 @@ function mergeCluster(members: Reported[]): Omit<MergedFinding, 'status' | 'toFi
     suggestion: longest(members.map((m) => m.finding.suggestion)),
     reporters: REVIEWERS.filter((r) => members.some((m) => m.reviewer === r)),
     identity: rep.key.text,
-    grounding: { status: rep.grounding.status, reason: rep.grounding.reason },
+    grounding: { status: rep.grounding.status, reason: rep.grounding.reason, reading: rep.grounding.reading },
     class: '',
+    status: 'NEW',
+    toFixer: false,
   };
 }

@@ -37,30 +37,50 @@ export function rungOf(attempts: number): ClassRung {
  * Groups this round's open findings into classes. A finding keeps the class of the previous round's open
  * finding it continues (same fingerprint, or same pattern); findings of one pattern in this round are one
  * class. Each class carries the consecutive earlier fix rounds that were given it and left it open.
+ * Fills in each finding's `class` in place (the aggregation's own fresh findings) and returns them.
  */
 export function classify(findings: MergedFinding[], history: readonly Verdict[], fixes: readonly FixRound[], iteration: number): { findings: MergedFinding[]; classes: FindingClass[] } {
   const open = findings.filter(isOpen);
   const previousOpen = (history.find((v) => v.iteration === iteration - 1)?.findings ?? []).filter(isOpen);
-  const inherited = open.map((f) => {
-    const before = previousOpen.find((p) => p.fingerprint === f.fingerprint) ?? previousOpen.find((p) => sameClass(p, f));
+  // sameClass is an equality of (family, pattern): findings are looked up by it, not compared in pairs.
+  const byFingerprint = new Map<string, MergedFinding>();
+  const byPattern = new Map<string, MergedFinding>();
+  for (const p of previousOpen) {
+    if (!byFingerprint.has(p.fingerprint)) byFingerprint.set(p.fingerprint, p);
+    const key = patternKey(p);
+    if (key !== null && !byPattern.has(key)) byPattern.set(key, p);
+  }
+  const patterns = open.map(patternKey);
+  const inherited = open.map((f, i) => {
+    const before = byFingerprint.get(f.fingerprint) ?? (patterns[i] === null ? undefined : byPattern.get(patterns[i]!));
     return before ? classOf(before) : null;
   });
 
   const parent = open.map((_, i) => i);
   const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i]!)));
-  for (let i = 0; i < open.length; i++) {
-    for (let j = i + 1; j < open.length; j++) {
-      if ((inherited[i] !== null && inherited[i] === inherited[j]) || sameClass(open[i]!, open[j]!)) parent[root(j)] = root(i);
-    }
-  }
+  const firstOf = new Map<string, number>();
+  const join = (key: string, i: number) => {
+    const first = firstOf.get(key);
+    if (first === undefined) firstOf.set(key, i);
+    else parent[root(i)] = root(first);
+  };
+  open.forEach((_, i) => {
+    if (inherited[i] !== null) join(`class\0${inherited[i]}`, i);
+    if (patterns[i] !== null) join(`pattern\0${patterns[i]}`, i);
+  });
   const groups = new Map<number, number[]>();
-  open.forEach((_, i) => groups.set(root(i), [...(groups.get(root(i)) ?? []), i]));
+  open.forEach((_, i) => {
+    const members = groups.get(root(i));
+    if (members) members.push(i);
+    else groups.set(root(i), [i]);
+  });
 
+  const openIn = openByClass(history);
   const classes: FindingClass[] = [];
   const classByFingerprint = new Map<string, string>();
   for (const members of groups.values()) {
     // The class with the longest history wins when this round joins two; a class of new findings is named after its first.
-    const candidates = [...new Set(members.flatMap((i) => (inherited[i] ? [inherited[i]!] : [])))].map((id) => ({ id, attempts: attemptsOf(id, history, fixes, iteration) }));
+    const candidates = [...new Set(members.flatMap((i) => (inherited[i] ? [inherited[i]!] : [])))].map((id) => ({ id, attempts: attemptsOf(id, history, fixes, iteration, openIn) }));
     const best = candidates.reduce<(typeof candidates)[number] | null>((a, b) => (a && a.attempts.length >= b.attempts.length ? a : b), null);
     const id = best?.id ?? open[members[0]!]!.fingerprint;
     const attempts = best?.attempts ?? [];
@@ -68,20 +88,47 @@ export function classify(findings: MergedFinding[], history: readonly Verdict[],
     for (const f of mine) classByFingerprint.set(f.fingerprint, id);
     classes.push({ id, category: mine[0]!.category, fingerprints: mine.map((f) => f.fingerprint), sites: mine.map(site), rung: rungOf(attempts.length), attempts });
   }
-  return { findings: findings.map((f) => ({ ...f, class: classByFingerprint.get(f.fingerprint) ?? '' })), classes };
+  for (const f of findings) f.class = classByFingerprint.get(f.fingerprint) ?? '';
+  return { findings, classes };
+}
+
+/** The key sameClass compares: the family and the pattern, or null for a pattern too short to be a class. */
+function patternKey(f: Classifiable): string | null {
+  const shape = classShape(f.identity);
+  return shape.length >= MIN_CONTAINED ? `${f.category}\0${shape}` : null;
+}
+
+/** Each earlier verdict's open findings by class, worked out once. */
+function openByClass(history: readonly Verdict[]): (verdict: Verdict) => Map<string, MergedFinding[]> {
+  const cache = new Map<Verdict, Map<string, MergedFinding[]>>();
+  return (verdict) => {
+    let byClass = cache.get(verdict);
+    if (!byClass) {
+      byClass = new Map();
+      for (const f of verdict.findings) {
+        if (!isOpen(f)) continue;
+        const members = byClass.get(classOf(f));
+        if (members) members.push(f);
+        else byClass.set(classOf(f), [f]);
+      }
+      cache.set(verdict, byClass);
+    }
+    return byClass;
+  };
 }
 
 /** The consecutive earlier rounds, ending with the previous one, in which the class was open and went to the fixer. */
-function attemptsOf(id: string, history: readonly Verdict[], fixes: readonly FixRound[], iteration: number): ClassAttempt[] {
+function attemptsOf(id: string, history: readonly Verdict[], fixes: readonly FixRound[], iteration: number, openIn: (verdict: Verdict) => Map<string, MergedFinding[]>): ClassAttempt[] {
   const attempts: ClassAttempt[] = [];
   for (let n = iteration - 1; n >= 1; n--) {
     const verdict = history.find((v) => v.iteration === n);
-    const members = (verdict?.findings ?? []).filter((f) => isOpen(f) && classOf(f) === id);
+    const members = verdict ? (openIn(verdict).get(id) ?? []) : [];
     if (!verdict || members.length === 0) break;
     if (verdict.next !== 'R2') continue; // no fix round ran after that review
     const fingerprints = members.map((f) => f.fingerprint);
+    const asked = new Set(fingerprints);
     const answers = (fixes.find((r) => r.iteration === n)?.fixes ?? [])
-      .filter((a) => fingerprints.includes(a.fingerprint))
+      .filter((a) => asked.has(a.fingerprint))
       .map((a) => ({ fingerprint: a.fingerprint, status: a.status, kind: a.kind ?? null, reason: a.reason ?? null }));
     attempts.unshift({ iteration: n, fingerprints, sites: members.map(site), answers });
   }

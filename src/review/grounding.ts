@@ -1,70 +1,335 @@
-/** Filesystem grounding (seed 000), made mechanical: is a finding about code that is really there? Pure. */
-import { flatten, normaliseCode, normaliseFile } from './fingerprint';
+/**
+ * Filesystem grounding (seed 000), made mechanical: is a finding about code that is really there? The
+ * quote is looked for as written, then under the readings of readings.ts; near the cited line first,
+ * then anywhere in the file (the occurrence nearest the cited line). Pure.
+ */
+import { Buffer } from 'node:buffer';
+import { normaliseFile } from './fingerprint';
+import { alternativeNeedles, literalNeedles, type EvidenceReading, type Needle } from './readings';
+import { SourceIndex, type FlatText } from './source-index';
+
+/** How the shell found the file a finding names (the path as written, or another reading of it). */
+export const FILE_READINGS = ['as-written', 'without-diff-prefix', 'case-insensitive'] as const;
+export type FileReading = (typeof FILE_READINGS)[number];
 
 /** What the shell saw of each file a finding names. */
-/** rel: the file's path relative to the project root, for a finding that named it another way. */
-export type Source = { kind: 'file'; text: string; rel?: string } | { kind: 'missing' } | { kind: 'outside' } | { kind: 'not-a-file' };
+export type Source =
+  /** text: the file's content, as the bytes read (a string in tests); rel: its real path in the project; via: how the name was read. */
+  | { kind: 'file'; text: string | Uint8Array; rel?: string; via?: FileReading }
+  /** similar: files whose path matches ignoring case, when more than one does. */
+  | { kind: 'missing'; similar?: string[] }
+  | { kind: 'outside' }
+  | { kind: 'not-a-file' }
+  /** Not read, because of a cap (why: for the reports): grounding cannot say anything about it. */
+  | { kind: 'unchecked'; why: string };
 export type Sources = Record<string, Source>;
 
-export type Grounding =
-  | { status: 'grounded'; reason: null; line: number | null }
-  /** The evidence is in the file, but not near the cited line: kept, with the line corrected. */
-  | { status: 'relocated'; reason: string; line: number }
-  | { status: 'ungrounded'; reason: string; line: number | null };
+export type GroundingStatus = 'grounded' | 'relocated' | 'ungrounded' | 'unchecked';
+export interface Reading {
+  /** How the path was read; null when no file was found. */
+  file: FileReading | null;
+  /** The readings of the quote that matched ([]: as written); null when it did not match or was not searched. */
+  evidence: EvidenceReading[] | null;
+}
+
+export interface Grounding {
+  /**
+   * grounded: the evidence is within a few lines of the cited line; relocated: elsewhere in the file,
+   * kept with the line corrected; ungrounded: not in the file (or no such file); unchecked: the file or
+   * the rest of it was not searched (a cap), kept and sent to the fixer.
+   */
+  status: GroundingStatus;
+  reason: string | null;
+  line: number | null;
+  reading: Reading;
+  /** The flat text of the code the evidence matched: the finding's identity. null when nothing matched. */
+  matched: string | null;
+}
 
 /** "Within a few lines" of the cited line. */
 export const EVIDENCE_WINDOW = 5;
+/**
+ * Bytes one hook may scan in whole-file searches (a quote not near its cited line, an invented one):
+ * about a second of CPU. Building a file's flat form counts FLAT_BUILD_COST times its size. Past the
+ * budget, a finding that was not found near its line is `unchecked`, never "does not occur".
+ */
+export const SEARCH_BUDGET = 2 * 1024 ** 3;
+export const FLAT_BUILD_COST = 16;
+/** A whole-file search looks this many lines around the cited line first, then RADIUS_GROWTH times as far, and so on. */
+const FIRST_RADIUS = 64;
+const RADIUS_GROWTH = 8;
+/** A byte-for-byte copy of the quote this many lines away is taken before any alternative reading near the line. */
+const LOCAL_RADIUS = 4096;
 
 /** Witness evidence is a command and its output, not code: it is not looked for in the file. */
 export const isCommandEvidence = (evidence: string): boolean => /^\s*\$\s/.test(evidence);
 
-export function ground(finding: { file: string; line: number | null; evidence: string }, sources: Sources): Grounding {
-  const file = normaliseFile(finding.file);
-  const source = sources[file] ?? { kind: 'missing' };
-  if (source.kind === 'outside') return { status: 'ungrounded', reason: `${file} is outside the project`, line: finding.line };
-  if (source.kind === 'missing') return { status: 'ungrounded', reason: `${file} does not exist`, line: finding.line };
-  if (source.kind === 'not-a-file') return { status: 'ungrounded', reason: `${file} is not a file`, line: finding.line };
-
-  const lines = source.text.split(/\r?\n/);
-  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  if (finding.line !== null && finding.line > lines.length) {
-    return { status: 'ungrounded', reason: `line ${finding.line} is past the end of ${file} (${lines.length} lines)`, line: finding.line };
-  }
-  const wanted = normaliseCode(finding.evidence);
-  if (!wanted || isCommandEvidence(finding.evidence)) return { status: 'grounded', reason: null, line: finding.line };
-
-  const found = (from: number, to: number): boolean => flatten(lines.slice(Math.max(0, from), Math.min(lines.length, to)).join('\n')).includes(wanted);
-  if (finding.line === null) {
-    return found(0, lines.length) ? { status: 'grounded', reason: null, line: null } : absent(file, finding.line);
-  }
-  const at = finding.line - 1;
-  if (found(at - EVIDENCE_WINDOW, at + EVIDENCE_WINDOW + 1)) return { status: 'grounded', reason: null, line: finding.line };
-  const elsewhere = locate(lines, wanted);
-  if (elsewhere !== null) {
-    return { status: 'relocated', reason: `the evidence is at line ${elsewhere}, not ${finding.line}`, line: elsewhere };
-  }
-  return absent(file, finding.line);
+interface Occurrence {
+  line: number;
+  matched: string;
 }
 
-const absent = (file: string, line: number | null): Grounding => ({ status: 'ungrounded', reason: `the quoted evidence does not occur in ${file}`, line });
+/** One index per file's bytes, whichever grounder asks (the shell hands the same bytes to each step of a hook). */
+const byteIndexes = new WeakMap<Uint8Array, SourceIndex>();
 
-/** The line at which the normalised evidence starts, if it occurs in the file at all. */
-function locate(lines: string[], wanted: string): number | null {
-  const flat = lines.map(flatten);
-  const at = flat.join('').indexOf(wanted);
-  if (at < 0) return null;
-  let offset = 0;
-  for (let i = 0; i < flat.length; i++) {
-    offset += flat[i]!.length;
-    if (offset > at) return i + 1;
+/** Grounds the findings of one hook against one set of sources, sharing the files' indexes and the search budget. */
+export class Grounder {
+  private spent = 0;
+  private readonly indexes = new Map<string, SourceIndex>();
+  private readonly needles = new Map<string, Needle[]>();
+  /** evidence → file → line → result: reviewers often report the same finding. */
+  private readonly results = new Map<string, Map<string, Map<number | null, Grounding>>>();
+
+  constructor(
+    private readonly sources: Sources,
+    private readonly budget = SEARCH_BUDGET,
+  ) {}
+
+  ground(finding: { file: string; line: number | null; evidence: string }): Grounding {
+    let byFile = this.results.get(finding.evidence);
+    if (!byFile) this.results.set(finding.evidence, (byFile = new Map()));
+    let byLine = byFile.get(finding.file);
+    if (!byLine) byFile.set(finding.file, (byLine = new Map()));
+    let result = byLine.get(finding.line);
+    if (!result) byLine.set(finding.line, (result = this.groundOnce(finding)));
+    return result;
+  }
+
+  /** The code around a line, flat: a finding's identity when it quotes no evidence. */
+  codeAround(file: string, line: number | null): string {
+    const source = this.sources[normaliseFile(file)];
+    if (!source || source.kind !== 'file' || line === null) return '';
+    const index = this.index(source.text);
+    if (line > index.lineCount + 1) return '';
+    return index.flat(line - 1, line + 1).bytes.toString('utf8');
+  }
+
+  private index(text: string | Uint8Array): SourceIndex {
+    if (typeof text !== 'string') {
+      let index = byteIndexes.get(text);
+      if (!index) byteIndexes.set(text, (index = new SourceIndex(text)));
+      return index;
+    }
+    let index = this.indexes.get(text);
+    if (!index) this.indexes.set(text, (index = new SourceIndex(text)));
+    return index;
+  }
+
+  /** The quote's readings: as written, or the alternatives (each worked out once per hook). */
+  private readings(evidence: string, alternatives: boolean): Needle[] {
+    const key = `${alternatives ? 'a' : 'l'}${evidence}`;
+    let needles = this.needles.get(key);
+    if (!needles) this.needles.set(key, (needles = alternatives ? alternativeNeedles(evidence) : literalNeedles(evidence)));
+    return needles;
+  }
+
+  private groundOnce(finding: { file: string; line: number | null; evidence: string }): Grounding {
+    const named = normaliseFile(finding.file);
+    const source = this.sources[named] ?? { kind: 'missing' };
+    const cited = finding.line;
+    const none: Reading = { file: null, evidence: null };
+    const fail = (status: 'ungrounded' | 'unchecked', reason: string, reading = none): Grounding => ({ status, reason, line: cited, reading, matched: null });
+    if (source.kind === 'outside') return fail('ungrounded', `${named} is outside the project`);
+    if (source.kind === 'not-a-file') return fail('ungrounded', `${named} is not a file`);
+    if (source.kind === 'unchecked') return fail('unchecked', `${named} was not read: ${source.why}`);
+    if (source.kind === 'missing') {
+      // Never "does not exist" for a name that does, ignoring case: it is ambiguous.
+      if (source.similar?.length) return fail('ungrounded', `${named} is ambiguous: ${source.similar.length} files match it ignoring case (${source.similar.join(', ')})`);
+      return fail('ungrounded', `${named} does not exist`);
+    }
+
+    const file = source.rel ?? named;
+    const index = this.index(source.text);
+    const lines = index.lineCount;
+    const pastEnd = cited !== null && cited > lines;
+    const pastEndText = `line ${cited} is past the end of ${file} (${lines} lines)`;
+    const fileReading: FileReading = source.via ?? 'as-written';
+    const found = (status: 'grounded' | 'relocated', reason: string | null, line: number | null, evidence: EvidenceReading[], matched: string | null): Grounding => ({
+      status,
+      reason,
+      line,
+      reading: { file: fileReading, evidence },
+      matched,
+    });
+
+    if (!finding.evidence.trim() || isCommandEvidence(finding.evidence)) {
+      return pastEnd ? fail('ungrounded', pastEndText, { file: fileReading, evidence: null }) : found('grounded', null, cited, [], null);
+    }
+    const literal = this.readings(finding.evidence, false);
+    if (literal.length === 0) return pastEnd ? fail('ungrounded', pastEndText, { file: fileReading, evidence: null }) : found('grounded', null, cited, [], null);
+
+    const located = (at: Occurrence & { needle: Needle }): Grounding => {
+      const { needle, line, matched } = at;
+      if (cited === null) return found('grounded', null, null, needle.applied, matched);
+      if (!pastEnd && Math.abs(line - cited) <= EVIDENCE_WINDOW) return found('grounded', null, cited, needle.applied, matched);
+      const where = `the evidence is at line ${line}`;
+      return found('relocated', pastEnd ? `${pastEndText}; ${where}` : `${where}, not ${cited}`, line, needle.applied, matched);
+    };
+    // Cheapest first: as written near the cited line; a copy of it byte for byte within a few thousand
+    // lines; the alternative readings near the line; then every reading anywhere in the file.
+    if (cited !== null && !pastEnd) {
+      for (const needle of literal) {
+        const near = nearLine(index, needle, cited);
+        if (near) return found('grounded', null, cited, needle.applied, near.matched);
+      }
+    }
+    const copy = this.locate(index, literal, cited, 'raw', LOCAL_RADIUS);
+    if (copy && copy !== 'over-budget') return located(copy);
+    const alternatives = this.readings(finding.evidence, true);
+    if (cited !== null && !pastEnd) {
+      for (const needle of alternatives) {
+        const near = nearLine(index, needle, cited);
+        if (near) return found('grounded', null, cited, needle.applied, near.matched);
+      }
+    }
+    const at = this.locate(index, [...literal, ...alternatives], cited, 'both', Infinity);
+    if (at !== null && at !== 'over-budget') return located(at);
+    const overBudget = at === 'over-budget';
+    const reading = { file: fileReading, evidence: null };
+    if (overBudget) {
+      const near = cited !== null && !pastEnd ? `is not within ${EVIDENCE_WINDOW} lines of line ${cited}, and ` : '';
+      return fail('unchecked', `the quoted evidence ${near}the rest of ${file} was not searched (this hook's search budget is spent)`, reading);
+    }
+    return fail('ungrounded', pastEnd ? `${pastEndText}, and the quoted evidence does not occur in it` : `the quoted evidence does not occur in ${file}`, reading);
+  }
+
+  /**
+   * The occurrence of any reading nearest the cited line (the first, with no line), searched in
+   * regions that grow around it, so that the cost follows the distance and not the file's size:
+   * byte for byte first (a copy of the code is preferred), then flat; readings in order on a tie.
+   */
+  private locate(index: SourceIndex, needles: readonly Needle[], cited: number | null, passes: 'raw' | 'both', maxRadius: number): (Occurrence & { needle: Needle }) | null | 'over-budget' {
+    const lines = index.lineCount;
+    const line = cited === null ? 1 : Math.min(cited, lines + 1);
+    const span = Math.max(...needles.map((n) => n.span));
+    for (const pass of passes === 'raw' ? (['raw'] as const) : (['raw', 'flat'] as const)) {
+      if (pass === 'raw' && needles.every((n) => n.raw === null)) continue;
+      for (let radius = Math.min(FIRST_RADIUS, maxRadius); ; radius = Math.min(radius * RADIUS_GROWTH, maxRadius)) {
+        if (this.spent >= this.budget) return 'over-budget';
+        const from = Math.max(1, line - radius);
+        const to = Math.min(lines, line + radius + span);
+        const best = pass === 'raw' ? this.nearestRaw(index, needles, from, to, line) : this.nearestFlat(index, needles, from, to, line);
+        if (best) return best;
+        if ((from === 1 && to === lines) || radius >= maxRadius) break;
+      }
+    }
+    return this.spent >= this.budget ? 'over-budget' : null;
+  }
+
+  private nearestRaw(index: SourceIndex, needles: readonly Needle[], from: number, to: number, line: number): (Occurrence & { needle: Needle }) | null {
+    const region = index.raw(from, to);
+    const start = index.lineStart(from);
+    const origin = index.lineStart(line) - start;
+    let best: (Occurrence & { needle: Needle }) | null = null;
+    for (const needle of needles) {
+      const raw = bytesOf(needle).raw;
+      if (raw === null) continue;
+      this.spent += region.length;
+      const after = region.subarray(origin).indexOf(raw);
+      const before = origin > 0 ? region.subarray(0, Math.min(region.length, origin - 1 + raw.length)).lastIndexOf(raw) : -1;
+      for (const at of [after < 0 ? -1 : origin + after, before]) {
+        if (at < 0) continue;
+        const hit = index.lineOf(start + at);
+        if (!best || Math.abs(hit - line) < Math.abs(best.line - line)) best = { line: hit, matched: needle.pieces[0]!, needle };
+      }
+    }
+    return best;
+  }
+
+  /** Flat: the region's own flat form while it is small, else the whole file's (built once). */
+  private nearestFlat(index: SourceIndex, needles: readonly Needle[], from: number, to: number, line: number): (Occurrence & { needle: Needle }) | null {
+    const size = index.lineEnd(to) - index.lineStart(from);
+    let flat: FlatText;
+    if (index.flattened || size * 4 > index.bytes.length) {
+      if (!index.flattened) this.spent += index.bytes.length * FLAT_BUILD_COST;
+      flat = index.flatAll();
+    } else {
+      this.spent += size * FLAT_BUILD_COST;
+      flat = index.flat(from, to);
+    }
+    const lo = flat.lineStart(from);
+    const hi = flat.lineEnd(to);
+    const mid = flat.lineStart(line);
+    let best: (Occurrence & { needle: Needle }) | null = null;
+    for (const needle of needles) {
+      for (const hit of [this.scan(flat, needle, mid, hi, 1), mid > lo ? this.scan(flat, needle, mid - 1, lo, -1) : null]) {
+        if (hit && (!best || Math.abs(hit.line - line) < Math.abs(best.line - line))) best = { ...hit, needle };
+      }
+    }
+    return best;
+  }
+
+  /**
+   * The first full match of a reading whose first piece starts at or after `from` and before `limit`
+   * (direction 1), or at or before `from` and at or after `limit` (direction -1), in flat text.
+   */
+  private scan(flat: FlatText, needle: Needle, from: number, limit: number, direction: 1 | -1): Occurrence | null {
+    const first = bytesOf(needle).pieces[0]!;
+    for (let at = from; direction === 1 ? at < limit : at >= limit; ) {
+      const p = direction === 1 ? flat.bytes.subarray(at, Math.min(flat.bytes.length, limit + first.length - 1)).indexOf(first) : flat.bytes.subarray(limit, at + first.length).lastIndexOf(first);
+      if (p < 0) {
+        this.spent += Math.abs(limit - at);
+        return null;
+      }
+      const hit = direction === 1 ? at + p : limit + p;
+      this.spent += Math.abs(hit - at);
+      const match = matchFrom(flat, needle, hit);
+      if (match) return match;
+      if (this.spent >= this.budget) return null;
+      at = hit + direction;
+    }
+    return null;
+  }
+}
+
+/** The evidence within EVIDENCE_WINDOW lines of the cited line (byte for byte, then flat). */
+function nearLine(index: SourceIndex, needle: Needle, cited: number): Occurrence | null {
+  const from = cited - EVIDENCE_WINDOW;
+  const to = cited + EVIDENCE_WINDOW + needle.span - 1;
+  const bytes = bytesOf(needle);
+  if (bytes.raw !== null && index.raw(from, to).includes(bytes.raw)) return { line: cited, matched: needle.pieces[0]! };
+  const flat = index.flat(from, to);
+  const first = bytes.pieces[0]!;
+  for (let p = flat.bytes.indexOf(first); p >= 0; p = flat.bytes.indexOf(first, p + 1)) {
+    const match = matchFrom(flat, needle, p);
+    if (match) return match;
   }
   return null;
 }
 
-/** The code around a line, normalised: a finding's identity when it quotes no evidence. */
-export function codeAround(sources: Sources, file: string, line: number | null): string {
-  const source = sources[normaliseFile(file)];
-  if (!source || source.kind !== 'file' || line === null) return '';
-  const lines = source.text.split(/\r?\n/);
-  return flatten(lines.slice(Math.max(0, line - 2), line + 1).join('\n'));
+/**
+ * The match of every piece of a reading, the first starting at `start`: each next piece is the earliest
+ * one after the previous that starts within its gap's line budget.
+ */
+function matchFrom(flat: FlatText, needle: Needle, start: number): Occurrence | null {
+  const pieces = bytesOf(needle).pieces;
+  let end = start + pieces[0]!.length;
+  for (let i = 1; i < pieces.length; i++) {
+    const piece = pieces[i]!;
+    const lastStart = flat.lineEnd(flat.lineOf(end - 1) + needle.gaps[i - 1]!);
+    const at = flat.bytes.subarray(end, Math.min(flat.bytes.length, lastStart + piece.length - 1)).indexOf(piece);
+    if (at < 0) return null;
+    end += at + piece.length;
+  }
+  const from = needle.openStart ? flat.lineStart(flat.lineOf(start)) : start;
+  const to = needle.openEnd ? flat.lineEnd(flat.lineOf(end - 1)) : end;
+  return { line: flat.lineOf(start), matched: needle.pieces.length === 1 && !needle.openStart && !needle.openEnd ? needle.pieces[0]! : flat.bytes.toString('utf8', from, to) };
 }
+
+const encoded = new WeakMap<Needle, { raw: Buffer | null; pieces: Buffer[] }>();
+/** A reading's UTF-8 bytes, encoded once. */
+function bytesOf(needle: Needle): { raw: Buffer | null; pieces: Buffer[] } {
+  let bytes = encoded.get(needle);
+  if (!bytes) encoded.set(needle, (bytes = { raw: needle.raw === null ? null : Buffer.from(needle.raw, 'utf8'), pieces: needle.pieces.map((p) => Buffer.from(p, 'utf8')) }));
+  return bytes;
+}
+
+const grounders = new WeakMap<Sources, Grounder>();
+/** The grounder of a set of sources: one per hook, so every caller shares its indexes and budget. */
+export function grounderFor(sources: Sources): Grounder {
+  let grounder = grounders.get(sources);
+  if (!grounder) grounders.set(sources, (grounder = new Grounder(sources)));
+  return grounder;
+}
+
+export const ground = (finding: { file: string; line: number | null; evidence: string }, sources: Sources): Grounding => grounderFor(sources).ground(finding);

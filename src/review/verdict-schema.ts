@@ -5,6 +5,8 @@
  */
 import * as z from 'zod';
 import { REVIEWERS } from '../core/agents';
+import { FILE_READINGS } from './grounding';
+import { EVIDENCE_READINGS } from './readings';
 import { Diagnosis } from './reviewer-output';
 
 const Severity = z.enum(['critical', 'warning', 'info']);
@@ -24,8 +26,17 @@ export const RowStatus = z.enum(['FIXED', 'NOT_FIXED', 'PARTIAL', 'REGRESSED', '
 export type RowStatus = z.infer<typeof RowStatus>;
 
 export const Grounding = z.object({
-  status: z.enum(['grounded', 'relocated', 'ungrounded']),
+  status: z
+    .enum(['grounded', 'relocated', 'ungrounded', 'unchecked'])
+    .describe('relocated: the evidence is elsewhere in the file (line corrected); unchecked: the file, or the rest of it, was not searched (a cap): kept and sent to the fixer'),
   reason: z.string().nullable(),
+  reading: z
+    .object({
+      file: z.enum(FILE_READINGS).nullable().describe('how the named path was read; null when no file was found'),
+      evidence: z.array(z.enum(EVIDENCE_READINGS)).nullable().describe('the readings of the quote that matched, in order ([]: as written); null when it did not match'),
+    })
+    .default({ file: null, evidence: null })
+    .describe("which reading of the finding's path and quote matched the code (the quote itself is kept as written)"),
 });
 
 export const MergedFinding = z.object({
@@ -72,6 +83,7 @@ export const ReviewerResult = z.object({
   scoring: z.enum(['findings', 'heuristic', 'none']).describe('heuristic: the output could only be partly read'),
   ...Counts,
   ungrounded: z.number().int().nonnegative(),
+  unchecked: z.number().int().nonnegative().default(0).describe('findings in files (or parts of files) that were not searched: counted as found'),
   ...ScoreFields,
   error: z.string().nullable(),
   notes: z.array(z.string()),

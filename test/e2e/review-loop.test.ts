@@ -283,7 +283,7 @@ describe('minions review loop in the real CLI', () => {
       expect(verdict.findings).toEqual(
         expect.arrayContaining([
           expect.objectContaining({ reporters: ['critic', 'pedant', 'witness'], severity: 'critical', toFixer: true }),
-          expect.objectContaining({ toFixer: false, grounding: { status: 'ungrounded', reason: 'src/payments.js does not exist' } }),
+          expect.objectContaining({ toFixer: false, grounding: expect.objectContaining({ status: 'ungrounded', reason: 'src/payments.js does not exist' }) }),
         ]),
       );
       const brief = JSON.parse(r.readPhase('review-1/r2-findings.json')!) as { findings: { fingerprint: string; file: string }[] };

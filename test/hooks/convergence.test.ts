@@ -149,7 +149,7 @@ describe('a loop that converges', () => {
     expect(v1.findings).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ reporters: ['critic', 'pedant', 'witness'], severity: 'critical', toFixer: true, description: 'total() adds undefined.price: TypeError on every cart' }),
-        expect.objectContaining({ file: 'src/payments.ts', toFixer: false, grounding: { status: 'ungrounded', reason: 'src/payments.ts does not exist' } }),
+        expect.objectContaining({ file: 'src/payments.ts', toFixer: false, grounding: { status: 'ungrounded', reason: 'src/payments.ts does not exist', reading: { file: null, evidence: null } } }),
       ]),
     );
     expect(v1).toMatchObject({ total_issues: 1, critical: 1, next: 'R2' });

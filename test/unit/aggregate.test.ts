@@ -4,7 +4,8 @@ import { DEFAULT_RULES, aggregateRound, type RoundInput } from '../../src/review
 import type { Sources } from '../../src/review/grounding';
 import type { Finding } from '../../src/review/reviewer-output';
 import type { Verdict } from '../../src/review/verdict-schema';
-import { NOW, reviewJson } from './builders';
+import * as msg from '../../src/messages';
+import { NOW, reviewJson, stateBuilder } from './builders';
 
 const PAGE = [
   'export function page(items, n) {',
@@ -94,9 +95,55 @@ describe('merging', () => {
 describe('grounding in the verdict', () => {
   it('an ungrounded finding is kept with the reason, not sent to the fixer, not counted against DONE', () => {
     const v = round(1, { security: undefined, 'security-reviewer': [ghost()] } as Reports);
-    expect(v.findings).toEqual([expect.objectContaining({ file: 'src/db.ts', toFixer: false, grounding: { status: 'ungrounded', reason: 'src/db.ts does not exist' } })]);
+    expect(v.findings).toEqual([
+      expect.objectContaining({ file: 'src/db.ts', toFixer: false, grounding: { status: 'ungrounded', reason: 'src/db.ts does not exist', reading: { file: null, evidence: null } } }),
+    ]);
     expect(v).toMatchObject({ overall_verdict: 'clean', total_issues: 0, next: 'DONE', score: 1 });
     expect(v.reviewers['security-reviewer']).toMatchObject({ ungrounded: 1, critical: 0, score: 1 });
+  });
+});
+
+describe('grounding readings in the verdict', () => {
+  it('a quote copied from a diff is grounded, keeps its text as written, and the verdict names the reading', () => {
+    const v = round(1, { critic: [offByOne({ evidence: '+  for (let i = 0; i <= n; i++) {' })] });
+    expect(v.findings[0]).toMatchObject({
+      evidence: '+  for (let i = 0; i <= n; i++) {',
+      toFixer: true,
+      grounding: { status: 'grounded', reason: null, reading: { file: 'as-written', evidence: ['diff-markers'] } },
+    });
+  });
+
+  it('two readings of one quote are one finding, with the fingerprint of the clean quote', () => {
+    const clean = round(1, { critic: [offByOne()] }).findings[0]!.fingerprint;
+    const v = round(1, { critic: [offByOne({ evidence: '`for (let i = 0; i <= n; i++) {`' })], pedant: [offByOne({ evidence: '+ for (let i = 0; … i++) {' })] });
+    expect(v.findings).toHaveLength(1);
+    expect(v.findings[0]!.fingerprint).toBe(clean);
+  });
+
+  it('a finding in a file that was not read is unchecked: kept, sent to the fixer, counted, never "does not exist"', () => {
+    const v = round(1, { critic: [offByOne({ file: 'src/huge.ts' })] }, [], { sources: { ...sources, 'src/huge.ts': { kind: 'unchecked', why: 'the files read reach 1024 MB' } } });
+    expect(v.findings[0]).toMatchObject({ toFixer: true, grounding: { status: 'unchecked', reason: 'src/huge.ts was not read: the files read reach 1024 MB' } });
+    expect(v.reviewers.critic).toMatchObject({ warning: 1, ungrounded: 0, unchecked: 1 });
+    expect(v).toMatchObject({ total_issues: 1, next: 'R2' });
+    const state = stateBuilder().build();
+    expect(msg.notify.verdict(state, v, state)).toContain('[1 not checked against the code]');
+  });
+});
+
+describe('a broad quote', () => {
+  // Lines 1–5 of PAGE, quoted by one reviewer, contain three other reviewers' distinct defects (lines 2, 3, 4).
+  const broad = offByOne({ line: 1, evidence: PAGE.split('\n').slice(0, 5).join('\n'), description: 'this function is wrong' });
+  const line = (n: number, description: string) => offByOne({ line: n, evidence: PAGE.split('\n')[n - 1]!.trim(), description });
+
+  it('that contains several distinct defects merges none of them', () => {
+    const v = round(1, { critic: [broad], pedant: [line(2, 'out should be typed')], witness: [line(3, 'off by one')], 'security-reviewer': [line(4, 'unchecked index')] });
+    expect(v.findings.map((f) => f.line).sort()).toEqual([1, 2, 3, 4]);
+  });
+
+  it('that contains one defect, quoted by two reviewers, is that defect', () => {
+    const v = round(1, { critic: [broad], pedant: [line(3, 'off by one')], witness: [line(3, 'loop bound includes n')] });
+    expect(v.findings).toHaveLength(1);
+    expect(v.findings[0]).toMatchObject({ line: 3, reporters: ['critic', 'pedant', 'witness'] });
   });
 });
 

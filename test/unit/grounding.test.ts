@@ -1,12 +1,24 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ground, type Sources } from '../../src/review/grounding';
+import { flatten, flattenBytes } from '../../src/review/fingerprint';
+import { EVIDENCE_WINDOW, Grounder, ground, type Sources } from '../../src/review/grounding';
 import { band, heuristicScore, readiness, scale10, scoreFindings, scoreOf } from '../../src/review/scoring';
 import { similarity } from '../../src/review/simhash';
 
 const SRC = ['export function page(items, n) {', '  const out = [];', '  for (let i = 0; i <= n; i++) {', '    out.push(items[i]);', '  }', '  return out;', '}', ''].join('\n');
+const BIG = [...Array.from({ length: 40 }, (_, i) => `const v${i} = ${i};`), '  for (let i = 0; i <= n; i++) {'].join('\n');
+/** The same statement at lines 3, 30 and 60 of 70. */
+const REPEATED = Array.from({ length: 70 }, (_, i) => ([3, 30, 60].includes(i + 1) ? '  cache.delete(key);' : `  step${i + 1}(state);`)).join('\n');
 const sources: Sources = {
   'src/page.ts': { kind: 'file', text: SRC },
-  'src/big.ts': { kind: 'file', text: [...Array.from({ length: 40 }, (_, i) => `const v${i} = ${i};`), '  for (let i = 0; i <= n; i++) {'].join('\n') },
+  'src/big.ts': { kind: 'file', text: BIG },
+  'src/repeated.ts': { kind: 'file', text: REPEATED },
+  'src/crlf.ts': { kind: 'file', text: SRC.replace(/\n/g, '\r\n') },
+  'src/tabs.ts': { kind: 'file', text: SRC.replace(/^ {2}/gm, '\t').replace(/^\t {2}/gm, '\t\t') },
+  'a/src/page.ts': { kind: 'file', text: SRC, rel: 'src/page.ts', via: 'without-diff-prefix' },
+  'SRC/Page.ts': { kind: 'file', text: SRC, rel: 'src/page.ts', via: 'case-insensitive' },
+  'src/huge.ts': { kind: 'unchecked', why: 'it is 300 MB, more than the 256 MB one file may have' },
+  'src/twin.ts': { kind: 'missing', similar: ['src/Twin.ts', 'src/TWIN.ts'] },
   '../etc/passwd': { kind: 'outside' },
   src: { kind: 'not-a-file' },
 };
@@ -22,11 +34,16 @@ describe('grounding', () => {
     ['no line, evidence in the file', f('src/page.ts', null, 'return out;'), 'grounded', null],
     ['no evidence', f('src/page.ts', 2, ''), 'grounded', null],
     ['witness command evidence', f('src/page.ts', 3, '$ npm test\nFAIL page.test.ts'), 'grounded', null],
+    ['a CRLF file, multi-line evidence', f('src/crlf.ts', 3, 'for (let i = 0; i <= n; i++) {\n    out.push(items[i]);'), 'grounded', null],
+    ['a file indented with tabs, quoted with spaces', f('src/tabs.ts', 4, '    out.push(items[i]);'), 'grounded', null],
     ['missing file', f('src/nope.ts', 1, 'x'), 'ungrounded', 'src/nope.ts does not exist'],
-    ['line past the end', f('src/page.ts', 99, 'return out;'), 'ungrounded', 'line 99 is past the end of src/page.ts (7 lines)'],
+    ['missing, two files match ignoring case', f('src/twin.ts', 1, 'x'), 'ungrounded', 'src/twin.ts is ambiguous: 2 files match it ignoring case (src/Twin.ts, src/TWIN.ts)'],
     ['evidence absent', f('src/page.ts', 3, 'items.forEach(render)'), 'ungrounded', 'the quoted evidence does not occur in src/page.ts'],
+    ['past the end, evidence absent', f('src/page.ts', 99, 'items.forEach(render)'), 'ungrounded', 'line 99 is past the end of src/page.ts (7 lines), and the quoted evidence does not occur in it'],
+    ['past the end, no evidence', f('src/page.ts', 99, ''), 'ungrounded', 'line 99 is past the end of src/page.ts (7 lines)'],
     ['outside the project', f('../etc/passwd', 1, 'root'), 'ungrounded', '../etc/passwd is outside the project'],
     ['a directory', f('src', null, ''), 'ungrounded', 'src is not a file'],
+    ['a file not read because of a cap', f('src/huge.ts', 10, 'anything'), 'unchecked', 'src/huge.ts was not read: it is 300 MB, more than the 256 MB one file may have'],
   ])('%s → %s', (_, finding, status, reason) => {
     const g = ground(finding, sources);
     expect(g.status).toBe(status);
@@ -34,7 +51,67 @@ describe('grounding', () => {
   });
 
   it('evidence far from the cited line: kept, with the line corrected', () => {
-    expect(ground(f('src/big.ts', 2, 'for (let i = 0; i <= n; i++) {'), sources)).toEqual({ status: 'relocated', reason: 'the evidence is at line 41, not 2', line: 41 });
+    expect(ground(f('src/big.ts', 2, 'for (let i = 0; i <= n; i++) {'), sources)).toMatchObject({ status: 'relocated', reason: 'the evidence is at line 41, not 2', line: 41 });
+  });
+
+  it('a cited line past the end is no reason to give up: the file is searched', () => {
+    expect(ground(f('src/page.ts', 99, 'return out;'), sources)).toMatchObject({ status: 'relocated', reason: 'line 99 is past the end of src/page.ts (7 lines); the evidence is at line 6', line: 6 });
+  });
+
+  it.each([
+    [12, 3],
+    [24, 30],
+    [40, 30],
+    [48, 60],
+    [200, 60],
+  ])('relocation takes the occurrence nearest the cited line (%s → %s), not the first', (cited, line) => {
+    const g = ground(f('src/repeated.ts', cited, 'cache.delete(key);'), sources);
+    expect(g.line).toBe(line);
+  });
+
+  it('says which reading of the path matched, and reports against the real path', () => {
+    expect(ground(f('a/src/page.ts', 3, 'for (let i = 0; i <= n; i++) {'), sources)).toMatchObject({ status: 'grounded', reading: { file: 'without-diff-prefix', evidence: [] } });
+    expect(ground(f('SRC/Page.ts', 3, 'return nothing;'), sources)).toMatchObject({ status: 'ungrounded', reason: 'the quoted evidence does not occur in src/page.ts', reading: { file: 'case-insensitive', evidence: null } });
+  });
+
+  it('the identity is the flat text the evidence matched', () => {
+    expect(ground(f('src/page.ts', 3, '+ for (let i = 0; i <= n; i++) {'), sources)).toMatchObject({ reading: { evidence: ['diff-markers'] }, matched: 'for(leti=0;i<=n;i++){' });
+    expect(ground(f('src/page.ts', 3, 'for (let i = 0; … i++) {'), sources)).toMatchObject({ reading: { evidence: ['gap'] }, matched: 'for(leti=0;i<=n;i++){' });
+    expect(ground(f('src/page.ts', 3, 'items.forEach(render)'), sources).matched).toBeNull();
+  });
+
+  it(`within ${EVIDENCE_WINDOW} lines is grounded, one line further is relocated`, () => {
+    expect(ground(f('src/big.ts', 41 - EVIDENCE_WINDOW, 'for (let i = 0; i <= n; i++) {'), sources).status).toBe('grounded');
+    expect(ground(f('src/big.ts', 40 - EVIDENCE_WINDOW, 'for (let i = 0; i <= n; i++) {'), sources).status).toBe('relocated');
+  });
+
+  it('a search budget spent: what was not found near its line is unchecked, never "does not occur"', () => {
+    const lines = Array.from({ length: 5_000 }, (_, i) => `  emit(${i}, "row ${i}");`);
+    const big: Sources = { 'big.js': { kind: 'file', text: lines.join('\n') } };
+    const grounder = new Grounder(big, 200_000); // a few whole-file searches of a 120 KB file
+    const results = Array.from({ length: 20 }, (_, i) => grounder.ground(f('big.js', 10, `emit(${4_000 + i}, "row ${4_000 + i}");`)));
+    expect(results[0]).toMatchObject({ status: 'relocated', line: 4_001 });
+    const unchecked = results.filter((r) => r.status === 'unchecked');
+    expect(unchecked.length).toBeGreaterThan(0);
+    expect(unchecked[0]!.reason).toBe("the quoted evidence is not within 5 lines of line 10, and the rest of big.js was not searched (this hook's search budget is spent)");
+    expect(results.some((r) => r.status === 'ungrounded')).toBe(false);
+    // Near the cited line a finding is still checked.
+    expect(grounder.ground(f('big.js', 12, 'emit(11, "row 11");')).status).toBe('grounded');
+  });
+});
+
+describe('flattenBytes is flatten over UTF-8', () => {
+  it('for any text', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('a', 'Z', ' ', '\t', '\r', '\n', '"', "'", '`', 'é', 'Ä', '→', '\u00a0', '😀', ';', '{') }), (text) => {
+        expect(flattenBytes(Buffer.from(text, 'utf8')).toString('utf8')).toBe(flatten(text));
+      }),
+    );
+  });
+  it('records where each line starts', () => {
+    const starts: number[] = [];
+    expect(flattenBytes(Buffer.from('a b\n  c\r\nd'), starts).toString()).toBe('abcd');
+    expect(starts).toEqual([2, 3]);
   });
 });
 

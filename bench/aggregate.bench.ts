@@ -1,0 +1,242 @@
+/**
+ * Aggregation cost: CPU time of the fifth reviewer's SubagentStop hook (the one that grounds, merges and
+ * writes the verdict), as a ratio to a bare `node -e ''` measured in interleaved pairs (bench/cpu.ts).
+ *
+ * Each case is a temp git project driven through the built hooks exactly as the host runs them
+ * (`/bin/sh -c <command from hooks/hooks.json>`, payload on stdin): the loop is started, the five
+ * reviewers are dispatched and write their reviews, four of them stop. The measured sample is the fifth
+ * stop; before each sample the loop's files are put back as they were after the fourth.
+ *
+ *   npm run build && npx tsx bench/aggregate.bench.ts
+ *
+ * BENCH_PAIRS (default 7) sets the pairs per case, BENCH_ONLY=<part of a name> picks cases,
+ * BENCH_PROFILE=<dir> writes one V8 profile per case instead of measuring, BENCH_STRICT=1 exits 1 when a
+ * case is over its target.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bareNode, formatPairs, measurePairs, type Command, type PairResult } from './cpu';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const pairs = Number(process.env.BENCH_PAIRS ?? 7);
+const REVIEWERS = ['critic', 'pedant', 'witness', 'security-reviewer', 'silent-failure-hunter'] as const;
+const SESSION = 'bench-session';
+const hooks = JSON.parse(fs.readFileSync(path.join(root, 'hooks/hooks.json'), 'utf8')).hooks;
+const command = (event: string, matcher?: string): string =>
+  hooks[event].find((h: { matcher?: string }) => h.matcher === matcher || (!matcher && !h.matcher)).hooks[0].command;
+
+interface Finding {
+  severity: 'critical' | 'warning' | 'info';
+  category: string;
+  file: string;
+  line: number;
+  description: string;
+  evidence: string;
+  suggestion: string;
+}
+
+interface Case {
+  name: string;
+  /** Project files (path → content). */
+  files: Record<string, string>;
+  /** Each reviewer's findings. */
+  reviews: Record<(typeof REVIEWERS)[number], Finding[]>;
+  /** At most this ratio (the issue's target), or null for an informative case. */
+  target: number | null;
+}
+
+// ── Generated projects: code that reads like code, every line distinct ───────────────
+
+const TEMPLATES = [
+  (i: number) => `  const total${i} = items.reduce((sum, item) => sum + item.price * ${(i % 7) + 1}, 0);`,
+  (i: number) => `  if (order${i}.status === 'pending' && retries < ${(i % 5) + 2}) return schedule(order${i});`,
+  (i: number) => `  const label${i} = \`\${user.name} (\${account${i}.id})\`;`,
+  (i: number) => `  for (let k = 0; k <= rows${i}.length; k++) out.push(rows${i}[k]);`,
+  (i: number) => `  try { cache.set('key-${i}', JSON.parse(raw${i})); } catch (e) {}`,
+  (i: number) => `  return fetch(\`/api/v1/items/\${id${i}}\`).then((r) => r.json());`,
+  (i: number) => `  const query${i} = "SELECT * FROM t${i % 13} WHERE id = " + req.params.id;`,
+  (i: number) => `  logger.debug('step ${i}', { elapsed: Date.now() - started${i} });`,
+];
+const codeLine = (i: number): string => TEMPLATES[i % TEMPLATES.length]!(i);
+const CATEGORIES = ['logic-error', 'swallowed-error', 'injection', 'performance', 'naming'];
+
+function sourceFile(seed: number, lines: number): string {
+  const out = [`// module ${seed}`, `export function run${seed}(items, user, req) {`];
+  for (let i = 0; i < lines - 3; i++) out.push(codeLine(seed * 100_000 + i));
+  out.push('}');
+  return `${out.join('\n')}\n`;
+}
+
+/**
+ * 5 × perReviewer findings about `defects` distinct defects: reviewer r reports defects r·step … (a
+ * sliding window, so every defect is seen by one to five reviewers). `shift` cites a line that far from
+ * the evidence, so every finding has to be relocated.
+ */
+function reviewsOf(files: Record<string, string>, perReviewer: number, defects: number, shift = 0): Case['reviews'] {
+  const names = Object.keys(files);
+  const lines = Object.fromEntries(names.map((n) => [n, files[n]!.split('\n')]));
+  const step = Math.max(1, Math.floor((defects - perReviewer) / (REVIEWERS.length - 1)));
+  const defect = (d: number): Omit<Finding, 'severity'> => {
+    const file = names[d % names.length]!;
+    const count = lines[file]!.length - 1;
+    const line = 3 + ((d * 7919) % (count - 4));
+    return {
+      category: CATEGORIES[d % CATEGORIES.length]!,
+      file,
+      line: shift ? ((line - 1 + shift) % count) + 1 : line,
+      description: `defect ${d}: the code at this line is wrong in a way the reviewer explains at some length`,
+      evidence: lines[file]![line - 1]!.trim(),
+      suggestion: `rewrite line ${line} of ${file}`,
+    };
+  };
+  return Object.fromEntries(
+    REVIEWERS.map((r, ri) => [
+      r,
+      Array.from({ length: perReviewer }, (_, k) => ({ severity: (['critical', 'warning', 'info'] as const)[(k + ri) % 3], ...defect((ri * step + k) % defects) })),
+    ]),
+  ) as Case['reviews'];
+}
+
+function project(files: number, lines: number): Record<string, string> {
+  return Object.fromEntries(Array.from({ length: files }, (_, f) => [`src/module${f}.js`, sourceFile(f, lines)]));
+}
+
+function bigFile(bytes: number): string {
+  const out: string[] = ['// generated fixture table', 'export const TABLE = ['];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const line = `  { id: ${i}, name: "row ${i}", price: ${(i * 37) % 1000}, tags: ["t${i % 17}", "u${i % 23}"] },`;
+    out.push(line);
+    size += line.length + 1;
+  }
+  out.push('];');
+  return `${out.join('\n')}\n`;
+}
+
+const small = project(4, 120);
+const medium = project(40, 1_500);
+const big = { 'data/table.js': bigFile(50 * 1024 * 1024) };
+
+const CASES: Case[] = [
+  { name: '5 × 10 findings', files: small, reviews: reviewsOf(small, 10, 20), target: null },
+  { name: '5 × 2,000 grounded findings', files: medium, reviews: reviewsOf(medium, 2_000, 4_000), target: 3 },
+  { name: '5 × 2,000 findings, evidence 40 lines from the cited line', files: medium, reviews: reviewsOf(medium, 2_000, 4_000, 40), target: 3 },
+  { name: '5 × 200 findings in one 50 MB file', files: big, reviews: reviewsOf(big, 200, 400), target: 3 },
+  { name: '5 × 200 findings in one 50 MB file, evidence 40 lines away', files: big, reviews: reviewsOf(big, 200, 400, 40), target: null },
+];
+
+// ── Driving the hooks ───────────────────────────────────────────────────────────
+
+function run(dir: string, cmd: string, payload: object): void {
+  const env = { ...process.env, CLAUDE_PLUGIN_ROOT: root, CLAUDE_PROJECT_DIR: dir };
+  const out = spawnSync('/bin/sh', ['-c', cmd], { env, cwd: dir, input: JSON.stringify(payload), encoding: 'utf8' });
+  if (out.status !== 0) throw new Error(`${cmd} exited ${out.status}: ${out.stderr}`);
+}
+
+const common = (dir: string, event: string) => ({ session_id: SESSION, cwd: dir, hook_event_name: event });
+const subagentStop = (dir: string, reviewer: string) => ({
+  ...common(dir, 'SubagentStop'),
+  agent_id: `agent-${reviewer}`,
+  agent_type: `minions:${reviewer}`,
+  last_assistant_message: 'I wrote my findings to the output file.',
+  stop_hook_active: false,
+});
+
+/** A project whose loop waits for the fifth reviewer's stop; returns the command that measures it. */
+function prepare(c: Case): { subject: Command; dir: string } {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minions-aggregate-bench-')));
+  spawnSync('git', ['init', '-q'], { cwd: dir });
+  // Written an hour ago, as a project's files are: a file as new as git's index would be hashed again by
+  // every tree snapshot ("racily clean"), which is not what a user's project costs.
+  const anHourAgo = new Date(Date.now() - 3_600_000);
+  for (const [rel, content] of Object.entries(c.files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), content);
+    fs.utimesSync(path.join(dir, rel), anHourAgo, anHourAgo);
+  }
+  // Committed: the round's diff.patch (what changed since the loop began) stays small, so the case
+  // measures the aggregation; a 50 MB change would be measured by the patch (see the README).
+  const git = (...args: string[]) => spawnSync('git', args, { cwd: dir, env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
+  git('add', '-A');
+  git('commit', '-qm', 'bench project');
+  run(dir, command('UserPromptSubmit'), { ...common(dir, 'UserPromptSubmit'), prompt: '/minions:review bench the aggregation' });
+  for (const r of REVIEWERS) {
+    run(dir, command('PreToolUse', 'Agent|Task'), {
+      ...common(dir, 'PreToolUse'),
+      tool_name: 'Agent',
+      tool_input: { description: r, prompt: 'review', subagent_type: `minions:${r}`, run_in_background: false },
+    });
+  }
+  for (const r of REVIEWERS) {
+    const issues = c.reviews[r];
+    const count = (s: string) => issues.filter((i) => i.severity === s).length;
+    const review = { reviewer: r, issues, summary: { critical: count('critical'), warning: count('warning'), info: count('info'), verdict: issues.length ? 'issues_found' : 'clean' } };
+    fs.writeFileSync(path.join(dir, `.agents/tmp/phases/review-1/r1-${r}.json`), `${JSON.stringify(review, null, 2)}\n`);
+  }
+  // A reviewer whose findings mostly miss is continued once (a build that fails to ground them): its
+  // second stop is recorded.
+  for (const r of REVIEWERS.slice(0, -1)) for (let i = 0; i < 2; i++) run(dir, command('SubagentStop'), subagentStop(dir, r));
+  const last = REVIEWERS[REVIEWERS.length - 1]!;
+  // The loop's files and the hooks' own record of them (in the git dir): both are put back, or the
+  // hooks would see the loop's files changed behind their back.
+  const kept = [path.join(dir, '.agents/tmp'), path.join(dir, '.git/minions')];
+  const saved = (i: number) => path.join(dir, `.bench-saved-${i}`);
+  const save = () =>
+    kept.forEach((from, i) => {
+      fs.rmSync(saved(i), { recursive: true, force: true });
+      if (fs.existsSync(from)) fs.cpSync(from, saved(i), { recursive: true });
+    });
+  const restore = () =>
+    kept.forEach((to, i) => {
+      fs.rmSync(to, { recursive: true, force: true });
+      if (fs.existsSync(saved(i))) fs.cpSync(saved(i), to, { recursive: true });
+    });
+  save();
+  run(dir, command('SubagentStop'), subagentStop(dir, last));
+  if (fs.existsSync(verdictPath(dir))) restore();
+  else save(); // the fifth was continued once: measure its second stop
+  return {
+    dir,
+    subject: { argv: ['/bin/sh', '-c', command('SubagentStop')], input: JSON.stringify(subagentStop(dir, last)), env: { ...process.env, CLAUDE_PLUGIN_ROOT: root, CLAUDE_PROJECT_DIR: dir }, cwd: dir, setup: restore },
+  };
+}
+
+const verdictPath = (dir: string): string => path.join(dir, '.agents/tmp/phases/review-1/r1-verdict.json');
+
+/** The verdict the measured hook wrote (checked after the run: the benchmark measures real work). */
+function verdictOf(dir: string): { findings: { grounding: { status: string } }[] } {
+  return JSON.parse(fs.readFileSync(verdictPath(dir), 'utf8'));
+}
+
+const only = process.env.BENCH_ONLY;
+const results: PairResult[] = [];
+const failures: string[] = [];
+const profile = process.env.BENCH_PROFILE;
+for (const c of CASES.filter((x) => !only || x.name.includes(only))) {
+  const { subject, dir } = prepare(c);
+  if (profile) {
+    // One run under the V8 profiler instead of the measurement: BENCH_PROFILE=<dir for the .cpuprofile>.
+    subject.setup?.();
+    const argv = [process.execPath, '--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`, path.join(root, 'dist/on-subagent-stop.mjs')];
+    const out = spawnSync(argv[0]!, argv.slice(1), { input: subject.input, cwd: dir, encoding: 'utf8', env: subject.env });
+    console.log(`${c.name}: exit ${out.status}, profile in ${profile}, project ${dir}`, out.stderr);
+    continue;
+  }
+  const result = measurePairs(c.name, bareNode, subject, pairs);
+  const statuses: Record<string, number> = {};
+  for (const f of verdictOf(dir).findings) statuses[f.grounding.status] = (statuses[f.grounding.status] ?? 0) + 1;
+  const kept = Object.entries(statuses).map(([s, n]) => `${n} ${s}`).join(', ');
+  results.push({ ...result, name: `${c.name} (${kept})` });
+  if (c.target !== null && result.ratio > c.target) failures.push(`${c.name}: ${result.ratio.toFixed(2)}× (target ≤ ${c.target}×)`);
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+if (profile) process.exit(0);
+console.log(`aggregation (the fifth reviewer's SubagentStop), CPU time against a bare node start, median of ${pairs} interleaved pairs`);
+console.log(formatPairs(results));
+if (failures.length > 0) {
+  console.log(`over target:\n${failures.map((f) => `  ${f}`).join('\n')}`);
+  if (process.env.BENCH_STRICT) process.exitCode = 1;
+}

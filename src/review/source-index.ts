@@ -1,0 +1,122 @@
+/**
+ * One project file as grounding searches it, built once per hook however many findings cite it: the
+ * offsets of its lines, and its flat form (flattenBytes) only when a search has to cover the whole file.
+ * The file is kept as bytes: a 50 MB file is never decoded, only the lines a finding looks at. Pure.
+ */
+import { Buffer } from 'node:buffer';
+import { flattenBytes } from './fingerprint';
+
+/** The largest i < length with starts[i] ≤ offset. */
+function floorIndex(starts: ArrayLike<number>, offset: number, length = starts.length): number {
+  let lo = 0;
+  let hi = length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Flat bytes of a run of lines, with the flat offset at which each of those lines starts. */
+export class FlatText {
+  constructor(
+    readonly bytes: Buffer,
+    /** starts[i]: flat offset of line firstLine + i. */
+    private readonly starts: readonly number[],
+    readonly firstLine: number,
+  ) {}
+
+  get lastLine(): number {
+    return this.firstLine + this.starts.length - 1;
+  }
+
+  /** The line (1-based, of the file) a flat offset lies on. */
+  lineOf(offset: number): number {
+    return this.firstLine + floorIndex(this.starts, offset);
+  }
+
+  /** Flat offset where a line starts (clamped to this run). */
+  lineStart(line: number): number {
+    if (line <= this.firstLine) return 0;
+    if (line > this.lastLine) return this.bytes.length;
+    return this.starts[line - this.firstLine]!;
+  }
+
+  /** Flat offset just past a line's end. */
+  lineEnd(line: number): number {
+    return this.lineStart(line + 1);
+  }
+}
+
+export class SourceIndex {
+  readonly bytes: Buffer;
+  /** Byte offset of each line's start (the first `lines` entries); files are read up to 256 MB. */
+  private readonly starts: Uint32Array;
+  private readonly lines: number;
+  private whole: FlatText | null = null;
+
+  constructor(content: string | Uint8Array) {
+    this.bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+    const bytes = this.bytes;
+    // A typed array grown by doubling: a 50 MB file has about a million lines.
+    let starts = new Uint32Array(Math.max(16, bytes.length >> 6));
+    let n = 1;
+    for (let p = bytes.indexOf(10); p >= 0 && p + 1 < bytes.length; p = bytes.indexOf(10, p + 1)) {
+      if (n === starts.length) {
+        const grown = new Uint32Array(starts.length * 2);
+        grown.set(starts);
+        starts = grown;
+      }
+      starts[n++] = p + 1;
+    }
+    this.starts = starts;
+    this.lines = bytes.length === 0 ? 0 : n;
+  }
+
+  /** Lines, not counting the empty one after a final newline. */
+  get lineCount(): number {
+    return this.lines;
+  }
+
+  lineStart(line: number): number {
+    if (line <= 1) return 0;
+    if (line > this.lineCount) return this.bytes.length;
+    return this.starts[line - 1]!;
+  }
+
+  lineEnd(line: number): number {
+    return this.lineStart(line + 1);
+  }
+
+  lineOf(offset: number): number {
+    return floorIndex(this.starts, offset, Math.max(1, this.lines)) + 1;
+  }
+
+  /** The raw bytes of lines from…to (clamped to the file). */
+  raw(from: number, to: number): Buffer {
+    return this.bytes.subarray(this.lineStart(from), this.lineEnd(to));
+  }
+
+  /** The flat form of lines from…to (clamped to the file). */
+  flat(from: number, to: number): FlatText {
+    const first = Math.max(1, from);
+    const last = Math.min(this.lineCount, to);
+    if (last < first) return new FlatText(Buffer.alloc(0), [0], first);
+    if (first === 1 && last === this.lineCount && this.whole) return this.whole;
+    const starts = [0];
+    const bytes = flattenBytes(this.raw(first, last), starts);
+    return new FlatText(bytes, starts.slice(0, last - first + 1), first);
+  }
+
+  /** Whether the whole file's flat form has been built. */
+  get flattened(): boolean {
+    return this.whole !== null;
+  }
+
+  /** The flat form of the whole file, built on first use. */
+  flatAll(): FlatText {
+    this.whole ??= this.flat(1, this.lineCount);
+    return this.whole;
+  }
+}

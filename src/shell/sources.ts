@@ -1,0 +1,154 @@
+/**
+ * The files the reviews name, read once each, for grounding: each name as written, then without a
+ * diff's `a/`/`b/` prefix, then as the one file that matches it ignoring case. Files are passed on as
+ * bytes (never decoded here). What a cap keeps from being read is `unchecked`, never "missing".
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { normaliseFile } from '../review/fingerprint';
+import type { FileReading, Source, Sources } from '../review/grounding';
+import { realpathLoose, relativeInside } from './project';
+
+export interface SourceCaps {
+  /** Distinct names resolved (a missing name costs a few directory reads). */
+  names: number;
+  /** Files read. */
+  files: number;
+  /** Bytes of one file. */
+  fileBytes: number;
+  /** Bytes read in all. */
+  totalBytes: number;
+}
+export const SOURCE_CAPS: SourceCaps = { names: 20_000, files: 5_000, fileBytes: 256 * 1024 ** 2, totalBytes: 1024 ** 3 };
+
+const MB = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(bytes < 10 * 1024 ** 2 ? 1 : 0)} MB`;
+
+/** The file names the reviews' findings give, normalised, in order of first mention. */
+export function namedFiles(texts: readonly (string | null)[]): string[] {
+  const names = new Set<string>();
+  for (const text of texts) {
+    if (!text) continue;
+    try {
+      const issues = (JSON.parse(text) as { issues?: unknown }).issues;
+      if (Array.isArray(issues)) for (const issue of issues) if (typeof issue?.file === 'string' && issue.file.trim()) names.add(normaliseFile(issue.file));
+    } catch {
+      // an unreadable review names no files
+    }
+  }
+  return [...names];
+}
+
+export function readSources(root: string, texts: readonly (string | null)[], caps: SourceCaps = SOURCE_CAPS): Sources {
+  const resolver = new Resolver(root);
+  const read = new Map<string, Source>(); // real path → what was read
+  let files = 0;
+  let total = 0;
+  const sources: Sources = {};
+  namedFiles(texts).forEach((name, i) => {
+    if (i >= caps.names) return void (sources[name] = { kind: 'unchecked', why: `the reviews name more than ${caps.names} files` });
+    const found = resolver.resolve(name);
+    if (found.kind !== 'found') return void (sources[name] = found.source);
+    const seen = read.get(found.rel);
+    if (seen) return void (sources[name] = seen.kind === 'file' ? { ...seen, via: found.via } : seen);
+    let source: Source;
+    if (found.size > caps.fileBytes) source = { kind: 'unchecked', why: `it is ${MB(found.size)}, more than the ${MB(caps.fileBytes)} one file may have` };
+    else if (files >= caps.files) source = { kind: 'unchecked', why: `more than ${caps.files} files were read` };
+    else if (total + found.size > caps.totalBytes) source = { kind: 'unchecked', why: `the files read reach ${MB(caps.totalBytes)}` };
+    else {
+      try {
+        const text = readCached(path.join(root, found.rel), found.stat);
+        files += 1;
+        total += text.length;
+        source = { kind: 'file', text, rel: found.rel, via: found.via };
+      } catch (err) {
+        source = { kind: 'unchecked', why: `it could not be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` };
+      }
+    }
+    read.set(found.rel, source);
+    sources[name] = source;
+  });
+  return sources;
+}
+
+/**
+ * Files read by this process, by path: a hook that reads the sources twice (the reviewer's stop, then
+ * the round's verdict) reads each unchanged file once, and grounding indexes the same bytes once.
+ */
+const readFiles = new Map<string, { stat: fs.Stats; bytes: Buffer }>();
+function readCached(file: string, stat: fs.Stats): Buffer {
+  const seen = readFiles.get(file);
+  if (seen && seen.stat.size === stat.size && seen.stat.mtimeMs === stat.mtimeMs && seen.stat.ino === stat.ino) return seen.bytes;
+  const bytes = fs.readFileSync(file);
+  readFiles.set(file, { stat, bytes });
+  return bytes;
+}
+
+type Resolved = { kind: 'found'; rel: string; via: FileReading; size: number; stat: fs.Stats } | { kind: 'other'; source: Source };
+
+/** Resolves names inside one project, reading each directory at most once. */
+class Resolver {
+  private readonly dirs = new Map<string, fs.Dirent[]>();
+
+  constructor(private readonly root: string) {}
+
+  resolve(name: string): Resolved {
+    const literal = this.exact(name);
+    if (literal.kind !== 'missing') return literal.kind === 'found' ? { ...literal, via: 'as-written' } : { kind: 'other', source: literal.source };
+    const stripped = /^[ab]\//.test(name) ? name.slice(2) : null;
+    if (stripped) {
+      const unprefixed = this.exact(stripped);
+      if (unprefixed.kind === 'found') return { ...unprefixed, via: 'without-diff-prefix' };
+    }
+    const matches = new Set<string>();
+    for (const candidate of stripped ? [name, stripped] : [name]) for (const rel of this.ignoringCase(candidate)) matches.add(rel);
+    if (matches.size === 1) {
+      const only = this.exact([...matches][0]!);
+      if (only.kind === 'found') return { ...only, via: 'case-insensitive' };
+    }
+    return { kind: 'other', source: matches.size > 1 ? { kind: 'missing', similar: [...matches].sort().slice(0, 5) } : { kind: 'missing' } };
+  }
+
+  /** The name as a path of the project: a file, missing, or something that is not a file inside it. */
+  private exact(name: string): { kind: 'found'; rel: string; size: number; stat: fs.Stats } | { kind: 'missing' } | { kind: 'other'; source: Source } {
+    const rel = relativeInside(this.root, realpathLoose(path.resolve(this.root, name)));
+    if (rel === null) return { kind: 'other', source: { kind: 'outside' } };
+    try {
+      const stat = fs.statSync(path.join(this.root, rel));
+      return stat.isFile() ? { kind: 'found', rel, size: stat.size, stat } : { kind: 'other', source: { kind: 'not-a-file' } };
+    } catch {
+      return { kind: 'missing' };
+    }
+  }
+
+  /** Project paths equal to the name ignoring case, component by component (at most a few). */
+  private ignoringCase(name: string): string[] {
+    const rel = path.relative(this.root, path.resolve(this.root, name));
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return [];
+    const parts = rel.split(path.sep);
+    const out: string[] = [];
+    const walk = (dir: string, i: number): void => {
+      for (const entry of this.entries(dir)) {
+        if (out.length > 5) return;
+        if (entry.name.toLowerCase() !== parts[i]!.toLowerCase()) continue;
+        const next = dir ? `${dir}/${entry.name}` : entry.name;
+        if (i === parts.length - 1) out.push(next);
+        else if (entry.isDirectory() || entry.isSymbolicLink()) walk(next, i + 1);
+      }
+    };
+    walk('', 0);
+    return out;
+  }
+
+  private entries(dir: string): fs.Dirent[] {
+    let entries = this.dirs.get(dir);
+    if (!entries) {
+      try {
+        entries = fs.readdirSync(path.join(this.root, dir), { withFileTypes: true });
+      } catch {
+        entries = [];
+      }
+      this.dirs.set(dir, entries);
+    }
+    return entries;
+  }
+}
