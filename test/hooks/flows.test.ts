@@ -454,7 +454,7 @@ describe.concurrent('grounding: findings are checked against the files', () => {
     for (const r of REVIEWERS) if (r !== 'pedant') loop.writeReview(1, r, cleanReview(r));
     loop.writeReview(1, 'pedant', reviewWithIssues('pedant', [
       { ...issue(), file: 'src/missing.ts' },
-      { ...issue(), line: 40 },
+      { ...issue(), line: 40, evidence: 'nothing like this line is anywhere in the cart' },
       { ...issue(), evidence: 'this code is not in the file' },
     ]));
     const stops = await loop.reviewersStop();
@@ -463,7 +463,7 @@ describe.concurrent('grounding: findings are checked against the files', () => {
     const reason = blockReason(pedant)!;
     expect(reason).toMatch(/^Most of your findings do not match the files:\n/);
     expect(reason).toContain('- src/missing.ts:5: src/missing.ts does not exist');
-    expect(reason).toContain('- src/cart.ts:40: line 40 is past the end of src/cart.ts (16 lines)');
+    expect(reason).toContain('- src/cart.ts:40: line 40 is past the end of src/cart.ts (16 lines), and the quoted evidence does not occur in it');
     expect(reason).toContain('- src/cart.ts:5: the quoted evidence does not occur in src/cart.ts');
     expect(reason).toMatch(new RegExp(`write /\\S+/${escape(reviewerFile(1, 'pedant'))} again`));
     expect(loop.state().currentPhase).toBe('R1');
