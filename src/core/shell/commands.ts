@@ -580,7 +580,7 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
     return runner.code(words.map((w) => w.text).join(' '), cwd);
   };
 
-  const wrapper = WRAPPERS[name];
+  const wrapper = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
   if (wrapper) {
     const u = wrapper(args);
     if (u.kind === 'none') return undefined;
