@@ -683,7 +683,7 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
     runGit(args, inv, runner, name.slice(4));
     return undefined;
   }
-  const execSubs = EXEC_SUBCOMMANDS[name];
+  const execSubs = (Object.hasOwn(EXEC_SUBCOMMANDS, name) ? EXEC_SUBCOMMANDS[name] : undefined);
   const sub = args[0]?.kind === 'literal' ? args[0].text : null;
   if (execSubs && sub && execSubs.includes(sub)) {
     const rest = scanOptions(args.slice(1), { short: 'pc', long: ['package', 'call'], stopAtOperand: true });
@@ -692,12 +692,12 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
     else if (rest.operands.length) again(rest.operands);
     return undefined;
   }
-  const writesProject = PROJECT_WRITING[name];
+  const writesProject = (Object.hasOwn(PROJECT_WRITING, name) ? PROJECT_WRITING[name] : undefined);
   const words = subcommands(args);
   const checking = args.some((v) => v.kind === 'literal' && CHECK_ONLY.has(v.text));
   if (writesProject?.(words) && !(checking && ['fmt', 'format'].includes(words[0] ?? ''))) runner.emit({ kind: 'write-unknown', command: text });
   if (name === 'cargo' && words[0] === 'fmt' && !checking) runner.emit({ kind: 'write-unknown', command: text });
-  const writer = WRITERS[name];
+  const writer = (Object.hasOwn(WRITERS, name) ? WRITERS[name] : undefined);
   if (writer) emitWrites(name, writer(args), inv.cwd, runner, text);
   else if (args.some((v) => v.kind === 'literal' && FIXING_FLAGS.test(v.text))) runner.emit({ kind: 'write-unknown', command: text });
   return undefined;

@@ -151,8 +151,8 @@ export function analyseGit(args: readonly Value[], assigned: readonly string[], 
   if (rest.some((v) => v.kind === 'dynamic') && (!READ_ONLY.has(sub) || OUTPUT_OPTION.has(sub) || PROGRAM_OPTIONS.has(sub))) {
     return refuse({ kind: 'opaque', command: `git ${sub} ${rest.map((v) => (v.kind === 'dynamic' ? v.text : v.kind === 'glob' ? v.pattern : v.text)).join(' ')}`.trim(), why: 'dynamic-command' });
   }
-  const scanned = scanOptions(rest, SPECS[sub] ?? {});
-  const readOnly = READ_ONLY.has(sub) || (SOMETIMES[sub]?.(scanned, rest) ?? false);
+  const scanned = scanOptions(rest, (Object.hasOwn(SPECS, sub) ? SPECS[sub] : undefined) ?? {});
+  const readOnly = READ_ONLY.has(sub) || ((Object.hasOwn(SOMETIMES, sub) ? SOMETIMES[sub] : undefined)?.(scanned, rest) ?? false);
   if (sub === 'apply') {
     if (hasOption(scanned, 'index', 'cached', '3', '3way', 'intent-to-add', 'N')) return refuse({ kind: 'git', sub: 'apply --index', known: true, via: null });
     if (hasOption(scanned, 'check', 'stat', 'numstat', 'summary') && !hasOption(scanned, 'apply')) return { kind: 'read', chdir, outputs: [] };
