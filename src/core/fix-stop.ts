@@ -98,7 +98,9 @@ function checkFixAnswers(text: string | null, open: readonly string[], audited: 
 
 function summaryTally(summary: string, answers: FixSummary | null): string {
   if (answers && answers.fixes.length > 0) {
-    const count = (status: string): number => answers.fixes.filter((f) => f.status === status).length;
+    // One answer per finding: a fingerprint listed twice counts once, with its last answer.
+    const last = new Map(answers.fixes.map((f) => [f.fingerprint, f.status]));
+    const count = (status: string): number => [...last.values()].filter((s) => s === status).length;
     return [
       `${count('fixed')} fixed`,
       count('could_not_fix') ? `${count('could_not_fix')} could not fix` : '',

@@ -130,6 +130,8 @@ function attemptsOf(id: string, history: readonly Verdict[], fixes: readonly Fix
     const answers = (fixes.find((r) => r.iteration === n)?.fixes ?? [])
       .filter((a) => asked.has(a.fingerprint))
       .map((a) => ({ fingerprint: a.fingerprint, status: a.status, kind: a.kind ?? null, reason: a.reason ?? null }));
+    // A round in which the fixer declined every member tried no fix: the declines lead to CONTESTED, not up the ladder.
+    if (answers.length > 0 && answers.every((a) => a.status === 'declined')) continue;
     attempts.unshift({ iteration: n, fingerprints, sites: members.map(site), answers });
   }
   return attempts;

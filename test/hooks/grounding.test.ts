@@ -123,7 +123,7 @@ describe('declines', () => {
     const C = issueAt('src/cart.ts', 12, { category: 'swallowed-error', description: 'parse errors vanish' });
     const declineTwice = async (n: number, fpD: string) => {
       const declined = { fingerprint: fpD, status: 'declined' as const, reason: 'string concatenation is the house style here' };
-      const others = loop.openFingerprints(n).filter((fp) => fp !== fpD).map((fingerprint) => ({ fingerprint, status: 'fixed' as const }));
+      const others = loop.openFingerprints(n).filter((fp) => fp !== fpD).map((fingerprint) => ({ fingerprint, status: 'fixed' as const, kind: 'patch' as const }));
       await loop.dispatch(FIXER);
       loop.writeFixSummary(n, { answers: [declined, ...others, declined] });
       expect(messages([await loop.fixerStop()])).toEqual([expect.stringMatching(/^minions: fix round \d/)]);

@@ -105,6 +105,15 @@ describe('classes in the verdict', () => {
     expect(v3.classes.map((c) => c.rung)).toEqual(['new']);
     expect(v3.next).toBe('R2');
   });
+
+  it('a round in which the fixer declined every member is no fix attempt: the class stays new, the declines lead to CONTESTED', () => {
+    const declined = (v: Verdict): FixRound => ({ iteration: v.iteration, fixes: v.findings.filter((f) => f.toFixer).map((f) => ({ fingerprint: f.fingerprint, status: 'declined', reason: 'house style' })) });
+    const v1 = round(1, { 'silent-failure-hunter': review([swallowed('src/config.js')]) });
+    const v2 = round(2, { 'silent-failure-hunter': review([swallowed('src/config.js')]) }, [v1], { fixes: [declined(v1)] });
+    expect(v2.classes.map((c) => [c.rung, c.attempts.length])).toEqual([['new', 0]]);
+    const v3 = round(3, { 'silent-failure-hunter': review([swallowed('src/users.js')]) }, [v1, v2], { fixes: [declined(v1), fixed(v2)] });
+    expect(v3.classes.map((c) => [c.rung, c.attempts.map((a) => a.iteration)])).toEqual([['audit', [2]]]);
+  });
 });
 
 describe('an escalated round ends with the critic’s diagnosis, never silently', () => {
