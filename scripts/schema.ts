@@ -6,6 +6,8 @@ import * as z from 'zod';
 import { ReviewerOutput } from '../src/review/reviewer-output';
 import { FixSummary, Verdict } from '../src/review/verdict-schema';
 import { State } from '../src/state/schema';
+import { ChecksReport, Layer0Report } from '../src/checks/reports';
+import { CONFIG_FILE, ProjectConfig } from '../src/config/project-config';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -14,6 +16,9 @@ export const SCHEMAS: Record<string, { schema: z.ZodType; title: string }> = {
   'reviewer-output.schema.json': { schema: ReviewerOutput, title: "minions reviewer output (.agents/tmp/phases/review-N/r1-<reviewer>.json)" },
   'fix-summary.schema.json': { schema: FixSummary, title: "minions fixer's answers (.agents/tmp/phases/review-N/r2-fix-summary.json)" },
   'state.schema.json': { schema: State, title: 'minions loop state (.agents/tmp/state.json)' },
+  'minions-config.schema.json': { schema: ProjectConfig, title: `minions project config (${CONFIG_FILE} at the project root)` },
+  'checks.schema.json': { schema: ChecksReport, title: "minions: the project's checks (.agents/tmp/phases/baseline/checks.json, review-N/checks.json)" },
+  'layer0.schema.json': { schema: Layer0Report, title: 'minions: Layer-0 on a fix round (.agents/tmp/phases/review-N/layer0.json)' },
 };
 
 export function renderSchemas(): Record<string, string> {

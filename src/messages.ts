@@ -12,6 +12,8 @@ import {
   reviewDir,
   reviewerFile,
   verdictFile,
+  checksFile,
+  layer0File,
   STATE_FILE,
 } from './state/paths';
 import type { Counts, IterationRecord, PatchNote, PitfallNote, State, VerdictSummary } from './state/schema';
@@ -20,13 +22,16 @@ import type { EscalationOutcome, EscalationReason, Verdict } from './review/verd
 import type { OpaqueReason } from './core/shell/effects';
 import { sanitize } from './core/sanitize';
 import type { Tamper } from './core/events';
+import type { CheckOutcome, CheckRun } from './checks/check-runs';
+import type { Layer0Check, Layer0Hit } from './checks/layer0';
 
 const PREFIX = 'minions:';
 const MAX_LISTED_FILES = 40;
 /** The task in a phase prompt (its full text stays in the state). */
 export const MAX_TASK_IN_PROMPT = 2000;
 
-export const USAGE = 'Usage: /minions:review [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--force] [--] <what to review>';
+export const USAGE =
+  'Usage: /minions:review [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--check "<command>"]… [--check-timeout S] [--force] [--] <what to review>';
 
 const plural = (n: number, word: string, many = `${word}s`): string => `${n} ${n === 1 ? word : many}`;
 export const countsText = (c: Counts): string =>
@@ -92,7 +97,16 @@ function reReviewLines(state: State, previous: IterationRecord, current: Iterati
     `Previous round — verify it first: ${deltaText}; the findings it was given, ${at(state, findingsFile(n - 1))} (each has a fingerprint); ` +
       `its answers ${at(state, fixSummaryJsonFile(n - 1))} (declines carry a reason) and ${at(state, fixSummaryFile(n - 1))}. ` +
       'A reviewer may answer for each earlier finding in its JSON: "previous":[{"fingerprint":"…","status":"FIXED|PARTIAL|NOT_FIXED"}].',
+    ...hookChecksLines(state, previous),
   ];
+}
+
+/** The hooks ran the project's checks and Layer-0 on the previous fix: their findings join this verdict by themselves. */
+function hookChecksLines(state: State, previous: IterationRecord): string[] {
+  const n = state.iteration;
+  const reports = [previous.checks ? `the project's checks: ${at(state, checksFile(n - 1))}` : '', previous.layer0 ? `Layer-0: ${at(state, layer0File(n - 1))}` : ''].filter(Boolean);
+  if (reports.length === 0) return [];
+  return [`The hooks checked that fix themselves (${reports.join('; ')}); their findings join this verdict on their own: do not report them again.`];
 }
 
 const patchSize = (p: PatchNote): string =>
@@ -228,6 +242,106 @@ export function stuckClasses(outcomes: readonly EscalationOutcome[]): string {
     .join(' | ');
 }
 
+// ── The project's checks and Layer-0 ───────────────────────────────────────────
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+
+/** How one check run ended, in a few words. */
+export function checkResultText(run: Pick<CheckRun, 'exitCode' | 'signal' | 'timedOut' | 'durationMs' | 'error'>, timeoutSeconds?: number): string {
+  if (run.error) return run.error;
+  if (run.timedOut) return `timed out${timeoutSeconds ? ` after ${timeoutSeconds} s` : ''} and was killed`;
+  if (run.exitCode === null) return `killed by ${run.signal ?? 'a signal'} after ${seconds(run.durationMs)}`;
+  return `exit ${run.exitCode} after ${seconds(run.durationMs)}`;
+}
+
+/** The baseline in one line: which checks pass, which already fail (and so are not blamed on the fixer). */
+export function baselineText(baseline: readonly CheckOutcome[]): string {
+  if (baseline.length === 0) return 'none ran';
+  const name = (c: CheckOutcome): string => `\`${truncate(c.command, 60)}\``;
+  const passed = baseline.filter((c) => c.status === 'passed');
+  const failed = baseline.filter((c) => c.status !== 'passed');
+  return [
+    passed.length ? `${passed.map(name).join(', ')} passed` : '',
+    failed.length ? `${failed.map((c) => `${name(c)} ${c.status === 'timed_out' ? 'timed out' : `failed (exit ${c.exitCode ?? '?'})`}`).join(', ')}: pre-existing, not blamed on the fixer` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+}
+
+/** After a fix round: the checks and Layer-0, for the progress line ('' when neither ran). */
+function afterFixText(it: { checks: CheckOutcome[] | null; layer0: { files: number; findings: number } | null } | undefined): string {
+  if (!it) return '';
+  const parts: string[] = [];
+  if (it.checks && it.checks.length) {
+    const failing = it.checks.filter((c) => c.status !== 'passed');
+    parts.push(`checks ${it.checks.length - failing.length}/${it.checks.length} passing${failing.length ? ` (${failing.map((c) => `\`${truncate(c.command, 40)}\``).join(', ')} not)` : ''}`);
+  }
+  if (it.layer0 && it.layer0.findings > 0) parts.push(`Layer-0: ${plural(it.layer0.findings, 'finding')} for the next review`);
+  return parts.length ? `; ${parts.join('; ')}` : '';
+}
+
+/** SubagentStop block for the fixer: checks that passed when the loop started fail after its change. */
+export function checksBroken(failures: readonly { run: CheckRun; log: string; tail: string }[], attempt: number, max: number, timeoutSeconds: number): string {
+  const each = failures.map(
+    ({ run, log, tail }) => `\`${run.command}\` passed when the loop started and fails now (${checkResultText(run, timeoutSeconds)}). Last lines of its output:\n${tail || '(no output)'}\nFull output: ${log}`,
+  );
+  return (
+    `The project's checks ran after your change (sent back ${attempt} of ${max}):\n${each.join('\n\n')}\n\n` +
+    'Fix the cause in the code: do not skip, delete or weaken a test, and do not add suppressions. Run the command yourself to confirm, ' +
+    `update your two summaries if what you did changed, then end your turn; the hooks run the checks again.${attempt >= max ? ' If it still fails, it becomes a critical finding in the next review.' : ''}`
+  );
+}
+
+export const checkFailedDescription = (run: CheckRun, sentBack: number): string =>
+  `\`${run.command}\` passed when the loop started and fails after the fix (${checkResultText(run)}), also after the fixer was sent back ${plural(sentBack, 'time')}.`;
+
+export const checkFailedSuggestion = (command: string, log: string): string => `Run \`${command}\`, read ${log} and fix what the change broke; the check must pass again.`;
+
+/** What a Layer-0 finding says, from the facts its check found. */
+export function layer0Description(hit: Layer0Hit): string {
+  switch (hit.check) {
+    case 'no_placeholder':
+      return `The fix added a placeholder (${hit.detail.marker}) instead of finished work.`;
+    case 'balanced_delimiters':
+      return `The fix left the brackets unbalanced: ${plural(hit.detail.problems, 'problem')} now (${hit.detail.before} before), the first an ${hit.detail.kind} "${hit.detail.char}".`;
+    case 'json_valid':
+      return `The file was valid JSON before the fix and is not now: ${truncate(hit.detail.error, 160)}.`;
+    case 'no_duplicate_headings':
+      return `The heading "${truncate(hit.detail.heading, 80)}" now appears ${hit.detail.count} times under the same parent (first at line ${hit.detail.firstLine}): a section written twice.`;
+    case 'no_text_loop':
+      return `The fix wrote a paragraph that repeats the one at line ${hit.detail.similarTo} (${hit.detail.percent}% similar).`;
+    case 'file_size_delta':
+      return `The file grew from ${hit.detail.before} to ${hit.detail.after} bytes (more than 2.5×) in one fix round.`;
+    case 'test_skipped':
+      return `The fix skipped a test (${hit.detail.marker}).`;
+    case 'test_removed':
+      return hit.detail.deleted
+        ? `The fix deleted a test file with ${plural(hit.detail.before, 'test')}.`
+        : `The fix removed a test: the file has ${hit.detail.after} test cases, ${hit.detail.before} before.`;
+    case 'assertion_removed':
+      return `The fix removed an assertion: the file has ${hit.detail.after}, ${hit.detail.before} before.`;
+    case 'suppression_added':
+      return `The fix added a suppression (${hit.detail.marker}) instead of fixing what the tool reports.`;
+    case 'empty_catch':
+      return 'The fix added an empty catch (or except: pass) that swallows errors.';
+  }
+}
+
+const LAYER0_SUGGESTIONS: Record<Layer0Check, string> = {
+  no_placeholder: 'Finish the work the placeholder stands for, or remove it.',
+  balanced_delimiters: 'Restore the missing or extra bracket; the file must parse.',
+  json_valid: 'Make the file valid JSON again.',
+  no_duplicate_headings: 'Merge the two sections into one.',
+  no_text_loop: 'Remove the repetition; say it once.',
+  file_size_delta: 'Check for text appended by mistake (a duplicated block, a log, generated output) and remove it.',
+  test_skipped: 'Make the test pass by fixing the code, and run it again instead of skipping it.',
+  test_removed: 'Restore the test; fix the code it tests.',
+  assertion_removed: 'Restore the assertion; fix the code so that it holds.',
+  suppression_added: 'Fix what the checker reports and remove the suppression.',
+  empty_catch: 'Handle the error: narrow the catch to what is expected and rethrow or report the rest.',
+};
+export const layer0Suggestion = (check: Layer0Check): string => LAYER0_SUGGESTIONS[check];
+
 // ── Gate refusals: each says the phase and what is expected ─────────────────────
 
 /** Shown to the user (not the model) when the edit gate lets the plugin's own file through without a prompt. */
@@ -312,7 +426,8 @@ export const otherAgent = (type: string): string => `${truncate(type, 100)} (an 
 export const notify = {
   started: (state: State, archived: string | null): string =>
     `${PREFIX} review loop started — R1, ${iterationText(state)}: five reviewers on "${truncate(state.task, 80)}"` +
-    (archived ? ` (previous loop archived to ${archived})` : ''),
+    (archived ? ` (previous loop archived to ${archived})` : '') +
+    (state.checks.commands.length ? `; checks at the start: ${baselineText(state.checks.baseline)}` : ''),
   // No running count: parallel reviewers' lines reach the user in process-exit order, not lock order.
   reviewerDone: (state: State, r: Reviewer, counts: Counts | null, source: string): string =>
     `${PREFIX} R1 ${iterationText(state)} — ${r} ${counts ? (counts.critical + counts.warning + counts.info === 0 ? 'clean' : countsText(counts)) : 'output invalid, counted as issues found'}${source}`,
@@ -337,7 +452,7 @@ export const notify = {
     return `${PREFIX} review ${state.iteration}/${state.maxIterations}: ${found}${extras ? ` [${extras}]` : ''}; score ${v.score.toFixed(2)} ${v.band.replace(/_/g, ' ')}, ${v.scale}/10 ${v.readiness.replace('_', ' ')}${changed} → ${to}`;
   },
   fixDone: (prev: number, state: State, summary: string): string =>
-    `${PREFIX} fix round ${prev} done (${summary}) → R1, ${iterationText(state)}`,
+    `${PREFIX} fix round ${prev} done (${summary})${afterFixText(state.iterations[state.iterations.length - 2])} → R1, ${iterationText(state)}`,
   escalated: (state: State, escalated: readonly { class: string; reason: EscalationReason }[]): string =>
     `${PREFIX} ${escalated.map((e) => `finding class ${e.class} ${e.reason === 'fixer_escalated' ? 'escalated by the fixer' : 'back after two fix rounds'}`).join(', ')} → ` +
     `the critic of review ${state.iteration} gives a structural diagnosis; ` +
@@ -417,6 +532,8 @@ export function stopReasonText(reason: string | null): string {
 
 export const refuse = {
   badArgs: (problem: string): string => `${PREFIX} ${truncate(problem, 200)}. ${USAGE}. Nothing was started; fix the command and send it again.`,
+  badConfig: (file: string, problems: readonly string[]): string =>
+    `${PREFIX} ${file} is not valid: ${problems.map((p) => truncate(p, 300)).join('; ')}. Nothing was started; fix ${file} (its schema is schema/minions-config.schema.json in the plugin) and send the command again.`,
   busy: (state: State, minutesAgo: number): string =>
     `${PREFIX} another session's review loop is running in this project (${state.currentPhase}, ${iterationText(state)}, "${truncate(state.task, 60)}", updated ${minutesAgo} min ago). ` +
     'Wait for it to finish, run /minions:cancel in that session, or take over with /minions:review --force <task>.',

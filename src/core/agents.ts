@@ -2,6 +2,12 @@
 export const PLUGIN = 'minions';
 export const REVIEWERS = ['critic', 'pedant', 'witness', 'security-reviewer', 'silent-failure-hunter'] as const;
 export type Reviewer = (typeof REVIEWERS)[number];
+/** Reporters that are not models: the hooks' Layer-0 checks and the project's own checks. */
+export const MACHINE_REPORTERS = ['layer0', 'checks'] as const;
+export type MachineReporter = (typeof MACHINE_REPORTERS)[number];
+/** Everyone a merged finding may name as its reporter. */
+export const REPORTERS = [...REVIEWERS, ...MACHINE_REPORTERS] as const;
+export type Reporter = (typeof REPORTERS)[number];
 export const FIXER = 'review-fixer';
 
 export const agentType = (name: string): string => `${PLUGIN}:${name}`;

@@ -1,52 +1,68 @@
 /**
  * Parses what follows a `/minions:*` command. Pure. Options come first and `--` ends them: from the
  * first word that is not an option on, everything is the task, flag-looking words included
- * (`/minions:review check that the CLI rejects --force` is a task, not a takeover).
+ * (`/minions:review check that the CLI rejects --force` is a task, not a takeover). A command option's
+ * value is one shell word, quotes honoured (`--check "npm test"`); the task's words are kept as typed.
  */
-import { DEFAULT_RULES, type StopRules } from '../review/aggregate';
+import type { StopRules } from '../review/aggregate';
+import type { Layer0Check } from '../checks/layer0/names';
+import { DEFAULT_SETTINGS, type Settings } from '../config/project-config';
+import { MAX_CHECKS, MAX_CHECK_LENGTH, NUMERIC_OPTIONS, type NumericKey } from '../config/options';
+
+export interface CheckSettings {
+  /** Shell commands, named by the user (flags or .minions.json), never by model text. */
+  commands: string[];
+  timeoutSeconds: number;
+}
 
 export type Command =
-  | { kind: 'review'; task: string; maxIterations: number; force: boolean; rules: StopRules }
+  | { kind: 'review'; task: string; maxIterations: number; force: boolean; rules: StopRules; checks: CheckSettings; layer0: { disabled: Layer0Check[] } }
   | { kind: 'cancel'; force: boolean }
   | { kind: 'status' };
 
 export type ParsedCommand = { ok: true; command: Command } | { ok: false; error: string } | { ok: true; command: null };
 
-export const DEFAULT_MAX_ITERATIONS = 5;
+export const DEFAULT_MAX_ITERATIONS = DEFAULT_SETTINGS.maxIterations;
 export const DEFAULT_TASK = 'Review the current changes in this repository (uncommitted work against HEAD) and fix what the reviewers find.';
 
 const COMMAND = /^\s*\/minions:(review|cancel|status)(?=\s|$)([\s\S]*)$/;
 
-/** One line per flag: a switch, or a number with its range. */
-type Flag = { kind: 'switch' } | { kind: 'number'; min: number; max: number; whole: boolean };
+/** One line per flag: a switch, a number with its range, or a shell command (repeatable). */
+type Flag = { kind: 'switch' } | { kind: 'number'; min: number; max: number; whole: boolean } | { kind: 'command' };
 
+type NumericFlags = { [O in (typeof NUMERIC_OPTIONS)[number] as O['flag']]: { kind: 'number'; min: number; max: number; whole: boolean } };
+
+/** The numbers come from the settings table (src/config/options.ts), which .minions.json is built from too. */
 export const REVIEW_FLAGS = {
   force: { kind: 'switch' },
-  'max-iterations': { kind: 'number', min: 1, max: 20, whole: true },
-  'max-critical': { kind: 'number', min: 0, max: 1000, whole: true },
-  'stuck-rounds': { kind: 'number', min: 1, max: 20, whole: true },
-  'fixpoint-similarity': { kind: 'number', min: 0.5, max: 1, whole: false },
+  ...(Object.fromEntries(NUMERIC_OPTIONS.map((o) => [o.flag, { kind: 'number', min: o.min, max: o.max, whole: o.whole }])) as NumericFlags),
+  check: { kind: 'command' },
 } as const satisfies Record<string, Flag>;
 
 export const CANCEL_FLAGS = {
   force: { kind: 'switch' },
 } as const satisfies Record<string, Flag>;
 
-type Values<T extends Record<string, Flag>> = { [K in keyof T]?: T[K] extends { kind: 'switch' } ? true : number };
+type Values<T extends Record<string, Flag>> = { [K in keyof T]?: T[K] extends { kind: 'switch' } ? true : T[K] extends { kind: 'command' } ? string[] : number };
 
 export type ParsedOptions<T extends Record<string, Flag>> = { ok: true; values: Values<T>; rest: string[] } | { ok: false; error: string };
 
-/** Reads the leading options of `tokens` against a flag table; `rest` is everything from the first other word (after `--`, if given). */
-export function parseOptions<T extends Record<string, Flag>>(tokens: readonly string[], flags: T): ParsedOptions<T> {
-  const values: Record<string, true | number> = {};
-  let i = 0;
-  for (; i < tokens.length; i++) {
-    const token = tokens[i]!;
-    if (token === '--') {
-      i++;
+/**
+ * Reads the leading options of the argument text (or of words) against a flag table; `rest` is every word
+ * from the first other one (after `--`, if given), as typed.
+ */
+export function parseOptions<T extends Record<string, Flag>>(input: string | readonly string[], flags: T): ParsedOptions<T> {
+  const text = typeof input === 'string' ? input : input.join(' ');
+  const cursor = new Cursor(text);
+  const values: Record<string, true | number | string[]> = {};
+  while (!cursor.done()) {
+    const at = cursor.pos;
+    const token = cursor.word();
+    if (token === '--') break;
+    if (!/^--?[A-Za-z]/.test(token)) {
+      cursor.pos = at;
       break;
     }
-    if (!/^--?[A-Za-z]/.test(token)) break;
     const m = /^--([A-Za-z][\w-]*)(?:=([\s\S]*))?$/.exec(token);
     const name = m?.[1];
     const flag = name !== undefined && Object.hasOwn(flags, name) ? flags[name]! : undefined;
@@ -56,47 +72,126 @@ export function parseOptions<T extends Record<string, Flag>>(tokens: readonly st
       values[name!] = true;
       continue;
     }
-    const value = m[2] ?? tokens[++i];
+    if (flag.kind === 'command') {
+      // One shell word: --check "npm test", --check='npx tsc --noEmit', --check make.
+      cursor.pos = at + name!.length + 2;
+      if (text[cursor.pos] === '=') cursor.pos += 1;
+      else cursor.skipSpace();
+      const word = cursor.shellWord();
+      if (!word.ok) return { ok: false, error: `--${name}: ${word.error}` };
+      const command = word.value.trim();
+      if (command === '') return { ok: false, error: `--${name} needs a command, quoted when it has spaces: --${name} "npm test"` };
+      if (command.length > MAX_CHECK_LENGTH) return { ok: false, error: `--${name}: a command may have at most ${MAX_CHECK_LENGTH} characters` };
+      const list = (values[name!] as string[] | undefined) ?? [];
+      if (list.length >= MAX_CHECKS) return { ok: false, error: `--${name} may be given at most ${MAX_CHECKS} times` };
+      values[name!] = [...list, command];
+      continue;
+    }
+    const value = m[2] ?? (cursor.done() ? undefined : cursor.word());
     if (value === undefined || value === '') return { ok: false, error: `--${name} needs a number` };
     if (!(flag.whole ? /^\d+$/ : /^\d+(\.\d+)?$/).test(value) || Number(value) < flag.min || Number(value) > flag.max) {
       return { ok: false, error: `--${name} must be a ${flag.whole ? 'whole number' : 'number'} from ${flag.min} to ${flag.max}, not "${value}"` };
     }
     values[name!] = Number(value);
   }
-  return { ok: true, values: values as Values<T>, rest: tokens.slice(i) };
+  const rest: string[] = [];
+  while (!cursor.done()) rest.push(cursor.word());
+  return { ok: true, values: values as Values<T>, rest };
 }
 
-const words = (text: string): string[] => (text.trim().length ? text.trim().split(/\s+/) : []);
+/** True for a /minions:review prompt: the hook reads the project's config only then. */
+export const isReviewPrompt = (prompt: string): boolean => COMMAND.exec(prompt)?.[1] === 'review';
 
-/** null command: the prompt is not one of ours. */
-export function parseCommand(prompt: string): ParsedCommand {
+/** null command: the prompt is not one of ours. `defaults` are the project's (.minions.json); flags override them. */
+export function parseCommand(prompt: string, defaults: Settings = DEFAULT_SETTINGS): ParsedCommand {
   const match = COMMAND.exec(prompt);
   if (!match) return { ok: true, command: null };
   const [, name, rest = ''] = match;
   if (name === 'status') return { ok: true, command: { kind: 'status' } };
   if (name === 'cancel') {
-    const parsed = parseCancelArgs(words(rest));
+    const parsed = parseCancelArgs(rest);
     return parsed.ok ? { ok: true, command: parsed.command } : parsed;
   }
-  return parseReviewArgs(rest);
+  return parseReviewArgs(rest, defaults);
 }
 
 /** `/minions:cancel [--force]`: words after the options are ignored. */
-export function parseCancelArgs(tokens: readonly string[]): { ok: true; command: Extract<Command, { kind: 'cancel' }> } | { ok: false; error: string } {
-  const parsed = parseOptions(tokens, CANCEL_FLAGS);
+export function parseCancelArgs(input: string | readonly string[]): { ok: true; command: Extract<Command, { kind: 'cancel' }> } | { ok: false; error: string } {
+  const parsed = parseOptions(input, CANCEL_FLAGS);
   if (!parsed.ok) return parsed;
   return { ok: true, command: { kind: 'cancel', force: parsed.values.force === true } };
 }
 
-export function parseReviewArgs(rest: string): ParsedCommand {
-  const parsed = parseOptions(words(rest), REVIEW_FLAGS);
+export function parseReviewArgs(rest: string, defaults: Settings = DEFAULT_SETTINGS): ParsedCommand {
+  const parsed = parseOptions(rest, REVIEW_FLAGS);
   if (!parsed.ok) return parsed;
-  const v = parsed.values;
+  const v = parsed.values as Values<typeof REVIEW_FLAGS> & Partial<Record<string, number>>;
+  const setting = (key: NumericKey): number => v[NUMERIC_OPTIONS.find((o) => o.key === key)!.flag] ?? defaults[key];
   const task = parsed.rest.join(' ').trim() || DEFAULT_TASK;
-  const rules: StopRules = {
-    maxCritical: v['max-critical'] ?? DEFAULT_RULES.maxCritical,
-    stuckRounds: v['stuck-rounds'] ?? DEFAULT_RULES.stuckRounds,
-    similarity: v['fixpoint-similarity'] ?? DEFAULT_RULES.similarity,
+  const rules: StopRules = { maxCritical: setting('maxCritical'), stuckRounds: setting('stuckRounds'), similarity: setting('fixpointSimilarity') };
+  return {
+    ok: true,
+    command: {
+      kind: 'review',
+      task,
+      maxIterations: setting('maxIterations'),
+      force: v.force === true,
+      rules,
+      checks: { commands: v.check ?? defaults.checks, timeoutSeconds: setting('checkTimeoutSeconds') },
+      layer0: { disabled: defaults.layer0Disabled },
+    },
   };
-  return { ok: true, command: { kind: 'review', task, maxIterations: v['max-iterations'] ?? DEFAULT_MAX_ITERATIONS, force: v.force === true, rules } };
+}
+
+/** Reads the argument text word by word; a command option's value is read as one shell word. */
+class Cursor {
+  pos = 0;
+  constructor(private readonly text: string) {}
+
+  skipSpace(): void {
+    while (this.pos < this.text.length && /\s/.test(this.text[this.pos]!)) this.pos += 1;
+  }
+
+  done(): boolean {
+    this.skipSpace();
+    return this.pos >= this.text.length;
+  }
+
+  /** The raw text up to the next whitespace. */
+  word(): string {
+    this.skipSpace();
+    const start = this.pos;
+    while (this.pos < this.text.length && !/\s/.test(this.text[this.pos]!)) this.pos += 1;
+    return this.text.slice(start, this.pos);
+  }
+
+  /** One word as a POSIX shell reads it: '…' literal, "…" with \" \\ \$ \` escapes, \x outside quotes. */
+  shellWord(): { ok: true; value: string } | { ok: false; error: string } {
+    let value = '';
+    const text = this.text;
+    while (this.pos < text.length && !/\s/.test(text[this.pos]!)) {
+      const c = text[this.pos]!;
+      if (c === "'") {
+        const end = text.indexOf("'", this.pos + 1);
+        if (end < 0) return { ok: false, error: `the quote ' opened at "${text.slice(this.pos, this.pos + 20)}" is not closed` };
+        value += text.slice(this.pos + 1, end);
+        this.pos = end + 1;
+      } else if (c === '"') {
+        let i = this.pos + 1;
+        for (; i < text.length && text[i] !== '"'; i++) {
+          if (text[i] === '\\' && i + 1 < text.length && '"\\$`'.includes(text[i + 1]!)) i += 1;
+          value += text[i];
+        }
+        if (i >= text.length) return { ok: false, error: `the quote " opened at "${text.slice(this.pos, this.pos + 20)}" is not closed` };
+        this.pos = i + 1;
+      } else if (c === '\\' && this.pos + 1 < text.length) {
+        value += text[this.pos + 1];
+        this.pos += 2;
+      } else {
+        value += c;
+        this.pos += 1;
+      }
+    }
+    return { ok: true, value };
+  }
 }

@@ -5,6 +5,9 @@ import type { FixRound } from '../review/classes';
 import type { Sources } from '../review/grounding';
 import type { Verdict } from '../review/verdict-schema';
 import type { State } from '../state/schema';
+import type { CheckRun } from '../checks/check-runs';
+import type { FileChange } from '../checks/layer0';
+import type { MachineFinding } from '../checks/machine-finding';
 
 /** A hook-owned file that does not hold what the hooks wrote, or a state that breaks its invariants. */
 export interface Tamper {
@@ -75,7 +78,17 @@ interface Base {
   now: string;
 }
 export type Event =
-  | (Base & { kind: 'command'; command: Command; head: string | null; changedFiles: string[]; root?: string | null; tree?: string | null; patches?: RoundPatches })
+  | (Base & {
+      kind: 'command';
+      command: Command;
+      head: string | null;
+      changedFiles: string[];
+      root?: string | null;
+      tree?: string | null;
+      patches?: RoundPatches;
+      /** The project's checks, run once before the loop starts (and before the base snapshot). */
+      baseline?: CheckRun[];
+    })
   | (Base & { kind: 'prompt'; changedFiles: string[] })
   | (Base & { kind: 'dispatch'; /** null: an Agent call without subagent_type (a general-purpose agent). */ subagentType: string | null })
   | (Base & {
@@ -107,6 +120,8 @@ export type Event =
       changedDuringReview?: { files: string[]; patch: string } | null;
       /** Taken with the tree: the next round's diff.patch, should this round go straight to another review. */
       patches?: RoundPatches;
+      /** The hooks' own findings on the fix before this round (Layer-0, broken checks): part of this verdict. */
+      machine?: MachineFinding[];
     })
   | (Base & {
       kind: 'fixer-stop';
@@ -118,6 +133,12 @@ export type Event =
       patches?: RoundPatches;
       /** This round's verdict (its finding classes and their history); null when unreadable. */
       verdict?: Verdict | null;
+      /** The project's checks, run after the fixer's turn (null: none configured, or not run for this stop). */
+      checks?: CheckRun[] | null;
+      /** The files the fixer changed: text at the review's end and now (Layer-0's input). */
+      changes?: FileChange[];
+      /** Files of this round's open Layer-0 findings: text at the loop's start and now (are they still there?). */
+      recheck?: FileChange[];
     })
   /** The lock's previous holder died while aggregating (r1.aggregation was still set). */
   | (Base & { kind: 'aggregation-died' })

@@ -1,26 +1,53 @@
 /** SubagentStop of the fixer: check its summaries, detect a fixpoint, start the next review. */
 import { escalationAfterFix } from './escalation';
 import type { Effect, Event, Outcome } from './events';
-import { MAX_OUTPUT_FAILURES, advanceIteration, currentIteration, updateIteration } from './loop-state';
+import { MAX_CHECK_SENDBACKS, MAX_OUTPUT_FAILURES, advanceIteration, currentIteration, json, updateIteration } from './loop-state';
 import { startRound } from './round-start';
+import { outcomeOf, regressions, tailOf } from '../checks/check-runs';
+import type { Layer0Check } from '../checks/layer0';
+import { layer0Round } from '../checks/layer0-round';
+import { checkFailedFinding, type MachineFinding } from '../checks/machine-finding';
+import { checksReport } from '../checks/reports';
 import { describeZodError } from '../review/reviewer-output';
 import { similarity } from '../review/simhash';
 import { FixSummary } from '../review/verdict-schema';
 import * as msg from '../messages';
 import type { State } from '../state/schema';
-import { absolute, fixSummaryFile, fixSummaryJsonFile, reviewDir } from '../state/paths';
+import { absolute, checkLogFile, checksFile, fixSummaryFile, fixSummaryJsonFile, layer0File, reviewDir } from '../state/paths';
+
+/** A stop of the fixer this round is waiting for (not late, not repeated, not from before a dispatch). */
+const awaited = (state: State): boolean => {
+  const r2 = currentIteration(state).r2;
+  return state.currentPhase === 'R2' && r2.status !== 'complete' && r2.status !== 'no_summary' && r2.dispatches > 0;
+};
+
+/** What is wrong with the fixer's two summaries (none: fine). */
+function summaryProblems(state: State, summary: string | null, summaryJson: string | null): { problems: string[]; answers: ReturnType<typeof checkFixAnswers> } {
+  const n = state.iteration;
+  const current = currentIteration(state);
+  const problems: string[] = [];
+  if ((summary ?? '').trim().length === 0) problems.push(`${fixSummaryFile(n)} is missing or empty`);
+  const audited = (current.verdict?.classes ?? []).filter((c) => c.rung === 'audit').map((c) => c.id);
+  const answers = checkFixAnswers(summaryJson, current.verdict?.open ?? [], audited);
+  if (answers.error) problems.push(answers.error);
+  return { problems, answers };
+}
+
+/**
+ * Whether the shell should run the project's checks for this fixer stop: a stop the round waits for,
+ * checks configured, and summaries that will not send the fixer back first (the checks run after that).
+ */
+export function fixerStopRunsChecks(state: State, summary: string | null, summaryJson: string | null): boolean {
+  if (state.checks.commands.length === 0 || !awaited(state)) return false;
+  return summaryProblems(state, summary, summaryJson).problems.length === 0 || currentIteration(state).r2.failures + 1 >= MAX_OUTPUT_FAILURES;
+}
 
 export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-stop' }>): Outcome {
-  if (state.currentPhase !== 'R2') return { state, effects: [] };
+  if (!awaited(state)) return { state, effects: [] };
   const current = currentIteration(state);
-  if (current.r2.status === 'complete' || current.r2.status === 'no_summary' || current.r2.dispatches === 0) return { state, effects: [] };
   const n = state.iteration;
   const hasSummary = (event.summary ?? '').trim().length > 0;
-  const problems: string[] = [];
-  if (!hasSummary) problems.push(`${fixSummaryFile(n)} is missing or empty`);
-  const audited = (current.verdict?.classes ?? []).filter((c) => c.rung === 'audit').map((c) => c.id);
-  const answers = checkFixAnswers(event.summaryJson, current.verdict?.open ?? [], audited);
-  if (answers.error) problems.push(answers.error);
+  const { problems, answers } = summaryProblems(state, event.summary, event.summaryJson);
   if (problems.length > 0) {
     const failures = current.r2.failures + 1;
     if (failures < MAX_OUTPUT_FAILURES) {
@@ -30,10 +57,45 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
       };
     }
   }
+  // The project's checks: one that passed when the loop started and fails now sends the fixer back.
+  const runs = event.checks ?? null;
+  const regressed = runs ? regressions(state.checks.baseline, runs) : [];
+  const logs = runs ? runs.map((_, i) => checkLogFile(n, i + 1)) : [];
+  const attempt = current.r2.checkBlocks + 1;
+  const checkEffects = (findings: MachineFinding[]): Effect[] =>
+    runs
+      ? [
+          ...runs.map((run, i): Effect => ({ type: 'write', path: logs[i]!, content: run.output })),
+          { type: 'write', path: checksFile(n), content: json(checksReport({ kind: 'after_fix', iteration: n, attempt, now: event.now, runs, baseline: state.checks.baseline, regressed, logs, findings })) },
+        ]
+      : [];
+  if (runs && regressed.length > 0 && current.r2.checkBlocks < MAX_CHECK_SENDBACKS) {
+    const failures = regressed.map((i) => ({ run: runs[i]!, log: absolute(state.root, logs[i]!), tail: tailOf(runs[i]!.output) }));
+    return {
+      state: updateIteration(state, event.now, (it) => ({ ...it, r2: { ...it.r2, checkBlocks: it.r2.checkBlocks + 1 }, checks: runs.map(outcomeOf) })),
+      effects: [...checkEffects([]), { type: 'block', reason: msg.checksBroken(failures, attempt, MAX_CHECK_SENDBACKS, state.checks.timeoutSeconds) }],
+    };
+  }
+  // Sent back enough: what still fails is a finding of the next review, like Layer-0's.
+  const checkFindings = regressed.map((i) => checkFailedFinding(runs![i]!, logs[i]!, current.r2.checkBlocks));
+  const layer0 = event.changes
+    ? layer0Round({
+        iteration: n,
+        from: current.trees.reviewEnd,
+        to: event.tree ?? null,
+        changes: event.changes,
+        recheck: event.recheck ?? [],
+        findings: event.verdict?.findings ?? [],
+        disabled: state.layer0.disabled as Layer0Check[],
+      })
+    : null;
+  const reports: Effect[] = [...checkEffects(checkFindings), ...(layer0 ? [{ type: 'write' as const, path: layer0File(n), content: json(layer0) }] : [])];
   const finished = updateIteration(state, event.now, (it) => ({
     ...it,
     r2: { ...it.r2, status: hasSummary ? 'complete' : 'no_summary' },
     trees: { ...it.trees, fixEnd: event.tree ?? null },
+    checks: runs ? runs.map(outcomeOf) : null,
+    layer0: layer0 ? { files: layer0.files.length, findings: layer0.findings.length } : null,
   }));
   const tally = hasSummary ? summaryTally(event.summary!, answers.summary) : null;
   // The answers as accepted: later rounds count their declines, so the record vouches for them from now on.
@@ -59,7 +121,7 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
       stopDetail: `the fix summaries of rounds ${n - 1} and ${n} are ${percent}% similar: the fixer is repeating itself`,
       openIssues: state.openIssues,
     };
-    return { state: stopped, effects: [...pins, { type: 'notify', text: msg.notify.fixRepeated(n, stopped) }] };
+    return { state: stopped, effects: [...pins, ...reports, { type: 'notify', text: msg.notify.fixRepeated(n, stopped) }] };
   }
   const round = startRound(advanceIteration(finished, event.now), event.patches, escalation);
   const next = round.state;
@@ -67,6 +129,7 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
     state: next,
     effects: [
       ...pins,
+      ...reports,
       { type: 'mkdir', path: reviewDir(next.iteration) },
       ...round.effects,
       { type: 'notify', text: tally ? msg.notify.fixDone(n, next, tally) : msg.notify.fixNoSummary(n, next) },

@@ -6,7 +6,7 @@ import type { ShellEffect } from './shell/effects';
 import { segmentsOf, touches, type Place } from './shell/touches';
 import * as msg from '../messages';
 import type { State } from '../state/schema';
-import { ARCHIVE_DIR, HOOK_ROUND_FILES, LOCK_FILE, PHASES_DIR, STATE_FILE, absolute, findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile } from '../state/paths';
+import { ARCHIVE_DIR, BASELINE_DIR, HOOK_ROUND_FILES, LOCK_FILE, PHASES_DIR, STATE_FILE, absolute, isCheckLog, findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile } from '../state/paths';
 
 export type GateDecision = { allow: true } | { allow: false; reason: string };
 const ALLOW: GateDecision = { allow: true };
@@ -28,7 +28,11 @@ export function isHookOwned(rel: string): boolean {
     rel.startsWith(`${ARCHIVE_DIR}/`) ||
     rel === ARCHIVE_DIR ||
     rel === `${PHASES_DIR}/run.json` ||
-    (rel.startsWith(`${PHASES_DIR}/`) && HOOK_ROUND_FILES.some((name) => rel.endsWith(`/${name}`)))
+    (rel.startsWith(`${PHASES_DIR}/`) && HOOK_ROUND_FILES.some((name) => rel.endsWith(`/${name}`))) ||
+    // The project's checks: the baseline, and each check's full output.
+    rel === BASELINE_DIR ||
+    rel.startsWith(`${BASELINE_DIR}/`) ||
+    isCheckLog(rel)
   );
 }
 

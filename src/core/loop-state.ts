@@ -9,6 +9,8 @@ export const STALE_AFTER_MS = 2 * 60 * 60 * 1000;
 export const MAX_OUTPUT_FAILURES = 2;
 /** Consecutive Stop blocks without progress before the stop is let through. */
 export const MAX_IDLE_BLOCKS = 2;
+/** The fixer is sent back this many times for a check it broke; then the check becomes a finding. */
+export const MAX_CHECK_SENDBACKS = 2;
 
 export const unchanged = (loaded: Loaded, effects: Effect[] = []): Outcome => ({ state: loaded.kind === 'ok' ? loaded.state : null, effects });
 
@@ -21,12 +23,14 @@ export function newIteration(iteration: number, now: string, reviewStart: string
     iteration,
     startedAt: now,
     r1: { status: 'pending', reviewers: Object.fromEntries(REVIEWERS.map((r) => [r, run()])) as IterationRecord['r1']['reviewers'], aggregation: null },
-    r2: { status: 'pending', dispatches: 0, failures: 0 },
+    r2: { status: 'pending', dispatches: 0, failures: 0, checkBlocks: 0 },
     verdict: null,
     trees: { reviewStart, reviewEnd: null, fixEnd: null },
     changedDuringReview: [],
     patches: { diff: null, fixDelta: null },
     escalated: [],
+    checks: null,
+    layer0: null,
   };
 }
 

@@ -62,6 +62,7 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
     changedDuringReview: changed?.files ?? [],
     fixes: event.fixes ?? [],
     escalated: current.escalated,
+    machine: event.machine ?? [],
   });
   const verdict = withRewriteNotes(computed, event.rewritten);
   const effects: Effect[] = [{ type: 'write', path: verdictFile(state.iteration), content: json(verdict) }];

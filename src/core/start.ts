@@ -5,7 +5,9 @@ import { startRound } from './round-start';
 import { DEFAULT_RULES, type StopRules } from '../review/aggregate';
 import * as msg from '../messages';
 import { STATE_VERSION, type State } from '../state/schema';
-import { reviewDir, PHASES_DIR } from '../state/paths';
+import { BASELINE_DIR, baselineChecksFile, baselineLogFile, reviewDir, PHASES_DIR } from '../state/paths';
+import { outcomeOf, type CheckRun } from '../checks/check-runs';
+import { checksReport } from '../checks/reports';
 
 export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command' }>): Outcome {
   const { command } = event;
@@ -13,13 +15,20 @@ export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command
   if (command.kind === 'cancel') return cancel(loaded, event.sessionId, command.force, event.now);
 
   const prev = stateOf(loaded);
-  if (prev && isActive(prev) && prev.sessionId !== event.sessionId && !isStale(prev, event.now) && !command.force) {
+  if (prev && !mayStart(loaded, event.sessionId, command.force, event.now)) {
     return unchanged(loaded, [{ type: 'refuse', reason: msg.refuse.busy(prev, minutesSince(prev.updatedAt, event.now)) }]);
   }
-  const initial = { ...initialState(event.sessionId, command.task, command.maxIterations, event.head, event.now, command.rules, event.tree ?? null), root: event.root ?? null };
+  const baseline = event.baseline ?? [];
+  const initial: State = {
+    ...initialState(event.sessionId, command.task, command.maxIterations, event.head, event.now, command.rules, event.tree ?? null),
+    root: event.root ?? null,
+    checks: { commands: command.checks.commands, timeoutSeconds: command.checks.timeoutSeconds, baseline: baseline.map(outcomeOf) },
+    layer0: { disabled: command.layer0.disabled },
+  };
   const { state, effects: round } = startRound(initial, event.patches, null);
   // Whatever was there (a finished run's phases, a replaced or broken state) goes to the archive first.
   const effects: Effect[] = [{ type: 'archive-previous', into: prev ? prev.runId : null }];
+  if (baseline.length > 0) effects.push(...baselineEffects(baseline, event.now));
   effects.push(
     { type: 'mkdir', path: reviewDir(1) },
     { type: 'write', path: `${PHASES_DIR}/run.json`, content: json({ runId: state.runId, task: state.task, startedAt: state.startedAt, maxIterations: state.maxIterations }) },
@@ -28,6 +37,23 @@ export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command
     { type: 'notify', text: msg.notify.started(state, prev ? `.agents/tmp/archive/${prev.runId}/` : null) },
   );
   return { state, effects };
+}
+
+/** False while another session's fresh loop runs here (unless forced): the shell runs no baseline then. */
+export function mayStart(loaded: Loaded, sessionId: string, force: boolean, now: string): boolean {
+  const prev = stateOf(loaded);
+  return !(prev && isActive(prev) && prev.sessionId !== sessionId && !isStale(prev, now) && !force);
+}
+
+/** The baseline's report and each check's full output, under phases/baseline/. */
+function baselineEffects(runs: readonly CheckRun[], now: string): Effect[] {
+  const logs = runs.map((_, i) => baselineLogFile(i + 1));
+  const report = checksReport({ kind: 'baseline', iteration: 0, attempt: 1, now, runs, baseline: null, regressed: [], logs, findings: [] });
+  return [
+    { type: 'mkdir', path: BASELINE_DIR },
+    ...runs.map((run, i): Effect => ({ type: 'write', path: logs[i]!, content: run.output })),
+    { type: 'write', path: baselineChecksFile, content: json(report) },
+  ];
 }
 
 function cancel(loaded: Loaded, sessionId: string, force: boolean, now: string): Outcome {
@@ -70,6 +96,8 @@ export function initialState(
     stopReason: null,
     stopDetail: null,
     rules,
+    checks: { commands: [], timeoutSeconds: 300, baseline: [] },
+    layer0: { disabled: [] },
     stopGuard: { key: '', blocks: 0 },
     openIssues: [],
     iterations: [newIteration(1, now, tree)],

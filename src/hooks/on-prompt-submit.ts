@@ -1,9 +1,14 @@
-/** UserPromptSubmit: starts the loop in code, and reminds an owning session where it stands. */
-import { parseCommand } from '../core/args';
+/** UserPromptSubmit: starts the loop in code (the project's config, the baseline checks), and reminds an owning session where it stands. */
+import path from 'node:path';
+import { isReviewPrompt, parseCommand } from '../core/args';
 import { isActive, stateOf } from '../core/loop-state';
+import { mayStart } from '../core/start';
+import { CONFIG_FILE, DEFAULT_SETTINGS, settingsFromConfig, validateConfig } from '../config/project-config';
 import * as msg from '../messages';
 import { changedFiles, head } from '../shell/git';
+import { readOrNull } from '../shell/observe';
 import { roundPatches } from '../shell/observe-tree';
+import { runChecks } from '../shell/run-checks';
 import { snapshotTree } from '../shell/snapshot';
 import { UserPromptSubmitPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
@@ -12,10 +17,17 @@ await runHook({
   name: 'on-prompt-submit',
   event: 'UserPromptSubmit',
   payload: UserPromptSubmitPayload,
-  handle(payload, ctx) {
+  async handle(payload, ctx) {
     // A background agent's completion wakes the session with a <task-notification> prompt: not the user's.
     if (payload.prompt.trimStart().startsWith('<task-notification>')) return [];
-    const parsed = parseCommand(payload.prompt);
+    // The project's .minions.json gives the defaults of /minions:review; a bad one refuses the command.
+    let defaults = DEFAULT_SETTINGS;
+    if (isReviewPrompt(payload.prompt)) {
+      const config = validateConfig(readOrNull(path.join(ctx.root, CONFIG_FILE)));
+      if (!config.ok) return [{ type: 'refuse', reason: msg.refuse.badConfig(CONFIG_FILE, config.errors) }];
+      defaults = settingsFromConfig(config.config);
+    }
+    const parsed = parseCommand(payload.prompt, defaults);
     if (!parsed.ok) return [{ type: 'refuse', reason: msg.refuse.badArgs(parsed.error) }];
     const sessionId = payload.session_id;
     const command = parsed.command;
@@ -28,10 +40,16 @@ await runHook({
     }
     // /minions:status and /minions:cancel run dist/cli.mjs from their command files.
     if (command.kind !== 'review') return [];
+    // The baseline: the checks run once, before the lock and before the base snapshot (what they write is
+    // part of the base), and only when the loop will start.
+    const baseline =
+      command.checks.commands.length > 0 && mayStart(ctx.load(), sessionId, command.force, ctx.now)
+        ? await runChecks(ctx.root, command.checks.commands, { timeoutSeconds: command.checks.timeoutSeconds })
+        : [];
     return ctx.transact(() => {
       const base = head(ctx.root);
       const tree = snapshotTree(ctx.root);
-      return { kind: 'command', command, sessionId, now: ctx.now, head: base, changedFiles: changedFiles(ctx.root, base), root: ctx.root, tree, patches: roundPatches(ctx.root, base, tree) };
+      return { kind: 'command', command, sessionId, now: ctx.now, head: base, changedFiles: changedFiles(ctx.root, base), root: ctx.root, tree, patches: roundPatches(ctx.root, base, tree), baseline };
     });
   },
 });

@@ -1,9 +1,12 @@
-/** SubagentStop: validates a reviewer's output or the fixer's summary, aggregates, advances the phase. */
+/** SubagentStop: validates a reviewer's output or the fixer's summary, runs the project's checks and Layer-0 on a fix, aggregates, advances the phase. */
 import { isFixer, reviewerOf } from '../core/agents';
+import { fixerStopRunsChecks } from '../core/fix-stop';
 import { isActive, stateOf } from '../core/loop-state';
 import { fixerObservations, readVerdict } from '../shell/observe';
+import { fixObservation } from '../shell/observe-fix';
 import { reviewerStopObservation } from '../shell/observe-round';
 import { fixEndObservation } from '../shell/observe-tree';
+import { runChecks } from '../shell/run-checks';
 import { SubagentStopPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
 
@@ -11,17 +14,30 @@ await runHook({
   name: 'on-subagent-stop',
   event: 'SubagentStop',
   payload: SubagentStopPayload,
-  handle(payload, ctx) {
+  async handle(payload, ctx) {
     const reviewer = reviewerOf(payload.agent_type);
     const fixer = isFixer(payload.agent_type);
     if (!reviewer && !fixer) return [];
     const state = stateOf(ctx.load());
     if (!state || state.sessionId !== payload.session_id || !isActive(state)) return [];
     const sessionId = payload.session_id;
+    if (fixer) {
+      // The checks may take minutes: they run before the lock is taken, and the core judges them under it.
+      const seen = fixerObservations(ctx.root, state.iteration);
+      const checks = fixerStopRunsChecks(state, seen.summary, seen.summaryJson) ? await runChecks(ctx.root, state.checks.commands, { timeoutSeconds: state.checks.timeoutSeconds }) : null;
+      // After the checks: what they write is part of the tree the next review sees.
+      const end = fixEndObservation(ctx.root, state);
+      const verdict = readVerdict(ctx.root, state.iteration);
+      const fix = state.currentPhase === 'R2' ? fixObservation(ctx.root, state, end.tree, verdict) : {};
+      return ctx.transact((l) => {
+        const current = stateOf(l);
+        if (!current) return null;
+        return { kind: 'fixer-stop', sessionId, now: ctx.now, ...fixerObservations(ctx.root, current.iteration), ...end, verdict, checks, ...fix };
+      });
+    }
     return ctx.transact((l) => {
       const current = stateOf(l);
       if (!current) return null;
-      if (fixer) return { kind: 'fixer-stop', sessionId, now: ctx.now, ...fixerObservations(ctx.root, current.iteration), ...fixEndObservation(ctx.root, current), verdict: readVerdict(ctx.root, current.iteration) };
       return { kind: 'reviewer-stop', sessionId, now: ctx.now, reviewer: reviewer!, ...reviewerStopObservation(ctx.root, current, reviewer!, payload.last_assistant_message ?? null) };
     });
   },

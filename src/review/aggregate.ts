@@ -2,7 +2,8 @@
  * One round's verdict from five reviews: merged findings with one identity across reviewers and rounds,
  * grounding, scores, re-review statuses, pattern memory and the stop rules. Pure.
  */
-import { REVIEWERS, type Reviewer } from '../core/agents';
+import { REPORTERS, REVIEWERS, type Reporter, type Reviewer } from '../core/agents';
+import type { MachineFinding } from '../checks/machine-finding';
 import * as msg from '../messages';
 import { classify, escalationOutcomes, stuckEscalations, type FixRound } from './classes';
 import { IdentityIndex, clusterKeys } from './clusters';
@@ -41,6 +42,8 @@ export interface RoundInput {
   fixes?: FixRound[];
   /** The finding classes this round's critic was asked to diagnose (escalation.json). */
   escalated?: { class: string; reason: EscalationReason }[];
+  /** The hooks' own findings on the fix before this round: Layer-0 hits and checks it broke. */
+  machine?: MachineFinding[];
 }
 
 /** A finding declined in this many rounds and raised again is contested. */
@@ -48,7 +51,7 @@ export const CONTESTED_AFTER = 2;
 const SEVERITY_RANK: Record<Severity, number> = { critical: 3, warning: 2, info: 1 };
 
 interface Reported {
-  reviewer: Reviewer;
+  reviewer: Reporter;
   finding: Finding;
   key: IdentityKey;
   grounding: Grounding;
@@ -132,6 +135,14 @@ export function aggregateRound(input: RoundInput): Verdict {
     };
   }
 
+  // The hooks' findings are facts about the tree, not opinions: grounded as they are, identified like the rest.
+  for (const m of input.machine ?? []) {
+    const finding: Finding = { severity: m.severity, category: m.category, file: m.file, line: m.line, description: m.description, evidence: m.evidence, suggestion: m.suggestion };
+    const key: IdentityKey = { file: m.file, family: normaliseCategory(m.category), text: normaliseCode(m.evidence) || normaliseCode(m.description) };
+    const grounding: Grounding = { status: 'grounded', reason: null, line: m.line, reading: { file: null, evidence: null }, matched: key.text };
+    reported.push({ reviewer: m.reporter, finding, key, grounding });
+  }
+
   const clusters = clusterKeys(reported.map((r) => r.key)).map((group) => group.map((i) => reported[i]!));
   const previous = input.history[input.history.length - 1];
   const wasOpen = (v: Verdict) => v.findings.filter((f) => f.toFixer || f.status === 'CONTESTED');
@@ -150,7 +161,9 @@ export function aggregateRound(input: RoundInput): Verdict {
     if (before) merged.fingerprint = before.finding.fingerprint;
     if (before?.open) merged.status = partial.has(merged.fingerprint) ? 'PARTIAL' : 'NOT_FIXED';
     else if (before) merged.status = 'REGRESSED';
-    if ((input.declines[merged.fingerprint] ?? 0) >= CONTESTED_AFTER) merged.status = 'CONTESTED';
+    // A finding of the hooks' own checks is never contested away: declining it does not make it untrue.
+    const machine = merged.reporters.some((r) => !(REVIEWERS as readonly string[]).includes(r));
+    if (!machine && (input.declines[merged.fingerprint] ?? 0) >= CONTESTED_AFTER) merged.status = 'CONTESTED';
     merged.toFixer = merged.grounding.status !== 'ungrounded' && merged.status !== 'CONTESTED';
     return merged;
   });
@@ -173,7 +186,14 @@ export function aggregateRound(input: RoundInput): Verdict {
   const open = findings.filter((f) => f.toFixer);
   const counts = countBySeverity(open);
   const anyInvalid = REVIEWERS.some((r) => reviewers[r].status === 'invalid');
-  const overall = open.length > 0 || anyInvalid ? 'issues_found' : 'clean';
+  const by = (reporter: Reporter) => open.some((f) => f.reporters.includes(reporter));
+  // The completion gate: a clean review, every check that passed at the start still passing, no Layer-0 finding.
+  const gate = {
+    reviewClean: !anyInvalid && !open.some((f) => f.reporters.some((r) => (REVIEWERS as readonly string[]).includes(r))),
+    checksPassing: !by('checks'),
+    layer0Clean: !by('layer0'),
+  };
+  const overall = gate.reviewClean && gate.checksPassing && gate.layer0Clean ? 'clean' : 'issues_found';
   const pitfalls = patternMemory(open, input.history);
   const { next, stopReason, stopDetail } = decide(input, overall, open, counts.critical);
   return {
@@ -191,6 +211,7 @@ export function aggregateRound(input: RoundInput): Verdict {
     changedDuringReview: input.changedDuringReview ?? [],
     classes,
     escalations,
+    gate,
     next,
     stopReason,
     stopDetail,
@@ -297,7 +318,7 @@ function mergeCluster(members: Reported[]): MergedFinding {
     description: longest(members.map((m) => m.finding.description)),
     evidence: rep.finding.evidence,
     suggestion: longest(members.map((m) => m.finding.suggestion)),
-    reporters: REVIEWERS.filter((r) => members.some((m) => m.reviewer === r)),
+    reporters: REPORTERS.filter((r) => members.some((m) => m.reviewer === r)),
     identity: rep.key.text,
     grounding: { status: rep.grounding.status, reason: rep.grounding.reason, reading: rep.grounding.reading },
     class: '',

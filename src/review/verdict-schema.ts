@@ -4,13 +4,14 @@
  * `schema/*.schema.json` are generated from them (`npm run schema`) and a test checks for drift.
  */
 import * as z from 'zod';
-import { REVIEWERS } from '../core/agents';
+import { REPORTERS, REVIEWERS } from '../core/agents';
 import { FILE_READINGS } from './grounding';
 import { EVIDENCE_READINGS } from './readings';
 import { Diagnosis } from './reviewer-output';
 
 const Severity = z.enum(['critical', 'warning', 'info']);
 const Reviewer = z.enum(REVIEWERS);
+const Reporter = z.enum(REPORTERS);
 const Counts = { critical: z.number().int().nonnegative(), warning: z.number().int().nonnegative(), info: z.number().int().nonnegative() };
 
 export const ScoreFields = {
@@ -49,11 +50,11 @@ export const MergedFinding = z.object({
   description: z.string().describe("the most detailed reporter's description"),
   evidence: z.string(),
   suggestion: z.string(),
-  reporters: z.array(Reviewer).min(1),
+  reporters: z.array(Reporter).min(1).describe("the reviewers who reported it, and layer0 or checks for the hooks' own findings"),
   identity: z.string().describe('the normalised text the fingerprint was built from'),
   grounding: Grounding,
   status: FindingStatus,
-  toFixer: z.boolean().describe('grounded and not contested: sent to the fixer and counted against DONE'),
+  toFixer: z.boolean().describe("grounded and not contested: sent to the fixer and counted against DONE (the hooks' own findings are never contested)"),
   class: z.string().default('').describe('its finding class (see classes): the same defect pattern at several sites, across rounds'),
 });
 export type MergedFinding = z.infer<typeof MergedFinding>;
@@ -156,6 +157,14 @@ export const Verdict = z.object({
     .describe('project files that changed while this round was reviewed (by anyone): this round cannot end DONE'),
   classes: z.array(FindingClass).default([]).describe('the finding classes of the open findings (seed 003), with their fix history'),
   escalations: z.array(EscalationOutcome).default([]).describe('classes this round escalated to the critic, and its diagnoses'),
+  gate: z
+    .object({
+      reviewClean: z.boolean().describe('five valid reviews with no open finding of theirs'),
+      checksPassing: z.boolean().describe('every check that passed when the loop started passes after the last fix'),
+      layer0Clean: z.boolean().describe('no open Layer-0 finding on the last fix'),
+    })
+    .default({ reviewClean: true, checksPassing: true, layer0Clean: true })
+    .describe('the completion gate: DONE needs all three, on the final tree'),
   next: z.enum(['DONE', 'R2', 'R1', 'STOPPED']),
   stopReason: StopReason.nullable(),
   stopDetail: z.string().nullable(),

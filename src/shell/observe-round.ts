@@ -8,6 +8,7 @@ import { sha256 } from '../state/digest';
 import { reviewerFile } from '../state/paths';
 import type { State } from '../state/schema';
 import { readDeclines, readFixRounds, readHistory, readOrNull, readSources } from './observe';
+import { readMachineFindings } from './observe-fix';
 import { reviewEndObservation } from './observe-tree';
 import { frozenText, type Store } from './store';
 
@@ -50,6 +51,7 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
     history: readHistory(store.root, n),
     declines: readDeclines(store.root, n),
     fixes: readFixRounds(store.root, n),
+    machine: readMachineFindings(store.root, n - 1),
     ...reviewEndObservation(store.root, state),
   };
 }

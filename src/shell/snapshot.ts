@@ -138,6 +138,44 @@ export function readBlob(root: string, tree: string, rel: string): string | null
   return gitIn(root)(['cat-file', 'blob', `${tree}:${rel}`]);
 }
 
+/**
+ * Several files' contents in one tree, through one `git cat-file --batch`: path → bytes, or null when the
+ * tree has no such file (or it is not a blob). Empty answers outside a repository or when git fails.
+ */
+export function readBlobs(root: string, tree: string, rels: readonly string[]): Map<string, Buffer | null> {
+  const out = new Map<string, Buffer | null>();
+  if (!SHA.test(tree) || rels.length === 0) return out;
+  let raw: Buffer;
+  try {
+    raw = execFileSync('git', ['cat-file', '--batch'], {
+      cwd: root,
+      input: rels.map((rel) => `${tree}:${rel}\n`).join(''),
+      maxBuffer: MAX_OUTPUT,
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+      timeout: 30_000,
+    });
+  } catch {
+    return out;
+  }
+  let at = 0;
+  for (const rel of rels) {
+    const eol = raw.indexOf(0x0a, at);
+    if (eol === -1) break;
+    const header = raw.subarray(at, eol).toString('utf8');
+    const m = /^[0-9a-f]+ (\w+) (\d+)$/.exec(header);
+    if (!m) {
+      out.set(rel, null); // "<object> missing"
+      at = eol + 1;
+      continue;
+    }
+    const size = Number(m[2]);
+    out.set(rel, m[1] === 'blob' ? raw.subarray(eol + 1, eol + 1 + size) : null);
+    at = eol + 1 + size + 1;
+  }
+  return out;
+}
+
 export interface Restored {
   written: string[];
   deleted: string[];

@@ -21,6 +21,8 @@ export const ROUND_FILES = {
   'r2-findings.json': 'hooks',
   'r2-fix-summary.md': 'fixer',
   'r2-fix-summary.json': 'fixer',
+  'checks.json': 'hooks',
+  'layer0.json': 'hooks',
 } as const satisfies Record<string, 'hooks' | 'reviewer' | 'fixer'>;
 export type RoundFile = keyof typeof ROUND_FILES;
 export const HOOK_ROUND_FILES = (Object.keys(ROUND_FILES) as RoundFile[]).filter((name) => ROUND_FILES[name] === 'hooks');
@@ -41,13 +43,26 @@ export const fixDeltaFile = (iteration: number): string => `${reviewDir(iteratio
 /** The history of the finding classes round N's critic is asked to diagnose (hooks only). */
 export const escalationFile = (iteration: number): string => `${reviewDir(iteration)}/escalation.json`;
 export const archiveDir = (runId: string): string => `${ARCHIVE_DIR}/${runId}`;
+/** The project's checks when the loop started (hooks only): the report and each check's full output. */
+export const BASELINE_DIR = `${PHASES_DIR}/baseline`;
+export const baselineChecksFile = `${BASELINE_DIR}/checks.json`;
+export const baselineLogFile = (check: number): string => `${BASELINE_DIR}/check-${check}.log`;
+/** The project's checks after fix round N (hooks only), and each check's full output. */
+export const checksFile = (iteration: number): string => `${reviewDir(iteration)}/checks.json`;
+export const checkLogFile = (iteration: number, check: number): string => `${reviewDir(iteration)}/check-${check}.log`;
+/** A check's full output: hooks only, like the round files, whatever its number. */
+export const isCheckLog = (rel: string): boolean => rel.startsWith(`${PHASES_DIR}/`) && /\/check-\d+\.log$/.test(rel);
+/** Layer-0 on the files fix round N changed (hooks only). */
+export const layer0File = (iteration: number): string => `${reviewDir(iteration)}/layer0.json`;
 
 /** The files only the hooks write whose content their record vouches for (src/shell/record.ts). */
 export function isRecorded(rel: string): boolean {
   return (
     rel === STATE_FILE ||
     rel === `${PHASES_DIR}/run.json` ||
-    (rel.startsWith(`${PHASES_DIR}/`) && (rel.endsWith('/r1-verdict.json') || rel.endsWith('/r2-findings.json')))
+    (rel.startsWith(`${PHASES_DIR}/`) && (rel.endsWith('/r1-verdict.json') || rel.endsWith('/r2-findings.json'))) ||
+    // The hooks' own checks: what the next verdict's findings are read from.
+    (rel.startsWith(`${PHASES_DIR}/`) && (rel.endsWith('/checks.json') || rel.endsWith('/layer0.json')))
   );
 }
 

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { REVIEWERS } from '../core/agents';
 import { ClassRung, EscalationReason } from '../review/verdict-schema';
+import { CheckOutcome } from '../checks/check-runs';
 
 /** The state file, `.agents/tmp/state.json`: written by the hooks alone. */
 export const STATE_VERSION = 1;
@@ -87,6 +88,8 @@ export const IterationRecord = z.object({
     status: z.enum(['pending', 'running', 'complete', 'no_summary', 'skipped']),
     dispatches: z.number().int().nonnegative(),
     failures: z.number().int().nonnegative(),
+    /** Times the fixer was sent back because a check it broke still failed (at most MAX_CHECK_SENDBACKS). */
+    checkBlocks: z.number().int().nonnegative().default(0),
   }),
   verdict: VerdictSummary.nullable(),
   /**
@@ -102,6 +105,10 @@ export const IterationRecord = z.object({
   patches: z.object({ diff: PatchNote.nullable(), fixDelta: PatchNote.nullable() }).default({ diff: null, fixDelta: null }),
   /** Finding classes this round's critic is asked to diagnose (escalation.json). */
   escalated: z.array(z.object({ class: z.string(), reason: EscalationReason })).default([]),
+  /** The project's checks after this round's fix (its last attempt); null when none ran. */
+  checks: z.array(CheckOutcome).nullable().default(null),
+  /** Layer-0 on this round's fix: files checked, findings for the next verdict; null when it did not run. */
+  layer0: z.object({ files: z.number().int().nonnegative(), findings: z.number().int().nonnegative() }).nullable().default(null),
 });
 export type IterationRecord = z.infer<typeof IterationRecord>;
 
@@ -130,6 +137,12 @@ export const State = z.object({
   rules: z
     .object({ maxCritical: z.number().int().nonnegative(), stuckRounds: z.number().int().positive(), similarity: z.number().min(0).max(1) })
     .default({ maxCritical: 5, stuckRounds: 3, similarity: 0.95 }),
+  /** The project's checks, named by the user (--check, .minions.json), and how they did when the loop started. */
+  checks: z
+    .object({ commands: z.array(z.string()), timeoutSeconds: z.number().int().positive(), baseline: z.array(CheckOutcome) })
+    .default({ commands: [], timeoutSeconds: 300, baseline: [] }),
+  /** Layer-0 checks the project's .minions.json turned off. */
+  layer0: z.object({ disabled: z.array(z.string()) }).default({ disabled: [] }),
   /** Consecutive Stop blocks without progress, keyed by a digest of the progress made so far. */
   stopGuard: z.object({ key: z.string(), blocks: z.number().int().nonnegative() }),
   /** The issues still open when the loop STOPPED (first 20), for the closing message. */

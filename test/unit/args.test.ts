@@ -4,6 +4,8 @@ import { DEFAULT_TASK, REVIEW_FLAGS, parseCommand, parseOptions } from '../../sr
 import { DEFAULT_RULES } from '../../src/review/aggregate';
 
 const R = DEFAULT_RULES;
+/** What every /minions:review command carries besides the flags a row sets. */
+const NO_CHECKS = { checks: { commands: [], timeoutSeconds: 300 }, layer0: { disabled: [] } };
 
 describe('parseCommand', () => {
   it.each([
@@ -29,7 +31,28 @@ describe('parseCommand', () => {
     ['/minions:cancel the loop, not with --force', { kind: 'cancel', force: false }],
     ['/minions:cancel -- --force', { kind: 'cancel', force: false }],
   ])('%j', (prompt, command) => {
-    expect(parseCommand(prompt)).toEqual({ ok: true, command });
+    expect(parseCommand(prompt)).toEqual({ ok: true, command: command.kind === 'review' ? { ...NO_CHECKS, ...command } : command });
+  });
+
+  it.each([
+    ['/minions:review --check "npm test" x', ['npm test'], 'x'],
+    ["/minions:review --check 'npx tsc --noEmit' --check \"npm test\" x", ['npx tsc --noEmit', 'npm test'], 'x'],
+    ['/minions:review --check="npm run lint -- --max-warnings 0" x', ['npm run lint -- --max-warnings 0'], 'x'],
+    ['/minions:review --check=make x', ['make'], 'x'],
+    ['/minions:review --check "echo \\"a b\\"" x', ['echo "a b"'], 'x'],
+    ['/minions:review --check "test -f a"\'b\' x', ['test -f ab'], 'x'],
+    ['/minions:review --check npm\\ test x', ['npm test'], 'x'],
+    ['/minions:review --max-iterations 2 --check make --force the "parser" it\'s', ['make'], 'the "parser" it\'s'],
+    // Options come first: a --check inside the task is task text, and -- ends the options.
+    ['/minions:review review "the parser" --check "npm test"', [], 'review "the parser" --check "npm test"'],
+    ['/minions:review -- --check "npm test" is the task', [], '--check "npm test" is the task'],
+  ])('--check: %j', (prompt, commands, task) => {
+    const parsed = parseCommand(prompt);
+    expect(parsed).toMatchObject({ ok: true, command: { kind: 'review', task, checks: { commands, timeoutSeconds: 300 } } });
+  });
+
+  it('--check-timeout sets the seconds each check may run', () => {
+    expect(parseCommand('/minions:review --check-timeout 45 --check make x')).toMatchObject({ ok: true, command: { checks: { commands: ['make'], timeoutSeconds: 45 } } });
   });
 
   it.each([
@@ -57,6 +80,13 @@ describe('parseCommand', () => {
     ['/minions:review -f x', 'unknown option "-f"'],
     ['/minions:review --constructor x', 'unknown option "--constructor"'],
     ['/minions:cancel --forse', 'unknown option "--forse"'],
+    ['/minions:review --check', '--check needs a command, quoted when it has spaces: --check "npm test"'],
+    ['/minions:review --check= x', '--check needs a command, quoted when it has spaces: --check "npm test"'],
+    ['/minions:review --check "" x', '--check needs a command, quoted when it has spaces: --check "npm test"'],
+    ['/minions:review --check "npm test x', '--check: the quote " opened at ""npm test x" is not closed'],
+    ["/minions:review --check 'npm test x", '--check: the quote \' opened at "\'npm test x" is not closed'],
+    ['/minions:review --check-timeout 0 x', '--check-timeout must be a whole number from 1 to 600, not "0"'],
+    ['/minions:review --check-timeout 601 x', '--check-timeout must be a whole number from 1 to 600, not "601"'],
   ])('refuses %j', (prompt, error) => {
     expect(parseCommand(prompt)).toEqual({ ok: false, error });
   });
@@ -70,7 +100,7 @@ describe('options are read only before the task', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[A-Za-z][a-z]{0,8}$/), fc.array(fc.oneof(word, flag), { maxLength: 8 }), (first, rest) => {
         const task = [first, ...rest].join(' ');
-        expect(parseCommand(`/minions:review ${task}`)).toEqual({ ok: true, command: { kind: 'review', task, maxIterations: 5, force: false, rules: R } });
+        expect(parseCommand(`/minions:review ${task}`)).toEqual({ ok: true, command: { kind: 'review', task, maxIterations: 5, force: false, rules: R, ...NO_CHECKS } });
       }),
     );
   });
@@ -86,8 +116,9 @@ describe('options are read only before the task', () => {
 
   it('the flag table is the parser: every flag in it is read, with its range', () => {
     for (const [name, spec] of Object.entries(REVIEW_FLAGS)) {
-      const value = spec.kind === 'switch' ? [] : [String(spec.max)];
-      expect(parseOptions([`--${name}`, ...value, 'task'], REVIEW_FLAGS)).toEqual({ ok: true, values: { [name]: spec.kind === 'switch' ? true : spec.max }, rest: ['task'] });
+      const value = spec.kind === 'switch' ? [] : spec.kind === 'command' ? ['"npm test"'] : [String(spec.max)];
+      const read = spec.kind === 'switch' ? true : spec.kind === 'command' ? ['npm test'] : spec.max;
+      expect(parseOptions([`--${name}`, ...value, 'task'], REVIEW_FLAGS)).toEqual({ ok: true, values: { [name]: read }, rest: ['task'] });
     }
   });
 });

@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import * as msg from '../../src/messages';
 import { LATER, OWNER, patchNote, stateBuilder } from './builders';
+import { LAYER0_CHECKS } from '../../src/checks/layer0';
+import type { Layer0Hit } from '../../src/checks/layer0';
 
 const CHANGED = ['src/a.ts', 'src/b.ts'];
 const pitfalls = [{ seen: 3, file: 'src/a.ts', category: 'correctness', description: 'the loop reads one past the end', rule: 'loop while i < n' }];
@@ -135,6 +137,60 @@ describe('what the user reads', () => {
       msg.notify.aggregationFailed(failed),
       msg.aggregationFailedDetail(1, 1, true),
     ];
+    expect(texts.join('\n')).toMatchSnapshot();
+  });
+});
+
+describe("the project's checks and Layer-0", () => {
+  const failing = { command: 'npm test', exitCode: 1, signal: null, timedOut: false, durationMs: 3200, output: 'not ok 1 - total\n', outputBytes: 17, error: null };
+
+  it('what the fixer is sent back with, and the finding a broken check becomes', () => {
+    const texts = [
+      msg.checksBroken([{ run: failing, log: '/home/me/shop/.agents/tmp/phases/review-1/check-1.log', tail: 'not ok 1 - total\n  expected: 1120\n  actual: 420' }], 1, 2, 300),
+      msg.checksBroken([{ run: { ...failing, exitCode: null, timedOut: true, signal: 'SIGTERM' }, log: 'check-1.log', tail: '' }], 2, 2, 60),
+      msg.checkFailedDescription(failing, 2),
+      msg.checkFailedSuggestion('npm test', '.agents/tmp/phases/review-1/check-1.log'),
+      msg.refuse.badConfig('.minions.json', ['unknown key "maxIteration" (did you mean "maxIterations"?)', '"checks[0]" must be a command of 1 to 2000 characters, not ""']),
+    ];
+    expect(texts.join('\n\n')).toMatchSnapshot();
+  });
+
+  it('progress lines with checks', () => {
+    const state = stateBuilder().with({
+      checks: {
+        commands: ['npm test', 'npx tsc --noEmit', 'sleep 999'],
+        timeoutSeconds: 300,
+        baseline: [
+          { command: 'npm test', status: 'passed', exitCode: 0, durationMs: 3000 },
+          { command: 'npx tsc --noEmit', status: 'failed', exitCode: 2, durationMs: 9000 },
+          { command: 'sleep 999', status: 'timed_out', exitCode: null, durationMs: 300000 },
+        ],
+      },
+    }).build();
+    const done = { ...state.iterations[0]!, checks: [state.checks.baseline[0]!, state.checks.baseline[1]!], layer0: { files: 3, findings: 2 } };
+    const next = { ...state, iteration: 2, iterations: [done, { ...done, iteration: 2, checks: null, layer0: null }] };
+    expect([msg.notify.started(state, null), msg.notify.fixDone(1, next, '2 fixed')].join('\n')).toMatchSnapshot();
+  });
+
+  it('every Layer-0 check has a description and a suggestion', () => {
+    const details: { [K in Layer0Hit['check']]: Extract<Layer0Hit, { check: K }>['detail'] } = {
+      no_placeholder: { marker: 'TODO' },
+      balanced_delimiters: { problems: 2, before: 0, kind: 'unclosed', char: '{' },
+      json_valid: { error: 'Unexpected token } in JSON at position 9' },
+      no_duplicate_headings: { heading: 'Install', count: 2, firstLine: 3 },
+      no_text_loop: { similarTo: 12, percent: 91 },
+      file_size_delta: { before: 20000, after: 90000 },
+      test_skipped: { marker: 'it.skip' },
+      test_removed: { before: 4, after: 3, deleted: false },
+      assertion_removed: { before: 9, after: 7 },
+      suppression_added: { marker: '@ts-ignore' },
+      empty_catch: {},
+    };
+    const texts = LAYER0_CHECKS.map((check) => {
+      const hit = { check, path: 'src/a.ts', line: 3, evidence: 'x', detail: details[check] } as Layer0Hit;
+      return `${check}: ${msg.layer0Description(hit)} — ${msg.layer0Suggestion(check)}`;
+    });
+    texts.push(msg.layer0Description({ check: 'test_removed', path: 'test/a.test.ts', line: null, evidence: 'deleted test file test/a.test.ts', detail: { before: 4, after: 0, deleted: true } }));
     expect(texts.join('\n')).toMatchSnapshot();
   });
 });

@@ -22,7 +22,7 @@ const start = (patches?: RoundPatches, root: string | null = '/home/me/shop'): E
   root,
   tree: patches ? 'f'.repeat(40) : null,
   ...(patches ? { patches } : {}),
-  command: { kind: 'review', task: 'check a', maxIterations: 5, force: false, rules: DEFAULT_RULES },
+  command: { kind: 'review', task: 'check a', maxIterations: 5, force: false, rules: DEFAULT_RULES, checks: { commands: [], timeoutSeconds: 300 }, layer0: { disabled: [] } },
 });
 
 describe('diff.patch at the start of the loop', () => {

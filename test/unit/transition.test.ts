@@ -13,7 +13,7 @@ const start = (prompt: Partial<{ task: string; maxIterations: number; force: boo
   now,
   head: 'def456',
   changedFiles: ['src/a.ts'],
-  command: { kind: 'review', task: 'check a', maxIterations: 5, force: false, rules: DEFAULT_RULES, ...prompt },
+  command: { kind: 'review', task: 'check a', maxIterations: 5, force: false, rules: DEFAULT_RULES, checks: { commands: [], timeoutSeconds: 300 }, layer0: { disabled: [] }, ...prompt },
 });
 const cancel = (sessionId = OWNER, force = false): Event => ({ kind: 'command', sessionId, now: LATER, head: null, changedFiles: [], command: { kind: 'cancel', force } });
 const NONE: Loaded = { kind: 'none' };

@@ -1,0 +1,52 @@
+/**
+ * Findings the hooks make themselves, without a model: Layer-0 hits (reporter `layer0`) and checks the
+ * fix broke (reporter `checks`, category `check_failed`). They join the next round's verdict as input to
+ * the aggregation, merged and fingerprinted like a reviewer's. The texts come from src/messages.ts.
+ */
+import * as z from 'zod';
+import { MACHINE_REPORTERS } from '../core/agents';
+import * as msg from '../messages';
+import { Severity } from '../review/reviewer-output';
+import { LAYER0_SEVERITY, type Layer0Hit } from './layer0';
+import type { CheckRun } from './check-runs';
+
+export const MachineFinding = z.object({
+  reporter: z.enum(MACHINE_REPORTERS),
+  severity: Severity,
+  category: z.string().min(1).describe('the Layer-0 check, or check_failed'),
+  file: z.string().min(1).describe('the project file; for check_failed, "check: <command>"'),
+  line: z.number().int().positive().nullable(),
+  description: z.string(),
+  evidence: z.string().describe('what identifies it across rounds: the line, or the command'),
+  suggestion: z.string(),
+});
+export type MachineFinding = z.infer<typeof MachineFinding>;
+
+export const CHECK_FAILED = 'check_failed';
+
+export function layer0Finding(hit: Layer0Hit): MachineFinding {
+  return {
+    reporter: 'layer0',
+    severity: LAYER0_SEVERITY[hit.check],
+    category: hit.check,
+    file: hit.path,
+    line: hit.line,
+    description: msg.layer0Description(hit),
+    evidence: hit.evidence,
+    suggestion: msg.layer0Suggestion(hit.check),
+  };
+}
+
+/** A check that passed when the loop started and still fails after the fixer was sent back. */
+export function checkFailedFinding(run: CheckRun, log: string, sentBack: number): MachineFinding {
+  return {
+    reporter: 'checks',
+    severity: 'critical',
+    category: CHECK_FAILED,
+    file: `check: ${run.command}`,
+    line: null,
+    description: msg.checkFailedDescription(run, sentBack),
+    evidence: `$ ${run.command}`,
+    suggestion: msg.checkFailedSuggestion(run.command, log),
+  };
+}

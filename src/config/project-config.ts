@@ -1,0 +1,118 @@
+/**
+ * `.minions.json` at the project root: the project's checks and its defaults for every flag of
+ * /minions:review. One zod schema (schema/minions-config.schema.json is generated from it);
+ * validateConfig returns the config or every problem, each naming its key, and never throws.
+ */
+import * as z from 'zod';
+import { LAYER0_CHECKS, type Layer0Check } from '../checks/layer0/names';
+import { MAX_CHECKS, MAX_CHECK_LENGTH, NUMERIC_DEFAULTS, NUMERIC_OPTIONS, type NumericKey, type NumericOption, type NumericSettings } from './options';
+
+export const CONFIG_FILE = '.minions.json';
+
+const numeric = (o: NumericOption) => {
+  const n = o.whole ? z.number().int() : z.number();
+  return n.min(o.min).max(o.max).optional().describe(`${o.description}; --${o.flag} overrides it (default ${o.default}, ${o.min}–${o.max})`);
+};
+
+export const ProjectConfig = z.strictObject({
+  $schema: z.string().optional().describe('the JSON Schema of this file, for editors'),
+  checks: z
+    .array(z.string().trim().min(1).max(MAX_CHECK_LENGTH))
+    .max(MAX_CHECKS)
+    .optional()
+    .describe('shell commands run in the project root when the loop starts and after every fix round, e.g. ["npm test", "npx tsc --noEmit"]; --check replaces them'),
+  ...(Object.fromEntries(NUMERIC_OPTIONS.map((o) => [o.key, numeric(o)])) as Record<NumericKey, ReturnType<typeof numeric>>),
+  layer0: z
+    .strictObject({ disable: z.array(z.enum(LAYER0_CHECKS)).default([]).describe('Layer-0 checks that do not fit this project') })
+    .optional()
+    .describe("the hooks' token-free checks on what each fix round changed"),
+});
+export type ProjectConfig = z.infer<typeof ProjectConfig>;
+
+/** Everything a loop is started with: the table's numbers, the checks, the Layer-0 checks left out. */
+export interface Settings extends NumericSettings {
+  checks: string[];
+  layer0Disabled: Layer0Check[];
+}
+export const DEFAULT_SETTINGS: Settings = { ...NUMERIC_DEFAULTS, checks: [], layer0Disabled: [] };
+
+/** The config's values over the defaults (flags go over these). */
+export function settingsFromConfig(config: ProjectConfig | null): Settings {
+  if (!config) return DEFAULT_SETTINGS;
+  const numbers = Object.fromEntries(NUMERIC_OPTIONS.map((o) => [o.key, (config as Record<string, unknown>)[o.key] ?? o.default])) as NumericSettings;
+  return { ...numbers, checks: config.checks ?? [], layer0Disabled: config.layer0?.disable ?? [] };
+}
+
+export type ConfigResult = { ok: true; config: ProjectConfig } | { ok: false; errors: string[] };
+
+/** Validates the file's text (null: there is no file). */
+export function validateConfig(text: string | null): ConfigResult {
+  if (text === null) return { ok: true, config: {} };
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, errors: [`it is not valid JSON (${(err as Error).message})`] };
+  }
+  const parsed = ProjectConfig.safeParse(data);
+  if (parsed.success) return { ok: true, config: parsed.data };
+  return { ok: false, errors: parsed.error.issues.slice(0, 8).flatMap((issue) => describeIssue(issue, data)) };
+}
+
+const KNOWN_KEYS = Object.keys(ProjectConfig.shape);
+
+function describeIssue(issue: z.core.$ZodIssue, data: unknown): string[] {
+  const where = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  if (issue.code === 'unrecognized_keys') {
+    const inside = where ? `${where}.` : '';
+    return issue.keys.map((key) => {
+      const near = where ? null : nearestKey(key);
+      return `unknown key "${inside}${key}"${near ? ` (did you mean "${near}"?)` : ''}; known keys: ${(where ? ['disable'] : KNOWN_KEYS).join(', ')}`;
+    });
+  }
+  const value = valueAt(data, issue.path);
+  const option = NUMERIC_OPTIONS.find((o) => o.key === issue.path[0]);
+  if (option && issue.path.length === 1) {
+    return [`"${option.key}" must be ${option.whole ? 'a whole number' : 'a number'} from ${option.min} to ${option.max}, not ${JSON.stringify(value)}`];
+  }
+  if (issue.path[0] === 'checks') {
+    if (issue.path.length === 1) {
+      return [issue.code === 'too_big' ? `"checks" may list at most ${MAX_CHECKS} commands` : `"checks" must be a list of shell commands, e.g. ["npm test"], not ${JSON.stringify(value)}`];
+    }
+    return [`"${where}" must be a command of 1 to ${MAX_CHECK_LENGTH} characters, not ${JSON.stringify(value)}`];
+  }
+  if (issue.path[0] === 'layer0' && issue.path.length === 3) {
+    return [`"${where}": ${JSON.stringify(value)} is not a Layer-0 check; known: ${LAYER0_CHECKS.join(', ')}`];
+  }
+  return [`"${where || '(top level)'}": ${issue.message}`];
+}
+
+function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
+  let value = data;
+  for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  return value;
+}
+
+/** The known key a misspelt one most likely meant: the same letters in another case or spelling, or two edits away. */
+function nearestKey(key: string): string | null {
+  const flat = (s: string) => s.toLowerCase().replace(/[-_\s]/g, '');
+  const same = KNOWN_KEYS.find((k) => flat(k) === flat(key));
+  if (same) return same;
+  let best: string | null = null;
+  let bestDistance = 3;
+  for (const k of KNOWN_KEYS) {
+    const d = editDistance(flat(k), flat(key));
+    if (d < bestDistance) [best, bestDistance] = [k, d];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}

@@ -1,0 +1,58 @@
+/** What the fixer's stop observes for the pure core: the checks' input, the changed files' texts, the reports. */
+import path from 'node:path';
+import { currentIteration } from '../core/loop-state';
+import { MAX_LAYER0_BYTES, type FileChange, type Side } from '../checks/layer0';
+import type { MachineFinding } from '../checks/machine-finding';
+import { ChecksReport, Layer0Report } from '../checks/reports';
+import type { Verdict } from '../review/verdict-schema';
+import type { State } from '../state/schema';
+import { checksFile, layer0File } from '../state/paths';
+import { readOrNull } from './observe';
+import { changedPaths, readBlobs } from './snapshot';
+
+function side(blob: Buffer | null): Side {
+  if (blob === null) return { kind: 'absent' };
+  if (blob.length > MAX_LAYER0_BYTES) return { kind: 'opaque', bytes: blob.length, reason: 'too large' };
+  if (blob.subarray(0, 8000).includes(0)) return { kind: 'opaque', bytes: blob.length, reason: 'binary' };
+  return { kind: 'text', text: blob.toString('utf8') };
+}
+
+/** The paths' texts in two trees; null when git could not read them all (Layer-0 then skips the round). */
+function sides(root: string, from: string, to: string, paths: readonly string[]): FileChange[] | null {
+  const before = readBlobs(root, from, paths);
+  const after = readBlobs(root, to, paths);
+  if (before.size !== paths.length || after.size !== paths.length) return null;
+  return paths.map((p) => ({ path: p, before: side(before.get(p)!), after: side(after.get(p)!) }));
+}
+
+function parsed<T>(schema: { safeParse(data: unknown): { success: true; data: T } | { success: false } }, text: string | null): T | null {
+  if (text === null) return null;
+  try {
+    const result = schema.safeParse(JSON.parse(text));
+    return result.success ? result.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Layer-0's input at the fixer's stop: the files it changed (review's end → now), and the files of the
+ * round's open Layer-0 findings (loop's start → now). Empty outside git.
+ */
+export function fixObservation(root: string, state: State, tree: string | null, verdict: Verdict | null): { changes?: FileChange[]; recheck?: FileChange[] } {
+  const from = currentIteration(state).trees.reviewEnd;
+  if (!tree || !from) return {};
+  const changes = sides(root, from, tree, changedPaths(root, from, tree));
+  if (!changes) return {};
+  const files = [...new Set((verdict?.findings ?? []).filter((f) => f.toFixer && f.reporters.includes('layer0')).map((f) => f.file))];
+  const recheck = state.baseTree && files.length ? (sides(root, state.baseTree, tree, files) ?? []) : [];
+  return { changes, recheck };
+}
+
+/** The hooks' own findings on fix round N (its checks and Layer-0 reports), for round N+1's verdict. */
+export function readMachineFindings(root: string, iteration: number): MachineFinding[] {
+  if (iteration < 1) return [];
+  const checks = parsed(ChecksReport, readOrNull(path.join(root, checksFile(iteration))));
+  const layer0 = parsed(Layer0Report, readOrNull(path.join(root, layer0File(iteration))));
+  return [...(checks?.findings ?? []), ...(layer0?.findings ?? [])];
+}
