@@ -16,6 +16,7 @@ import { contentText, startModelServer } from './model-server';
 import {
   FINDING,
   FIX,
+  SAMPLE_CHANGE,
   mainDispatches,
   parseHookMessages,
   runLoop,
@@ -85,8 +86,9 @@ function expectFinished(r: LoopReport, phase: 'DONE' | 'STOPPED', iteration: num
 }
 
 /**
- * review-1 … review-n each hold the change under review, the five reviews and a verdict; the fix summary
- * where a fix round ran, and the fixer's change in the round after it.
+ * review-1 … review-n each hold the change under review, the five reviews and a verdict; the fix summaries
+ * and Layer-0's report where a fix round ran, and the fixer's change in the round after it; `extra` names
+ * any other file (the checks' reports and logs).
  */
 function expectPhaseFiles(r: LoopReport, iterations: number, fixedIterations: number[], extra: string[] = []): void {
   const expected = ['run.json', ...extra];
@@ -95,7 +97,7 @@ function expectPhaseFiles(r: LoopReport, iterations: number, fixedIterations: nu
     if (fixedIterations.includes(i - 1)) expected.push(`review-${i}/fix-delta.patch`);
     for (const name of REVIEWER_NAMES) expected.push(`review-${i}/r1-${name}.json`);
     expected.push(`review-${i}/r1-verdict.json`);
-    if (fixedIterations.includes(i)) expected.push(`review-${i}/r2-findings.json`, `review-${i}/r2-fix-summary.md`, `review-${i}/r2-fix-summary.json`);
+    if (fixedIterations.includes(i)) expected.push(`review-${i}/r2-findings.json`, `review-${i}/r2-fix-summary.md`, `review-${i}/r2-fix-summary.json`, `review-${i}/layer0.json`);
   }
   expect(r.phases).toEqual(expected.sort());
 }
@@ -567,6 +569,88 @@ describe('minions review loop in the real CLI', () => {
       for (const h of r.run.events.filter((e) => e.type === 'system' && e.subtype === 'hook_response')) {
         expect({ hook: h.hook_name, exit: Number(h.exit_code), stderr: h.stderr }).toEqual({ hook: h.hook_name, exit: 0, stderr: '' });
       }
+    });
+  });
+
+  test('12. the fixer breaks the project\'s test: sent back twice with the failing output, then the broken check keeps the loop from DONE', async () => {
+    // The change under review works (its test passes at the start); the fixer fixes formatPrice and breaks total().
+    const working = { ...SAMPLE_CHANGE, 'src/cart.js': SAMPLE_CHANGE['src/cart.js']!.replace('let i = 1;', 'let i = 0;') };
+    const breakTotal: FixEdit = { file: 'src/cart.js', find: 'for (let i = 0; i < cart.length; i++)', replace: 'for (let i = 1; i < cart.length; i++)', what: 'tidied the loop' };
+    const scenario = sampleScenario({
+      name: 'fixer-breaks-test',
+      files: working,
+      maxIterations: 2,
+      checks: ['node --test'],
+      findings: only('pedant', 1, [FINDING.formatUnit]),
+      fixer: (i) => (i === 1 ? [FIX.formatUnit, breakTotal] : []),
+    });
+    const r = await runLoop(scenario, { pluginDir, timeoutMs: RUN_TIMEOUT_MS });
+    explain(r, () => {
+      // Five clean reviews in round 2, and still not DONE: the check that passed at the start fails.
+      expectFinished(r, 'STOPPED', 2);
+      expectPhaseFiles(r, 2, [1], ['baseline/checks.json', 'baseline/check-1.log', 'review-1/checks.json', 'review-1/check-1.log']);
+      expect(state(r).stopReason).toBe('max_iterations');
+      const baseline = JSON.parse(r.readPhase('baseline/checks.json')!) as { checks: { command: string; status: string }[] };
+      expect(baseline.checks).toEqual([expect.objectContaining({ command: 'node --test', status: 'passed' })]);
+      // The real host continued the fixer with the command and the test's output, twice.
+      const sentBack = r.hooks.filter((h) => h.event === 'SubagentStop' && h.decision === 'block');
+      expect(sentBack).toHaveLength(2);
+      for (const [i, h] of sentBack.entries()) {
+        expect(h.reason).toContain('`node --test` passed when the loop started and fails now (exit 1 after');
+        expect(h.reason).toContain('420 !== 1120'); // the tail of the failing test's output
+        expect(h.reason).toContain(`sent back ${i + 1} of 2`);
+      }
+      const fixerSaw = r.server.requests.filter((q) => q.request && identify(q.request) === 'review-fixer' && JSON.stringify(q.request.messages).includes('passed when the loop started and fails now'));
+      expect(fixerSaw.length).toBeGreaterThan(0);
+      const checks = JSON.parse(r.readPhase('review-1/checks.json')!) as { attempt: number; checks: { status: string; regressed: boolean }[]; findings: { category: string }[] };
+      expect(checks).toMatchObject({ attempt: 3, checks: [{ status: 'failed', regressed: true }], findings: [{ category: 'check_failed' }] });
+      expect(r.readPhase('review-1/check-1.log')).toMatch(/not ok 1 - total adds every line/);
+      const verdict2 = JSON.parse(r.readPhase('review-2/r1-verdict.json')!) as { gate: unknown; findings: { reporters: string[]; categories: string[]; severity: string }[]; reviewers: Record<string, { critical: number; warning: number; info: number }> };
+      expect(Object.values(verdict2.reviewers).every((v) => v.critical + v.warning + v.info === 0)).toBe(true);
+      expect(verdict2.gate).toEqual({ reviewClean: true, checksPassing: false, layer0Clean: true });
+      expect(verdict2.findings).toEqual([expect.objectContaining({ reporters: ['checks'], categories: ['check_failed'], severity: 'critical' })]);
+      expect(state(r).openIssues).toEqual([expect.objectContaining({ severity: 'critical', file: 'check: node --test' })]);
+      expect(r.systemMessages).toContain('minions: fix round 1 done (1 fixed); checks 0/1 passing (`node --test` not) → R1, Iteration 2/2');
+    });
+  });
+
+  test('13. the fixer adds a TODO and an it.skip: the next verdict has both Layer-0 findings, and the loop ends DONE once they are gone', async () => {
+    const addTodo: FixEdit = { file: 'src/price.js', find: '/** Formats cents as "12.34". */', replace: '/** Formats cents as "12.34". TODO: negative amounts */' };
+    const importIt: FixEdit = { file: 'test/cart.test.js', find: "import { test } from 'node:test';", replace: "import { it, test } from 'node:test';" };
+    const skip: FixEdit = { file: 'test/cart.test.js', find: "test('total adds every line'", replace: "it.skip('total adds every line'" };
+    const removeTodo: FixEdit = { file: 'src/price.js', find: ' TODO: negative amounts */', replace: ' */' };
+    const unskip: FixEdit = { file: 'test/cart.test.js', find: "it.skip('total adds every line'", replace: "it('total adds every line'" };
+    const scenario = sampleScenario({
+      name: 'layer0-todo-skip',
+      maxIterations: 3,
+      findings: only('pedant', 1, [FINDING.formatUnit]),
+      fixer: (i) => (i === 1 ? [FIX.formatUnit, addTodo, importIt, skip] : i === 2 ? [removeTodo, unskip] : []),
+    });
+    const r = await runLoop(scenario, { pluginDir, timeoutMs: RUN_TIMEOUT_MS });
+    explain(r, () => {
+      expectFinished(r, 'DONE', 3);
+      expectPhaseFiles(r, 3, [1, 2]);
+      const layer0 = JSON.parse(r.readPhase('review-1/layer0.json')!) as { files: string[]; findings: { category: string; file: string; evidence: string }[] };
+      expect(layer0.files.sort()).toEqual(['src/price.js', 'test/cart.test.js']);
+      expect(layer0.findings.map((f) => [f.category, f.file, f.evidence])).toEqual([
+        ['no_placeholder', 'src/price.js', '/** Formats cents as "12.34". TODO: negative amounts */'],
+        ['test_skipped', 'test/cart.test.js', "it.skip('total adds every line', () => {"],
+      ]);
+      // The reviewers of round 2 found nothing: the verdict holds the two Layer-0 findings, sent to the fixer.
+      const verdict2 = JSON.parse(r.readPhase('review-2/r1-verdict.json')!) as { next: string; gate: unknown; findings: { reporters: string[]; categories: string[]; toFixer: boolean }[] };
+      expect(verdict2.next).toBe('R2');
+      expect(verdict2.gate).toEqual({ reviewClean: true, checksPassing: true, layer0Clean: false });
+      expect(verdict2.findings.map((f) => [f.reporters, f.categories, f.toFixer])).toEqual([
+        [['layer0'], ['no_placeholder'], true],
+        [['layer0'], ['test_skipped'], true],
+      ]);
+      const brief2 = JSON.parse(r.readPhase('review-2/r2-findings.json')!) as { findings: { reporters: string[] }[] };
+      expect(brief2.findings.map((f) => f.reporters)).toEqual([['layer0'], ['layer0']]);
+      expect(r.systemMessages).toContain('minions: fix round 1 done (1 fixed); Layer-0: 2 findings for the next review → R1, Iteration 2/3');
+      const verdict3 = JSON.parse(r.readPhase('review-3/r1-verdict.json')!) as { statuses: { status: string }[] };
+      expect(verdict3.statuses.map((s) => s.status)).toEqual(['FIXED', 'FIXED']);
+      expect(r.read('test/cart.test.js')).toContain("it('total adds every line'");
+      expect(r.read('src/price.js')).not.toContain('TODO');
     });
   });
 });

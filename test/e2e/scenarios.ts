@@ -217,7 +217,8 @@ export interface RunLoopOptions {
 }
 
 export function reviewPrompt(scenario: Scenario): string {
-  return `/minions:review${scenario.maxIterations ? ` --max-iterations ${scenario.maxIterations}` : ''} ${scenario.task}`;
+  const checks = (scenario.checks ?? []).map((c) => ` --check "${c.replace(/["\\$`]/g, '\\$&')}"`).join('');
+  return `/minions:review${scenario.maxIterations ? ` --max-iterations ${scenario.maxIterations}` : ''}${checks} ${scenario.task}`;
 }
 
 export async function runLoop(scenario: Scenario, opts: RunLoopOptions): Promise<LoopReport> {

@@ -127,6 +127,8 @@ export interface Scenario {
   /** The working tree after the change (written over the base, left uncommitted). */
   files: Record<string, string>;
   maxIterations?: number;
+  /** The project's checks, given as --check flags (each quoted). */
+  checks?: string[];
   findings: (reviewer: ReviewerName, iteration: number) => ReviewerScript;
   fixer?: (iteration: number) => FixerScript;
   orchestrator?: OrchestratorQuirks;
