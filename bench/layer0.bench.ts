@@ -1,6 +1,7 @@
 /**
  * Layer-0 on 10 MB files: every check that applies to the file, as the fixer-stop hook runs them
- * (runLayer0 over one change), for a small fix in the middle of the file and for a file that is new.
+ * (runLayer0 over one change): a one-character fix in the middle, a fix in the middle that adds what
+ * several checks report, and the whole file new.
  * Medians of BENCH_RUNS runs after a warm-up; the target is ≤ 100 ms per file (issue 8).
  */
 import { runLayer0, type FileChange } from '../src/checks/layer0';
@@ -44,7 +45,11 @@ for (const [path, text, fix] of [
   ['docs/guide.md', markdown, `## Section 7\n\n${markdown.slice(middle(markdown), middle(markdown) + 400)}\n\nTBD.\n\n`],
   ['data/catalog.json', json, '  {"id": -1, "name": "TODO", "price": 0, "tags": []},\n'],
 ] as const) {
-  cases.push({ name: `${path}: a fix in the middle`, change: { path, before: { kind: 'text', text }, after: { kind: 'text', text: insert(text, fix) } } });
+  // A one-word edit on the middle line: what most fixes look like.
+  const at = text.slice(middle(text)).search(/[a-y]/) + middle(text);
+  const tweak = text.slice(0, at) + String.fromCharCode(text.charCodeAt(at) + 1) + text.slice(at + 1);
+  cases.push({ name: `${path}: a one-character fix`, change: { path, before: { kind: 'text', text }, after: { kind: 'text', text: tweak } } });
+  cases.push({ name: `${path}: a fix adding findings`, change: { path, before: { kind: 'text', text }, after: { kind: 'text', text: insert(text, fix) } } });
   cases.push({ name: `${path}: a new file`, change: { path, before: { kind: 'absent' }, after: { kind: 'text', text } } });
 }
 

@@ -177,7 +177,14 @@ function headings(text: string): Heading[] {
 }
 
 /** The same heading twice under the same parent (a section written twice), more often than before the fix. */
+const HEADING_LINE = /^(?:#|```|~~~)/m;
+
 export function noDuplicateHeadings(path: string, before: string | null, after: string): Layer0Hit[] {
+  if (before !== null) {
+    // No heading or fence changed: the headings, their parents and so their duplicates are what they were.
+    const r = changedRegion(before, after);
+    if (!HEADING_LINE.test(after.slice(r.start, r.afterEnd)) && !HEADING_LINE.test(before.slice(r.start, r.beforeEnd))) return [];
+  }
   const now = headings(after);
   const counts = new Map<string, Heading[]>();
   for (const h of now) counts.set(h.key, [...(counts.get(h.key) ?? []), h]);
@@ -211,20 +218,32 @@ const flat = (text: string, p: { index: number; end: number }): string => text.s
 /** Paragraphs of 20 words or more that repeat another (simhash similarity ≥ 0.85), one of them written by the fix. */
 export function noTextLoop(path: string, before: string | null, after: string): Layer0Hit[] {
   const region = before === null ? { start: 0, beforeEnd: 0, afterEnd: after.length } : changedRegion(before, after);
-  const all = paragraphHashes(after, LOOP_MIN_WORDS);
+  // The paragraphs around the change first (from the blank line before it to the one after it): only a
+  // fresh one there can start a loop, and most fixes write none of 20 words.
+  const from = before === null ? 0 : after.lastIndexOf('\n\n', Math.max(0, region.start - 1)) + 1;
+  const next = after.indexOf('\n\n', region.afterEnd);
+  const to = before === null || next === -1 ? after.length : next;
+  const near = paragraphHashes(after, LOOP_MIN_WORDS, from, to);
   // New: a paragraph in the changed region whose text is not among the region's paragraphs before the fix
   // (outside the region both sides are the same text).
   const old = new Map<string, number>();
   if (before !== null) for (const p of paragraphRanges(before, region.start, region.beforeEnd)) old.set(flat(before, p), (old.get(flat(before, p)) ?? 0) + 1);
-  const fresh = all.map((p) => {
-    if (p.end <= region.start || p.index >= region.afterEnd) return false;
-    if (before === null) return true;
-    const key = flat(after, p);
-    const left = old.get(key) ?? 0;
-    if (left > 0) old.set(key, left - 1);
-    return left === 0;
-  });
-  if (!fresh.some(Boolean)) return [];
+  const freshAt = new Set<number>();
+  for (const p of near) {
+    if (p.end <= region.start || p.index >= region.afterEnd) continue;
+    if (before !== null) {
+      const key = flat(after, p);
+      const left = old.get(key) ?? 0;
+      if (left > 0) {
+        old.set(key, left - 1);
+        continue;
+      }
+    }
+    freshAt.add(p.index);
+  }
+  if (freshAt.size === 0) return [];
+  const all = from === 0 && to === after.length ? near : paragraphHashes(after, LOOP_MIN_WORDS);
+  const fresh = Uint8Array.from(all, (p) => (freshAt.has(p.index) ? 1 : 0));
   // Candidate pairs through the bands; each fresh paragraph is reported once, with the one it repeats.
   // Each bucket keeps its latest PER_BUCKET members in a ring.
   const repeats = new Map<number, { other: number; percent: number }>();
