@@ -117,6 +117,11 @@ describe('the baseline', () => {
       ['failed', 'failed', false],
     ]);
     expect(after.findings).toEqual([]);
+    // The next R1 prompt names the hooks' own reports on that fix.
+    const r1 = (await loop.stop()).stdout?.hookSpecificOutput?.additionalContext as string;
+    expect(r1).toContain(
+      "The hooks checked that fix themselves (the project's checks: .agents/tmp/phases/review-1/checks.json; Layer-0: .agents/tmp/phases/review-1/layer0.json); their findings join this verdict on their own: do not report them again.",
+    );
     // The next review is clean and the pre-existing failure does not hold DONE back.
     await loop.reviewRound(2, allClean());
     expect(loop.dir.readJson(verdictFile(2))).toMatchObject({ next: 'DONE', gate: { reviewClean: true, checksPassing: true, layer0Clean: true } });
