@@ -533,7 +533,7 @@ export function stopReasonText(reason: string | null): string {
 export const refuse = {
   badArgs: (problem: string): string => `${PREFIX} ${truncate(problem, 200)}. ${USAGE}. Nothing was started; fix the command and send it again.`,
   badConfig: (file: string, problems: readonly string[]): string =>
-    `${PREFIX} ${file} is not valid: ${problems.map((p) => truncate(p, 300)).join('; ')}. Nothing was started; fix ${file} (its schema is schema/minions-config.schema.json in the plugin) and send the command again.`,
+    `${PREFIX} ${file} is not valid: ${problems.map((p) => truncate(p, 300)).join('; ')}. Nothing was started; fix ${file} (its JSON Schema: schema/minions-config.schema.json in the minions repository) and send the command again.`,
   busy: (state: State, minutesAgo: number): string =>
     `${PREFIX} another session's review loop is running in this project (${state.currentPhase}, ${iterationText(state)}, "${truncate(state.task, 60)}", updated ${minutesAgo} min ago). ` +
     'Wait for it to finish, run /minions:cancel in that session, or take over with /minions:review --force <task>.',

@@ -17,8 +17,9 @@ import { absolute, changedDuringReviewFile, findingsFile, fixDeltaFile, fixSumma
 /** An aggregation that died is tried once more, then the round is stopped. */
 export const MAX_AGGREGATION_ATTEMPTS = 2;
 /**
- * An aggregation that died longer ago than this may have been killed by the host's timeout (60 s for
- * SubagentStop): computing it again would likely be killed too, so the round is stopped instead.
+ * An aggregation that died longer ago than this took longer than a hook's own work may (60 s; the rest of
+ * SubagentStop's timeout in hooks.json is the project's checks' budget, spent before the lock): computing
+ * it again would likely take as long, so the round is stopped instead.
  */
 export const AGGREGATION_TIMEOUT_MS = 55_000;
 

@@ -120,7 +120,7 @@ describe('the baseline', () => {
     // The next R1 prompt names the hooks' own reports on that fix.
     const r1 = (await loop.stop()).stdout?.hookSpecificOutput?.additionalContext as string;
     expect(r1).toContain(
-      "The hooks checked that fix themselves (the project's checks: .agents/tmp/phases/review-1/checks.json; Layer-0: .agents/tmp/phases/review-1/layer0.json); their findings join this verdict on their own: do not report them again.",
+      `The hooks checked that fix themselves (the project's checks: ${loop.root}/.agents/tmp/phases/review-1/checks.json; Layer-0: ${loop.root}/.agents/tmp/phases/review-1/layer0.json); their findings join this verdict on their own: do not report them again.`,
     );
     // The next review is clean and the pre-existing failure does not hold DONE back.
     await loop.reviewRound(2, allClean());

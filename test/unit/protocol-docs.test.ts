@@ -13,12 +13,14 @@ import { FixKind, FixStatus, FixSummary } from '../../src/review/verdict-schema'
 import {
   ROUND_FILES,
   changedDuringReviewFile,
+  checksFile,
   diffFile,
   escalationFile,
   findingsFile,
   fixDeltaFile,
   fixSummaryFile,
   fixSummaryJsonFile,
+  layer0File,
   reviewerFile,
   verdictFile,
 } from '../../src/state/paths';
@@ -31,7 +33,7 @@ const ROOT = '/home/me/shop';
 /** The round files a text names; a reviewer's own output counts as `r1-<reviewer>.json`. */
 function namesIn(text: string): Set<string> {
   const names = new Set<string>();
-  for (const [name] of text.matchAll(/\b(?:r1-<reviewer>|r[12]-[a-z-]+|diff|fix-delta|escalation)\.(?:json|md|patch)\b/g)) {
+  for (const [name] of text.matchAll(/\b(?:r1-<reviewer>|r[12]-[a-z-]+|diff|fix-delta|escalation|checks|layer0)\.(?:json|md|patch)\b/g)) {
     const reviewer = /^r1-([a-z-]+)\.json$/.exec(name)?.[1];
     names.add(reviewer && (REVIEWERS as readonly string[]).includes(reviewer) ? 'r1-<reviewer>.json' : name);
   }
@@ -80,7 +82,7 @@ const DOCS = ['commands/review.md', 'skills/review-loop/SKILL.md', 'README.md', 
 describe('the round files', () => {
   it('paths.ts defines every file of ROUND_FILES, and nothing else', () => {
     const produced = [
-      reviewerFile(7, 'critic'), verdictFile(7), changedDuringReviewFile(7), diffFile(7), fixDeltaFile(7), escalationFile(7), findingsFile(7), fixSummaryFile(7), fixSummaryJsonFile(7),
+      reviewerFile(7, 'critic'), verdictFile(7), changedDuringReviewFile(7), diffFile(7), fixDeltaFile(7), escalationFile(7), findingsFile(7), fixSummaryFile(7), fixSummaryJsonFile(7), checksFile(7), layer0File(7),
     ];
     expect(produced.every((p) => p.startsWith('.agents/tmp/phases/review-7/'))).toBe(true);
     expect(sorted(produced.flatMap((p) => [...namesIn(p)]))).toEqual(sorted(Object.keys(ROUND_FILES)));
