@@ -26,6 +26,7 @@ export const REVIEW_FLAGS = {
   'max-critical': { kind: 'number', min: 0, max: 1000, whole: true },
   'stuck-rounds': { kind: 'number', min: 1, max: 20, whole: true },
   'fixpoint-similarity': { kind: 'number', min: 0.5, max: 1, whole: false },
+  'max-tokens': { kind: 'number', min: 1, max: 1_000_000_000_000, whole: true },
 } as const satisfies Record<string, Flag>;
 
 export const CANCEL_FLAGS = {
@@ -97,6 +98,7 @@ export function parseReviewArgs(rest: string): ParsedCommand {
     maxCritical: v['max-critical'] ?? DEFAULT_RULES.maxCritical,
     stuckRounds: v['stuck-rounds'] ?? DEFAULT_RULES.stuckRounds,
     similarity: v['fixpoint-similarity'] ?? DEFAULT_RULES.similarity,
+    maxTokens: v['max-tokens'] ?? DEFAULT_RULES.maxTokens,
   };
   return { ok: true, command: { kind: 'review', task, maxIterations: v['max-iterations'] ?? DEFAULT_MAX_ITERATIONS, force: v.force === true, rules } };
 }

@@ -4,7 +4,9 @@ import type { Command } from './args';
 import type { FixRound } from '../review/classes';
 import type { Sources } from '../review/grounding';
 import type { Verdict } from '../review/verdict-schema';
-import type { State } from '../state/schema';
+import type { ChecksRecord } from '../report/checks';
+import type { LoopFacts } from '../report/facts';
+import type { AgentCost, State } from '../state/schema';
 
 /** A hook-owned file that does not hold what the hooks wrote, or a state that breaks its invariants. */
 export interface Tamper {
@@ -28,6 +30,8 @@ export type Effect =
   | { type: 'mkdir'; path: string }
   /** Before the new state is saved: moves any state file and phases/ into the archive (into: null → the shell names it). */
   | { type: 'archive-previous'; into: string | null }
+  /** REPORT.md for the loop as it will be saved: the runner renders it into a 'write' before the save. */
+  | { type: 'write-report' }
   /** After the state is saved: moves the state file (and phases/ when asked) into archive/<into>/. */
   | { type: 'archive-run'; into: string; phases: boolean }
   /** Keeps a recorded review's text in the hooks' record, under its sha256 (ReviewerRun.frozen). */
@@ -74,6 +78,12 @@ interface Base {
   sessionId: string;
   now: string;
 }
+
+/** What a subagent's run cost so far, read from its transcript (agent_transcript_path). */
+export interface CostReading {
+  agentId: string;
+  cost: AgentCost;
+}
 export type Event =
   | (Base & { kind: 'command'; command: Command; head: string | null; changedFiles: string[]; root?: string | null; tree?: string | null; patches?: RoundPatches })
   | (Base & { kind: 'prompt'; changedFiles: string[] })
@@ -86,6 +96,7 @@ export type Event =
       message: string | null;
       /** The project files its review names. */
       sources: Sources;
+      cost?: CostReading | null;
     })
   /** The round's verdict, once every review is recorded: the shell observed what the aggregation needs. */
   | (Base & {
@@ -107,6 +118,8 @@ export type Event =
       changedDuringReview?: { files: string[]; patch: string } | null;
       /** Taken with the tree: the next round's diff.patch, should this round go straight to another review. */
       patches?: RoundPatches;
+      /** This round's `checks.json`, when there is one, for its REVIEW.md. */
+      checks?: ChecksRecord | null;
     })
   | (Base & {
       kind: 'fixer-stop';
@@ -118,10 +131,14 @@ export type Event =
       patches?: RoundPatches;
       /** This round's verdict (its finding classes and their history); null when unreadable. */
       verdict?: Verdict | null;
+      cost?: CostReading | null;
+      /** This round's `checks.json`, when there is one, for its REVIEW.md. */
+      checks?: ChecksRecord | null;
     })
   /** The lock's previous holder died while aggregating (r1.aggregation was still set). */
   | (Base & { kind: 'aggregation-died' })
   /** The loaded state (or another hook-owned file) is not what the hooks wrote. */
   | (Base & { kind: 'tampered'; problems: Tamper[] })
-  | (Base & { kind: 'stop'; running: string[]; changedFiles: string[] });
+  /** facts: taken when the loop has ended, for the outcome line. */
+  | (Base & { kind: 'stop'; running: string[]; changedFiles: string[]; facts?: LoopFacts | null });
 

@@ -7,8 +7,10 @@ import { describeZodError } from '../review/reviewer-output';
 import { similarity } from '../review/simhash';
 import { FixSummary } from '../review/verdict-schema';
 import * as msg from '../messages';
+import { overBudget } from '../report/cost';
+import { renderReviewReport } from '../report/review-md';
 import type { State } from '../state/schema';
-import { absolute, fixSummaryFile, fixSummaryJsonFile, reviewDir } from '../state/paths';
+import { absolute, fixSummaryFile, fixSummaryJsonFile, reviewDir, reviewReportFile } from '../state/paths';
 
 export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-stop' }>): Outcome {
   if (state.currentPhase !== 'R2') return { state, effects: [] };
@@ -42,6 +44,10 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
     ...(event.summaryJson !== null ? [{ type: 'pin' as const, path: fixSummaryJsonFile(n), content: event.summaryJson }] : []),
   ];
   const escalation = escalationAfterFix(finished, event.verdict ?? null, answers.summary);
+  // The round's REVIEW.md gains the fixer's answers.
+  const report: Effect[] = event.verdict
+    ? [{ type: 'write', path: reviewReportFile(n), content: renderReviewReport({ verdict: event.verdict, answers: answers.summary, fix: hasSummary ? 'complete' : 'no_summary', checks: event.checks ?? null }) }]
+    : [];
 
   // Seed 000's fixpoint: two consecutive fix summaries that say the same thing about the same findings
   // end the loop. Rounds that fixed different findings may read alike without repeating anything.
@@ -59,7 +65,21 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
       stopDetail: `the fix summaries of rounds ${n - 1} and ${n} are ${percent}% similar: the fixer is repeating itself`,
       openIssues: state.openIssues,
     };
-    return { state: stopped, effects: [...pins, { type: 'notify', text: msg.notify.fixRepeated(n, stopped) }] };
+    return { state: stopped, effects: [...pins, ...report, { type: 'write-report' }, { type: 'notify', text: msg.notify.fixRepeated(n, stopped) }] };
+  }
+  // Seed 000's repair budget: no new review once the tokens reach it.
+  const over = overBudget(finished);
+  if (over) {
+    const open = event.verdict?.findings.filter((f) => f.toFixer) ?? [];
+    const stopped: State = {
+      ...finished,
+      status: 'stopped',
+      currentPhase: 'STOPPED',
+      stopReason: 'budget',
+      stopDetail: msg.budgetDetail(over.spent, over.budget, `review ${n + 1}`),
+      openIssues: open.slice(0, 20).map((f) => ({ severity: f.severity, file: f.file, line: f.line, description: f.description })),
+    };
+    return { state: stopped, effects: [...pins, ...report, { type: 'write-report' }, { type: 'notify', text: msg.notify.budgetSpent(n, stopped) }] };
   }
   const round = startRound(advanceIteration(finished, event.now), event.patches, escalation);
   const next = round.state;
@@ -67,6 +87,7 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
     state: next,
     effects: [
       ...pins,
+      ...report,
       { type: 'mkdir', path: reviewDir(next.iteration) },
       ...round.effects,
       { type: 'notify', text: tally ? msg.notify.fixDone(n, next, tally) : msg.notify.fixNoSummary(n, next) },

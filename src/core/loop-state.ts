@@ -27,6 +27,7 @@ export function newIteration(iteration: number, now: string, reviewStart: string
     changedDuringReview: [],
     patches: { diff: null, fixDelta: null },
     escalated: [],
+    cost: {},
   };
 }
 

@@ -6,6 +6,9 @@ import { reviewerStopObservation } from '../shell/observe-round';
 import { fixEndObservation } from '../shell/observe-tree';
 import { SubagentStopPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
+import { readChecks } from '../shell/observe-checks';
+import { PHASES_DIR } from '../state/paths';
+import { readAgentCost } from '../shell/transcript';
 
 await runHook({
   name: 'on-subagent-stop',
@@ -18,11 +21,16 @@ await runHook({
     const state = stateOf(ctx.load());
     if (!state || state.sessionId !== payload.session_id || !isActive(state)) return [];
     const sessionId = payload.session_id;
+    // What the agent cost so far, from the transcript the host wrote for it.
+    const cost = readAgentCost(payload);
     return ctx.transact((l) => {
       const current = stateOf(l);
       if (!current) return null;
-      if (fixer) return { kind: 'fixer-stop', sessionId, now: ctx.now, ...fixerObservations(ctx.root, current.iteration), ...fixEndObservation(ctx.root, current), verdict: readVerdict(ctx.root, current.iteration) };
-      return { kind: 'reviewer-stop', sessionId, now: ctx.now, reviewer: reviewer!, ...reviewerStopObservation(ctx.root, current, reviewer!, payload.last_assistant_message ?? null) };
+      if (fixer) {
+        const checks = readChecks(ctx.root, `${PHASES_DIR}/`, current.iteration);
+        return { kind: 'fixer-stop', sessionId, now: ctx.now, ...fixerObservations(ctx.root, current.iteration), ...fixEndObservation(ctx.root, current), verdict: readVerdict(ctx.root, current.iteration), cost, checks };
+      }
+      return { kind: 'reviewer-stop', sessionId, now: ctx.now, reviewer: reviewer!, ...reviewerStopObservation(ctx.root, current, reviewer!, payload.last_assistant_message ?? null), cost };
     });
   },
 });

@@ -5,9 +5,10 @@ import type { Event } from '../core/events';
 import { currentIteration } from '../core/loop-state';
 import { extractJsonFromMessage } from '../review/reviewer-output';
 import { sha256 } from '../state/digest';
-import { reviewerFile } from '../state/paths';
+import { PHASES_DIR, reviewerFile } from '../state/paths';
 import type { State } from '../state/schema';
 import { readDeclines, readFixRounds, readHistory, readOrNull, readSources } from './observe';
+import { readChecks } from './observe-checks';
 import { reviewEndObservation } from './observe-tree';
 import { frozenText, type Store } from './store';
 
@@ -50,6 +51,7 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
     history: readHistory(store.root, n),
     declines: readDeclines(store.root, n),
     fixes: readFixRounds(store.root, n),
+    checks: readChecks(store.root, `${PHASES_DIR}/`, n),
     ...reviewEndObservation(store.root, state),
   };
 }

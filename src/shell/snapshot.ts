@@ -170,3 +170,14 @@ export function restorePaths(root: string, tree: string, paths: readonly string[
   }
   return result;
 }
+
+/** True when the repository still holds this tree (unreferenced snapshots are pruned by `git gc` in time). */
+export function hasTree(root: string, tree: string): boolean {
+  if (!SHA.test(tree)) return false;
+  return gitIn(root)(['cat-file', '-e', `${tree}^{tree}`]) !== null;
+}
+
+/** The project root's path inside its repository ('' or ending in '/'), or null outside git. */
+export function repoPrefix(root: string): string | null {
+  return repoOf(root)?.prefix ?? null;
+}

@@ -71,6 +71,24 @@ export const VerdictSummary = Counts.extend({
 });
 export type VerdictSummary = z.infer<typeof VerdictSummary>;
 
+/** Tokens the host recorded for one agent's model calls (its transcript), by kind. */
+export const Tokens = z.object({
+  input: z.number().int().nonnegative(),
+  output: z.number().int().nonnegative(),
+  cacheCreation: z.number().int().nonnegative(),
+  cacheRead: z.number().int().nonnegative(),
+});
+export type Tokens = z.infer<typeof Tokens>;
+
+/** What one agent run cost; null figures are unknown (no readable transcript), never guessed. */
+export const AgentCost = z.object({
+  agent: z.string(),
+  tokens: Tokens.nullable(),
+  /** First to last entry of its transcript. */
+  wallMs: z.number().int().nonnegative().nullable(),
+});
+export type AgentCost = z.infer<typeof AgentCost>;
+
 export const IterationRecord = z.object({
   iteration: z.number().int().positive(),
   startedAt: z.string(),
@@ -102,6 +120,8 @@ export const IterationRecord = z.object({
   patches: z.object({ diff: PatchNote.nullable(), fixDelta: PatchNote.nullable() }).default({ diff: null, fixDelta: null }),
   /** Finding classes this round's critic is asked to diagnose (escalation.json). */
   escalated: z.array(z.object({ class: z.string(), reason: EscalationReason })).default([]),
+  /** The agents of this round by agent id (the latest reading of each one's transcript). */
+  cost: z.record(z.string(), AgentCost).default({}),
 });
 export type IterationRecord = z.infer<typeof IterationRecord>;
 
@@ -128,8 +148,14 @@ export const State = z.object({
   stopDetail: z.string().nullable().default(null),
   /** Thresholds of the stop rules, set by flags of /minions:review. */
   rules: z
-    .object({ maxCritical: z.number().int().nonnegative(), stuckRounds: z.number().int().positive(), similarity: z.number().min(0).max(1) })
-    .default({ maxCritical: 5, stuckRounds: 3, similarity: 0.95 }),
+    .object({
+      maxCritical: z.number().int().nonnegative(),
+      stuckRounds: z.number().int().positive(),
+      similarity: z.number().min(0).max(1),
+      /** budget: no new round starts once the agents' tokens reach this; null = no budget. */
+      maxTokens: z.number().int().positive().nullable().default(null),
+    })
+    .default({ maxCritical: 5, stuckRounds: 3, similarity: 0.95, maxTokens: null }),
   /** Consecutive Stop blocks without progress, keyed by a digest of the progress made so far. */
   stopGuard: z.object({ key: z.string(), blocks: z.number().int().nonnegative() }),
   /** The issues still open when the loop STOPPED (first 20), for the closing message. */
