@@ -44,9 +44,9 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
     ...(event.summaryJson !== null ? [{ type: 'pin' as const, path: fixSummaryJsonFile(n), content: event.summaryJson }] : []),
   ];
   const escalation = escalationAfterFix(finished, event.verdict ?? null, answers.summary);
-  // The round's REVIEW.md gains the fixer's answers.
-  const report: Effect[] = event.verdict
-    ? [{ type: 'write', path: reviewReportFile(n), content: renderReviewReport({ verdict: event.verdict, answers: answers.summary, fix: hasSummary ? 'complete' : 'no_summary', checks: event.checks ?? null }) }]
+  // The round's REVIEW.md gains the fixer's answers (from this round's verdict, not another's).
+  const report: Effect[] = event.verdict?.iteration === n
+    ? [{ type: 'write', path: reviewReportFile(n), content: renderReviewReport({ verdict: event.verdict!, answers: answers.summary, fix: hasSummary ? 'complete' : 'no_summary', checks: event.checks ?? null }) }]
     : [];
 
   // Seed 000's fixpoint: two consecutive fix summaries that say the same thing about the same findings
