@@ -47,6 +47,9 @@ beforeAll(async () => {
   loop.dir.write('src/cart.ts', FIXED_CART);
   loop.dir.write('src/a.ts', FIXED_A);
   loop.writeFixSummary(1);
+  // The project's checks after the fix, as the verification step records them (no tree named: they ran on
+  // the fixer's tree, which round 2 reviews).
+  loop.dir.write('.agents/tmp/phases/review-1/checks.json', JSON.stringify({ checks: [{ command: 'npm test', exitCode: 1, durationMs: 1200 }, { command: 'npm run lint', exitCode: 0 }] }));
   await loop.fixerStop({ transcriptPath: transcript('review-fixer.jsonl') });
   await loop.reviewRound(2, { ...allClean(), critic: reviewWithIssues('critic', [worse]) }, REVIEWER_TRANSCRIPT);
   stopped = cloneTestdir(loop.dir);
@@ -67,6 +70,7 @@ describe('a loop whose second round is worse than its first', () => {
   it('wrote REVIEW.md for each round, the first one again with the fixer’s answers', () => {
     const first = stopped.read('.agents/tmp/phases/review-1/REVIEW.md');
     expect(first).toMatch(/^# Review 1 of 2: issues found\n/);
+    expect(first).toContain('## Checks\n\n| Command | Result | Exit code | Time |\n|---|---|---|---|\n| `npm test` | failed | 1 | 1 s |\n| `npm run lint` | passed | 0 | – |');
     expect(first).toMatch(/\| `src\/cart\.ts:5` \| the loop reads one item past the end \| fixed \| – \|/);
     const second = stopped.read('.agents/tmp/phases/review-2/REVIEW.md');
     expect(second).toContain('next: STOPPED (the iteration budget is spent)');
@@ -78,6 +82,8 @@ describe('a loop whose second round is worse than its first', () => {
     expect(report).toMatch(/^# minions review loop: STOPPED after 2 review rounds\n/);
     expect(report).toContain('**Best attempt: round 1. The final tree (round 2) ranks below it: 1 critical more, 1 warning fewer open; score 0.55 against 0.90.');
     expect(report).toMatch(/```\n src\/a\.ts {4}\| 2 \+-\n src\/cart\.ts \| 2 \+-\n 2 files changed/);
+    // Checks count where a round has them: none for round 1's tree, the post-fix record for round 2's.
+    expect(report.split('\n').filter((l) => l.startsWith('| [')).map((l) => l.split(' | ')[6])).toEqual(['–', '1/2']);
     const total = 10 * tokensOf('critic.jsonl') + tokensOf('review-fixer.jsonl');
     expect(report).toContain(`${total.toLocaleString('en-US')} tokens over 11 agent runs: input`);
   });
@@ -198,7 +204,7 @@ describe('minions restore', () => {
     expect((await runCli(['restore', '7'], { cwd: dir.root })).stdout).toBe('minions: the last loop had rounds 1 to 2; there is no round 7. Nothing was restored.\n');
     expect((await runCli(['restore', 'undo'], { cwd: dir.root })).stdout).toBe('minions: there is no restore of the last loop to undo. Nothing was restored.\n');
     const list = await runCli(['restore'], { cwd: dir.root });
-    expect(list.stdout.split('\n').slice(1, 3)).toEqual(['  1: 1 open finding (1 warning), score 0.90 — best', '  2: 1 open finding (1 critical), score 0.55']);
+    expect(list.stdout.split('\n').slice(1, 3)).toEqual(['  1: 1 open finding (1 warning), score 0.90 — best', '  2: 1 open finding (1 critical), score 0.55, checks 1/2']);
   });
 
   it('works on an archived run after the Stop retired the state file', async () => {

@@ -97,6 +97,16 @@ describe('what the user reads', () => {
     expect(msg.statusReport(l.state, LATER, OWNER, '.agents/tmp/phases/', facts)).toMatchSnapshot();
   });
 
+  it('/minions:status of a running loop: the best round so far and how the latest review compares', () => {
+    const l = loopOf([{ reports: { pedant: [F.format] }, fix: 'complete' }, { reports: { pedant: [F.discount] }, fix: 'running' }]);
+    const running = { ...l.state, status: 'in_progress' as const, currentPhase: 'R2' as const };
+    const facts = loopFacts({ ...l, state: running, totalChange: null, phasesDir: '.agents/tmp/phases/' });
+    const text = msg.statusReport(running, LATER, OWNER, '.agents/tmp/phases/', facts);
+    expect(text).toContain('Best so far: round 1 (round 2 ranks below it: 1 critical more, 1 warning fewer open; score 0.55 against 0.90).');
+    expect(text).toContain('Cost so far: no agent runs recorded.');
+    expect(text).not.toContain('Report:');
+  });
+
   it('refusals say what to do next', () => {
     const state = stateBuilder().build();
     const texts = [
