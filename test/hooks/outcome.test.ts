@@ -24,6 +24,8 @@ const tokensOf = (name: string) => EXPECTED[name]!.input + EXPECTED[name]!.outpu
 /** The fixer's round-1 change: the off-by-one "fixed" by a wrong bound, and src/a.ts touched too. */
 const FIXED_CART = CHANGED['src/cart.ts']!.replace('i <= items.length', 'i < items.length - 1');
 const FIXED_A = 'export const a = 3;\n';
+/** A file the fixer created: round 1's tree does not have it. */
+const HELPER = 'export const lastIndex = (n: number) => n - 1;\n';
 const worse: Issue = {
   severity: 'critical',
   category: 'off-by-one',
@@ -46,6 +48,7 @@ beforeAll(async () => {
   await loop.dispatch('minions:review-fixer');
   loop.dir.write('src/cart.ts', FIXED_CART);
   loop.dir.write('src/a.ts', FIXED_A);
+  loop.dir.write('src/helper.ts', HELPER);
   loop.writeFixSummary(1);
   // The project's checks after the fix, as the verification step records them (no tree named: they ran on
   // the fixer's tree, which round 2 reviews).
@@ -81,7 +84,7 @@ describe('a loop whose second round is worse than its first', () => {
     const report = stopped.read('.agents/tmp/phases/REPORT.md');
     expect(report).toMatch(/^# minions review loop: STOPPED after 2 review rounds\n/);
     expect(report).toContain('**Best attempt: round 1. The final tree (round 2) ranks below it: 1 critical more, 1 warning fewer open; score 0.55 against 0.90.');
-    expect(report).toMatch(/```\n src\/a\.ts {4}\| 2 \+-\n src\/cart\.ts \| 2 \+-\n 2 files changed/);
+    expect(report).toMatch(/```\n src\/a\.ts {6}\| 2 \+-\n src\/cart\.ts {3}\| 2 \+-\n src\/helper\.ts \| 1 \+\n 3 files changed/);
     // Checks count where a round has them: none for round 1's tree, the post-fix record for round 2's.
     expect(report.split('\n').filter((l) => l.startsWith('| [')).map((l) => l.split(' | ')[6])).toEqual(['–', '1/2']);
     const total = 10 * tokensOf('critic.jsonl') + tokensOf('review-fixer.jsonl');
@@ -152,9 +155,12 @@ describe('minions restore', () => {
 
     const r = await runCommandLine('restore', '1', { cwd: dir.root, sessionId: SESSION });
     expect(r).toMatchObject({ code: 0, stderr: '' });
-    expect(r.stdout).toMatch(/^minions: restored round 1's files: 2 files written \(src\/a\.ts, src\/cart\.ts\)\. The project as it was is saved as snapshot [0-9a-f]{12}: \/minions:restore undo/);
+    expect(r.stdout).toMatch(
+      /^minions: restored round 1's files: 2 files written \(src\/a\.ts, src\/cart\.ts\), 1 file deleted \(src\/helper\.ts\)\. The project as it was is saved as snapshot [0-9a-f]{12}: \/minions:restore undo/,
+    );
     expect(dir.read('src/cart.ts')).toBe(CHANGED['src/cart.ts']);
     expect(dir.read('src/a.ts')).toBe(CHANGED['src/a.ts']);
+    expect(dir.exists('src/helper.ts')).toBe(false);
     expect(untouched(dir)).toEqual(before);
 
     expect((await runCli(['restore', '1'], { cwd: dir.root })).stdout).toBe("minions: the files the loop changed are already as in round 1's files; nothing to do.\n");
@@ -162,6 +168,7 @@ describe('minions restore', () => {
     expect(undo.code).toBe(0);
     expect(dir.read('src/cart.ts')).toBe(FIXED_CART);
     expect(dir.read('src/a.ts')).toBe(FIXED_A);
+    expect(dir.read('src/helper.ts')).toBe(HELPER);
     expect(untouched(dir)).toEqual(before);
     // An undo is a restore too: undoing it again goes back to round 1.
     await runCli(['restore', 'undo'], { cwd: dir.root });
