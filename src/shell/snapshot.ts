@@ -73,6 +73,11 @@ export function snapshotTree(root: string): string | null {
     fs.mkdirSync(dir, { recursive: true });
     try {
       fs.copyFileSync(shared, mine);
+      // git trusts a cached entry only when the file is older than the index file (racy-git): the copy
+      // must keep the index's own time, or a file rewritten with the same size just after the last
+      // snapshot keeps its old blob.
+      const { atime, mtime } = fs.statSync(shared);
+      fs.utimesSync(mine, atime, mtime);
     } catch {
       // first snapshot: start from an empty index
     }
