@@ -11,7 +11,7 @@ export function onStop(state: State, event: Extract<Event, { kind: 'stop' }>): O
   if (!isActive(state)) {
     // DONE, STOPPED or CANCELLED: say so once, then retire the state file so idle hooks cost nothing.
     // The shell reads the facts from the phase files; without them the state alone still names the essentials.
-    const facts = event.facts ?? loopFacts({ state, verdicts: [], answers: [], checks: [], totalChange: null, phasesDir: `${PHASES_DIR}/` });
+    const facts = event.facts ?? loopFacts({ state, verdicts: [], checks: [], totalChange: null, phasesDir: `${PHASES_DIR}/` });
     return { state, effects: [{ type: 'notify', text: msg.outcome(state, facts) }, { type: 'archive-run', into: state.runId, phases: false }] };
   }
   const phaseAgents = state.currentPhase === 'R1' ? REVIEWERS.map((r) => `minions:${r}`) : [FIXER_TYPE];

@@ -4,7 +4,7 @@
  * /minions:status and `minions status --json` all render these same facts. Pure.
  */
 import { REPORT_NAME } from '../state/paths';
-import type { FixSummary, MergedFinding, Verdict } from '../review/verdict-schema';
+import type { EscalationOutcome, MergedFinding, Verdict } from '../review/verdict-schema';
 import type { Counts, IterationRecord, State } from '../state/schema';
 import { loopCost, roundCost, type CostTotal } from './cost';
 import { bestStanding, gapBelow, type ChecksTally, type Gap, type Standing } from './rank';
@@ -65,10 +65,11 @@ export interface LoopFacts {
     /** Set when the final tree ranks below the best round. */
     gap: Gap | null;
   };
-  /** The last reviewed round's open and contested findings; escalations from every round. */
+  /** The last reviewed round's open and contested findings. */
   open: FindingFact[];
   contested: FindingFact[];
-  escalated: (FindingFact & { reason: string })[];
+  /** Finding classes escalated to the critic (seed 003), each as its latest round had it, with the diagnosis. */
+  escalated: (EscalationOutcome & { round: number })[];
   ungrounded: number;
   /** `git diff --stat` from the loop's base tree to its final tree; null outside git. */
   totalChange: string | null;
@@ -80,8 +81,6 @@ export interface FactsInput {
   state: State;
   /** Each round's verdict (index 0 = round 1); null where the file is missing or unreadable. */
   verdicts: readonly (Verdict | null)[];
-  /** The fixer's answers per round. */
-  answers: readonly (FixSummary | null)[];
   checks: readonly (ChecksTally | null)[];
   totalChange: string | null;
   /** Where this run's phases are, relative to the project, ending in '/'. */
@@ -145,14 +144,8 @@ export function loopFacts(input: FactsInput): LoopFacts {
 
   const lastVerdictRound = [...state.iterations].reverse().find((it) => it.verdict !== null)?.iteration ?? null;
   const lastVerdict = lastVerdictRound ? (input.verdicts[lastVerdictRound - 1] ?? null) : null;
-  const escalated = input.answers.flatMap((answers, i) =>
-    (answers?.fixes ?? [])
-      .filter((a) => String(a.status) === 'escalate')
-      .flatMap((a) => {
-        const finding = input.verdicts[i]?.findings.find((f) => f.fingerprint === a.fingerprint);
-        return finding ? [{ ...factOf(i + 1, finding), reason: a.reason ?? '' }] : [];
-      }),
-  );
+  const escalated = new Map<string, EscalationOutcome & { round: number }>();
+  for (const v of input.verdicts) for (const e of v?.escalations ?? []) escalated.set(e.class, { ...e, round: v!.iteration });
   return {
     runId: state.runId,
     task: state.task,
@@ -173,7 +166,7 @@ export function loopFacts(input: FactsInput): LoopFacts {
     },
     open: lastVerdict ? lastVerdict.findings.filter((f) => f.toFixer).map((f) => factOf(lastVerdictRound!, f)) : [],
     contested: lastVerdict ? lastVerdict.findings.filter((f) => f.status === 'CONTESTED').map((f) => factOf(lastVerdictRound!, f)) : [],
-    escalated,
+    escalated: [...escalated.values()],
     ungrounded: lastVerdict ? lastVerdict.findings.filter((f) => f.grounding.status === 'ungrounded').length : 0,
     totalChange: input.totalChange,
     cost: { ...loopCost(state), budget: state.rules.maxTokens },

@@ -81,8 +81,12 @@ export function renderLoopReport(facts: LoopFacts): string {
   out.push('', '## Escalated', '');
   const structural = facts.stopReason === 'stuck_issue' || facts.stopReason === 'structural_rework_needed';
   if (facts.escalated.length === 0 && !structural) out.push('Nothing escalated.');
-  if (structural && facts.stopDetail) out.push(`The loop stopped for structural work: ${inline(facts.stopDetail, 400)}.`);
-  for (const e of facts.escalated) out.push(`${findingLine(e)} — escalated in round ${e.round}${e.reason ? `: ${inline(e.reason, 240)}` : ''}`);
+  if (structural && facts.stopDetail) out.push(`The loop stopped for structural work: ${inline(facts.stopDetail, 400)}.`, '');
+  for (const e of facts.escalated) {
+    const why = e.reason === 'fixer_escalated' ? `the fixer escalated it${e.fixerReason ? `: ${inline(e.fixerReason, 200)}` : ''}` : `open after fix rounds ${e.attempts.join(', ')}`;
+    out.push(`- class ${code(e.class)} (${inline(e.category, 40)}, ${e.sites.slice(0, 5).map((s) => code(s)).join(', ')}): ${why}; ${e.open ? 'still open' : 'gone'} in round ${e.round}.`);
+    out.push(e.diagnosis ? `  The critic's diagnosis: ${inline(e.diagnosis.rootCause, 300)} Fix: ${inline(e.diagnosis.fix, 300)} (${e.diagnosis.recommend}).` : '  The critic gave no diagnosis.');
+  }
 
   out.push('', '## Total change', '');
   if (facts.totalChange === null) out.push('Unknown: the project is not a git repository, so no snapshots were taken.');

@@ -75,7 +75,6 @@ export function gatherFacts(root: string, run: RunFiles, pending: Pending = NONE
   return loopFacts({
     state: run.state,
     verdicts: readVerdicts(root, run, pending),
-    answers: readAnswers(root, run, pending),
     checks: roundChecks(root, run),
     totalChange: totalChange(root, run.state),
     phasesDir: run.phasesDir,

@@ -52,18 +52,29 @@ describe('loop facts', () => {
     expect(facts.best).toBe(1);
   });
 
-  it('contested, ungrounded and escalated findings are told apart from the open ones', () => {
+  it('contested and ungrounded findings are told apart from the open ones', () => {
     const first = loopOf([{ reports: { pedant: [F.format] } }]).verdicts[0]!;
     const fp = first.findings[0]!.fingerprint;
     const facts = factsOf([
-      { reports: { pedant: [F.format], critic: [F.swallowed] }, fix: 'complete', answers: (open) => ({ fixes: open.map((f) => ({ fingerprint: f.fingerprint, status: f.fingerprint === fp ? 'declined' : ('escalate' as never), reason: 'same root cause' })), patterns: [] }) },
+      {
+        reports: { pedant: [F.format], critic: [F.swallowed] },
+        fix: 'complete',
+        answers: (open) => ({ fixes: open.map((f) => ({ fingerprint: f.fingerprint, status: f.fingerprint === fp ? ('declined' as const) : ('fixed' as const), reason: 'two decimals is the house style' })), patterns: [] }),
+      },
       { reports: { pedant: [F.format], witness: [F.ghost] }, declines: { [fp]: 2 } },
     ]);
     expect(facts.contested.map((f) => [f.fingerprint, f.status])).toEqual([[fp, 'CONTESTED']]);
     expect(facts.open).toEqual([]);
     expect(facts.ungrounded).toBe(1);
-    expect(facts.escalated).toEqual([expect.objectContaining({ round: 1, file: 'src/config.js', reason: 'same root cause' })]);
     expect(facts.rounds[1]).toMatchObject({ contested: 1, ungrounded: 1, open: { total: 0 } });
+  });
+
+  it('escalated classes come from the verdicts, each as the latest round that escalated it had it', () => {
+    const loop = loopOf([{ reports: { pedant: [F.format] }, fix: 'complete' }, { reports: { pedant: [F.format] }, fix: 'complete' }, { reports: { pedant: [F.format] } }]);
+    const escalation = { class: 'c1', reason: 'repeated' as const, category: 'correctness', sites: ['src/price.js:8'], attempts: [1, 2], fixerReason: null, open: true, diagnosis: null };
+    const verdicts = [loop.verdicts[0]!, { ...loop.verdicts[1]!, escalations: [escalation] }, { ...loop.verdicts[2]!, escalations: [{ ...escalation, diagnosis: { class: 'c1', rootCause: 'cents and units are mixed', fix: 'one Money type', recommend: 'structural' as const } }] }];
+    const facts = loopFacts({ ...loop, verdicts, totalChange: null, phasesDir: PHASES });
+    expect(facts.escalated).toEqual([{ ...escalation, round: 3, diagnosis: { class: 'c1', rootCause: 'cents and units are mixed', fix: 'one Money type', recommend: 'structural' } }]);
   });
 
   it('cost per round and in total: unknown transcripts are counted as unknown, never as tokens', () => {
@@ -81,9 +92,9 @@ describe('loop facts', () => {
   });
 
   it('a running loop: the unreviewed round is listed, the best so far named, the elapsed time of each round measured', () => {
-    const { state, verdicts, answers, checks } = loopOf([{ reports: { pedant: [F.format] }, fix: 'complete' }, { reports: {} }]);
+    const { state, verdicts, checks } = loopOf([{ reports: { pedant: [F.format] }, fix: 'complete' }, { reports: {} }]);
     const running = { ...state, status: 'in_progress' as const, currentPhase: 'R1' as const, iterations: [state.iterations[0]!, { ...state.iterations[1]!, verdict: null, trees: { ...state.iterations[1]!.trees, reviewEnd: null } }] };
-    const facts = loopFacts({ state: running, verdicts: [verdicts[0]!, null], answers, checks, totalChange: null, phasesDir: PHASES });
+    const facts = loopFacts({ state: running, verdicts: [verdicts[0]!, null], checks, totalChange: null, phasesDir: PHASES });
     expect(facts.rounds.map((r) => [r.round, r.reviewed, r.tree, r.elapsedMs])).toEqual([
       [1, true, 'tree-1', 10 * 60_000],
       [2, false, 'fix-1', 7 * 60_000],

@@ -150,7 +150,7 @@ describe('what the user reads', () => {
     const failed = stateBuilder({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'aggregation_failed', stopDetail: msg.aggregationFailedDetail(1, 2, false) }).build();
     const texts = [
       msg.notify.tampered(stopped),
-      msg.outcome(stopped, loopFacts({ state: stopped, verdicts: [], answers: [], checks: [], totalChange: null, phasesDir: '.agents/tmp/phases/' })),
+      msg.outcome(stopped, loopFacts({ state: stopped, verdicts: [], checks: [], totalChange: null, phasesDir: '.agents/tmp/phases/' })),
       msg.notify.tamperedAfterEnd(stateBuilder({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'max_iterations' }).build(), problems.slice(1, 2)),
       msg.notify.tamperedArchived([{ file: '.agents/tmp/state.json', problem: 'added' }]),
       msg.notify.cancelledTampered(problems.slice(0, 1)),

@@ -114,7 +114,7 @@ describe('the reports as effects', () => {
 
   it('the outcome at Stop renders the facts the shell gathered: best round, cost and the report’s path', () => {
     const state = stateBuilder({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'max_iterations' }).build();
-    const facts = { ...loopFacts({ state, verdicts: [], answers: [], checks: [], totalChange: null, phasesDir: '.agents/tmp/phases/' }), best: 1, final: { tree: 't2', reviewedRound: 2, gap: { round: 2, best: 1, findings: { critical: 1, warning: 0, info: 0 }, checks: null, score: { round: 0.55, best: 1 } } } };
+    const facts = { ...loopFacts({ state, verdicts: [], checks: [], totalChange: null, phasesDir: '.agents/tmp/phases/' }), best: 1, final: { tree: 't2', reviewedRound: 2, gap: { round: 2, best: 1, findings: { critical: 1, warning: 0, info: 0 }, checks: null, score: { round: 0.55, best: 1 } } } };
     const out = transition({ kind: 'ok', state }, { ...stop(), facts } as Event);
     expect(find(out.effects, 'notify')!.text.split('\n').slice(-2)).toEqual([
       '  Best attempt: round 1. The final tree (round 2) ranks below it: 1 critical more open; score 0.55 against 1.00. /minions:restore 1 (or `minions restore 1`) puts its files back.',

@@ -122,6 +122,15 @@ describe('REPORT.md', () => {
     expect(section('Cost')).toContain('26,320 tokens over 4 agent runs (1 unknown: no readable transcript): input 16,400, output 720, cache write 1,200, cache read 8,000.');
   });
 
+  it('an escalated class: why, where, and the critic’s diagnosis', () => {
+    const escalated = { ...facts, escalated: [{ class: 'c1c1c1c1c1c1', reason: 'fixer_escalated' as const, category: 'correctness', sites: ['src/price.js:3', 'src/price.js:8'], attempts: [1], fixerReason: 'same root cause as round 1', open: true, diagnosis: { class: 'c1c1c1c1c1c1', rootCause: 'prices mix cents and units.', fix: 'Keep cents everywhere.', recommend: 'structural' as const }, round: 2 }] };
+    const section = renderLoopReport(escalated).split('## Escalated\n')[1]!.split('\n## ')[0]!.trim();
+    expect(section).toBe(
+      '- class `c1c1c1c1c1c1` (correctness, `src/price.js:3`, `src/price.js:8`): the fixer escalated it: same root cause as round 1; still open in round 2.\n' +
+        "  The critic's diagnosis: prices mix cents and units. Fix: Keep cents everywhere. (structural).",
+    );
+  });
+
   it('a clean loop: nothing open, contested or escalated; a loop outside git says the change is unknown', () => {
     const clean = loopOf([{ reports: { pedant: [F.format] }, fix: 'complete' }, { reports: {} }]);
     const done = renderLoopReport(loopFacts({ ...clean, totalChange: null, phasesDir: PHASES }));

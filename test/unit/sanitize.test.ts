@@ -110,7 +110,7 @@ describe('where model text enters the hooks\' outputs', () => {
   it("the user's outcome lines and /minions:status", () => {
     const stopped = stateBuilder({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'stuck_issue', stopDetail: hostile }).inR2(1).build();
     const open = [{ severity: 'critical' as const, file: `src/${ESC}]0;pwned\x07a.ts`, line: 3, description: hostile }];
-    const out = msg.outcome({ ...stopped, openIssues: open }, loopFacts({ state: { ...stopped, openIssues: open }, verdicts: [], answers: [], checks: [], totalChange: null, phasesDir: '.agents/tmp/phases/' }));
+    const out = msg.outcome({ ...stopped, openIssues: open }, loopFacts({ state: { ...stopped, openIssues: open }, verdicts: [], checks: [], totalChange: null, phasesDir: '.agents/tmp/phases/' }));
     clean(out);
     expect(out).not.toMatch(/\[PHASE/);
     clean(msg.statusReport({ ...stopped, task: hostile, openIssues: open }, stopped.updatedAt, null, '.agents/tmp/phases/'));
