@@ -24,6 +24,9 @@ import { sanitize } from './core/sanitize';
 import type { Tamper } from './core/events';
 import type { CheckOutcome, CheckRun } from './checks/check-runs';
 import type { Layer0Check, Layer0Hit } from './checks/layer0';
+import type { CostTotal } from './report/cost';
+import type { LoopFacts } from './report/facts';
+import type { Gap } from './report/rank';
 
 const PREFIX = 'minions:';
 const MAX_LISTED_FILES = 40;
@@ -31,7 +34,7 @@ const MAX_LISTED_FILES = 40;
 export const MAX_TASK_IN_PROMPT = 2000;
 
 export const USAGE =
-  'Usage: /minions:review [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--check "<command>"]… [--check-timeout S] [--force] [--] <what to review>';
+  'Usage: /minions:review [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--max-tokens N] [--check "<command>"]… [--check-timeout S] [--force] [--] <what to review>';
 
 const plural = (n: number, word: string, many = `${word}s`): string => `${n} ${n === 1 ? word : many}`;
 export const countsText = (c: Counts): string =>
@@ -458,6 +461,7 @@ export const notify = {
     `the critic of review ${state.iteration} gives a structural diagnosis; ` +
     (escalated.some((e) => e.reason === 'fixer_escalated') ? 'then the loop stops for you' : 'the loop stops for you if it is still there'),
   fixRepeated: (prev: number, state: State): string => `${PREFIX} fix round ${prev} repeated the previous one → STOPPED (${stopReasonText(state.stopReason)})`,
+  budgetSpent: (prev: number, state: State): string => `${PREFIX} fix round ${prev} done → STOPPED (${stopReasonText(state.stopReason)}: ${state.stopDetail})`,
   fixNoSummary: (prev: number, state: State): string =>
     `${PREFIX} fix round ${prev} ended without a summary → R1, ${iterationText(state)} re-reviews the code as it is`,
   waiting: (state: State, agents: readonly string[]): string =>
@@ -487,25 +491,77 @@ export const notify = {
     `${PREFIX} review loop cancelled in ${state.currentPhase} (${iterationText(state)}); files archived to ${archived}`,
 };
 
-export function outcome(state: State, openIssues: readonly { severity: Severity; file: string; line: number | null; description: string }[]): string {
+export function outcome(state: State, facts: LoopFacts): string {
   const last = state.iterations[state.iterations.length - 1]!;
   const dir = reviewDir(state.iteration);
+  const closing = `  ${facts.cost.agents > 0 ? `Cost: ${costLine(facts.cost)} · ` : ''}Report: ${facts.files.report}`;
   if (state.currentPhase === 'DONE') {
     const contested = last.verdict?.contested ?? 0;
     return (
       `${PREFIX} DONE — review ${state.iteration}/${state.maxIterations} found no issues${state.iteration > 1 ? ` after ${plural(state.iteration - 1, 'fix round')}` : ''}` +
-      `${contested ? ` (${plural(contested, 'contested finding')} the fixer declined twice: see the verdict)` : ''}. Reviews: ${dir}/`
+      `${contested ? ` (${plural(contested, 'contested finding')} the fixer declined twice: see the verdict)` : ''}. Reviews: ${dir}/\n${closing}`
     );
   }
   if (state.currentPhase === 'CANCELLED') return `${PREFIX} the review loop was cancelled.`;
   const v = last.verdict;
+  const openIssues = state.openIssues;
   const head =
     `${PREFIX} STOPPED — ${stopReasonText(state.stopReason)}${state.stopDetail ? `: ${truncate(state.stopDetail, 300)}` : ''}. ` +
     (v ? `${plural(v.total, 'issue')} open (${countsText(v)}). Verdict: ${verdictFile(last.iteration)}` : `No verdict for round ${state.iteration}. Files: ${dir}/`);
   const shown = openIssues.slice(0, 5).map((i) => `  ${i.severity} ${truncate(i.file, 200)}${i.line ? `:${i.line}` : ''} — ${truncate(i.description, 100)}`);
   const more = openIssues.length > shown.length ? [`  … and ${openIssues.length - shown.length} more in the verdict`] : [];
-  return [head, ...shown, ...more].join('\n');
+  const best = bestAttemptLine(facts);
+  return [head, ...shown, ...more, ...(best ? [`  ${best}`] : []), closing].join('\n');
 }
+
+// ── The best attempt, the cost and the report ──────────────────────────────────
+
+const signed = (n: number, word: string): string => `${Math.abs(n)} ${word} ${n > 0 ? 'more' : 'fewer'}`;
+
+/** How the final tree falls short of the best round, plainly: findings, then checks, then the score. */
+export function gapText(gap: Gap): string {
+  const parts = (['critical', 'warning', 'info'] as const).filter((k) => gap.findings[k] !== 0).map((k) => signed(gap.findings[k], k));
+  const findings = parts.length ? `${parts.join(', ')} open` : 'as many open findings';
+  const checks = gap.checks
+    ? `; checks passing ${gap.checks.round.passed} of ${gap.checks.round.passed + gap.checks.round.failed} against ${gap.checks.best.passed} of ${gap.checks.best.passed + gap.checks.best.failed}`
+    : '';
+  return `${findings}${checks}; score ${gap.score.round.toFixed(2)} against ${gap.score.best.toFixed(2)}`;
+}
+
+export const restoreHint = (round: number): string => `/minions:restore ${round} (or \`minions restore ${round}\`) puts its files back`;
+
+/** The best round of a loop, for the outcome and status; null before any review finished. */
+export function bestAttemptLine(facts: LoopFacts): string | null {
+  if (facts.best === null) return null;
+  const { gap, reviewedRound } = facts.final;
+  if (gap) return `Best attempt: round ${facts.best}. The final tree (round ${gap.round}) ranks below it: ${gapText(gap)}. ${restoreHint(facts.best)}.`;
+  if (reviewedRound === null) {
+    return `Best reviewed round: ${facts.best}. The last fix round's change was never reviewed. ${restoreHint(facts.best)}.`;
+  }
+  return `Best attempt: round ${facts.best}, the final tree.`;
+}
+
+/** While the loop runs: the best round so far, and how the latest review compares. */
+export function bestSoFarLine(facts: LoopFacts): string | null {
+  if (facts.best === null) return null;
+  const { gap } = facts.final;
+  return `Best so far: round ${facts.best}${gap ? ` (round ${gap.round} ranks below it: ${gapText(gap)})` : ''}.`;
+}
+
+const count = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+/** "123,456 tokens over 11 agent runs (1 unknown)" — unknown figures are named, never estimated. */
+export function costLine(c: CostTotal): string {
+  if (c.agents === 0) return 'no agent runs recorded';
+  if (c.unknown === c.agents) return `unknown (no readable transcript for ${plural(c.agents, 'agent run')})`;
+  return `${count(c.total)} tokens over ${plural(c.agents, 'agent run')}${c.unknown ? ` (${c.unknown} unknown: no readable transcript)` : ''}`;
+}
+
+export const tokenBreakdown = (c: CostTotal): string =>
+  `input ${count(c.tokens.input)}, output ${count(c.tokens.output)}, cache write ${count(c.tokens.cacheCreation)}, cache read ${count(c.tokens.cacheRead)}`;
+
+export const budgetDetail = (spent: number, budget: number, next: string): string =>
+  `${count(spent)} tokens used of the ${count(budget)} budget before ${next}`;
 
 export function stopReasonText(reason: string | null): string {
   switch (reason) {
@@ -523,6 +579,8 @@ export function stopReasonText(reason: string | null): string {
       return "the loop's files were changed outside the hooks";
     case 'aggregation_failed':
       return 'the verdict could not be computed';
+    case 'budget':
+      return 'the token budget is spent';
     default:
       return reason ?? 'stopped';
   }
@@ -552,8 +610,13 @@ export const cli = {
     [
       'usage: minions <command> [options]',
       '',
-      '  minions status [--json]   the review loop in this project: phase, iteration, reviewers, open issues, files',
+      '  minions status [--json]   the review loop in this project: phase, iteration, reviewers, open issues, best round, cost, files',
       '  minions cancel [--force]  end this session\'s loop; --force also ends another session\'s',
+      '  minions restore [<round>|undo] [--force]',
+      '                            after a loop: put the files it changed back as round N found them, or undo the last restore;',
+      '                            alone, list the rounds; --force restores over your own edits (saved first)',
+      '  minions report [--sarif [--out FILE] [--all-rounds]]',
+      '                            write the last loop\'s REPORT.md again, or its findings as SARIF 2.1.0',
       '  minions --help, -h        this help',
       '  minions --version         the version',
     ].join('\n'),
@@ -563,6 +626,8 @@ export const cli = {
   unknownCommand: (command: string): string => `unknown command "${command}"`,
   unknownOption: (option: string, command: string | null): string => `unknown option "${option}"${command ? ` for ${command}` : ''}`,
   unexpectedArgument: (arg: string, command: string): string => `${command} takes no argument "${arg}"`,
+  needsValue: (option: string, command: string): string => `${option} of ${command} needs a value`,
+  sarifOnly: (): string => 'report takes --out and --all-rounds only with --sarif',
   version: (version: string): string => `minions ${version}`,
 };
 
@@ -597,7 +662,7 @@ const ago = (then: string, now: string): string => {
   return minutes < 1 ? 'just now' : minutes < 120 ? `${minutes} min ago` : `${Math.round(minutes / 60)} h ago`;
 };
 
-export function statusReport(state: State, now: string, sessionId: string | null, where: string): string {
+export function statusReport(state: State, now: string, sessionId: string | null, where: string, facts?: LoopFacts): string {
   const live = state.status === 'in_progress';
   const it = state.iterations[state.iterations.length - 1]!;
   const owner = sessionId && state.sessionId === sessionId ? 'this session' : `session ${state.sessionId.slice(0, 8)}`;
@@ -620,13 +685,32 @@ export function statusReport(state: State, now: string, sessionId: string | null
     const v = past.verdict;
     lines.push(`Review ${past.iteration}: ${v.total === 0 ? (v.overall === 'clean' ? 'clean' : 'invalid output, no findings') : `${plural(v.total, 'issue')} (${countsText(v)})`} — ${verdictFile(past.iteration)}` +
       (past.r2.status === 'complete' ? `; fixed, see ${fixSummaryFile(past.iteration)}` : past.r2.status === 'running' ? '; fixer running' : ''));
+    const round = facts?.rounds.find((r) => r.round === past.iteration);
+    if (round) lines.push(`  ${roundLine(round)}`);
   }
   if (state.currentPhase === 'STOPPED' && state.openIssues.length) {
     lines.push('Open issues:', ...state.openIssues.slice(0, 10).map((i) => `  ${i.severity} ${truncate(i.file, 200)}${i.line ? `:${i.line}` : ''} — ${truncate(i.description, 100)}`));
   }
+  if (facts) {
+    const best = live ? bestSoFarLine(facts) : bestAttemptLine(facts);
+    if (best) lines.push(best);
+    lines.push(`${live ? 'Cost so far' : 'Cost'}: ${costLine(facts.cost)}${facts.cost.budget !== null ? ` of a ${count(facts.cost.budget)}-token budget` : ''}.`);
+    if (!live) lines.push(`Report: ${facts.files.report}`);
+  }
   lines.push(`Files: ${where}`);
   if (live) lines.push('End it with /minions:cancel.');
   return lines.join('\n');
+}
+
+/** One round's standing, for status: score, checks, cost and whether it is the best so far. */
+function roundLine(r: LoopFacts['rounds'][number]): string {
+  const parts = [
+    r.score === null ? null : `score ${r.score.toFixed(2)}`,
+    r.checks ? `checks ${r.checks.passed}/${r.checks.passed + r.checks.failed} passing` : null,
+    r.cost.agents === 0 ? null : r.cost.unknown === r.cost.agents ? 'tokens unknown' : `${count(r.cost.total)} tokens${r.cost.unknown ? ` (+${r.cost.unknown} unknown)` : ''}`,
+    r.best ? 'best' : null,
+  ];
+  return parts.filter(Boolean).join(', ');
 }
 
 export const statusNone = (): string => 'minions: no review loop has run in this project. Start one with /minions:review <what to review>.';
@@ -634,3 +718,49 @@ export const statusTampered = (problems: readonly Tamper[]): string =>
   `Warning: ${tamperDetail(problems)}. Shown is the last state the hooks wrote; the loop's next hook stops it (tampered).`;
 export const statusBroken = (path: string, problem: string): string =>
   `minions: the loop state ${path} is unreadable (${problem}). Run /minions:cancel to archive it, or /minions:review to start afresh.`;
+
+// ── minions restore / minions report ────────────────────────────────────────────
+
+const listed = (paths: readonly string[], max = 8): string => `${paths.slice(0, max).join(', ')}${paths.length > max ? `, … (${paths.length - max} more)` : ''}`;
+const NOTHING = 'Nothing was restored.';
+
+export const restore = {
+  usage: (): string => `Restore one with /minions:restore <round> (or \`minions restore <round>\`); /minions:restore undo puts back the files as they were before the last restore.`,
+  rounds: (facts: LoopFacts): string =>
+    [
+      `${PREFIX} the rounds of the last loop (${facts.phase}); /minions:restore <round> puts the files the loop changed back as that round's review found them:`,
+      ...facts.rounds.map((r) =>
+        `  ${r.round}: ${r.reviewed ? `${plural(r.open.total, 'open finding')} (${countsText(r.open)}), score ${r.score?.toFixed(2)}` : 'not reviewed'}` +
+          `${r.checks ? `, checks ${r.checks.passed}/${r.checks.passed + r.checks.failed}` : ''}${r.best ? ' — best' : ''}${r.tree ? '' : ' — no snapshot'}`,
+      ),
+    ].join('\n'),
+  noRun: (): string => `${PREFIX} no review loop has run in this project, so there is nothing to restore.`,
+  broken: (problem: string): string => `${PREFIX} the loop state is unreadable (${problem}); run /minions:cancel to archive it first. ${NOTHING}`,
+  running: (state: State): string =>
+    `${PREFIX} a review loop is running in this project (${state.currentPhase}, ${iterationText(state)}); restore when it has ended, or end it with /minions:cancel. ${NOTHING}`,
+  noRound: (round: string, rounds: number): string => `${PREFIX} the last loop had ${rounds === 1 ? 'round 1 only' : `rounds 1 to ${rounds}`}; there is no round ${round}. ${NOTHING}`,
+  noSnapshot: (round: number): string =>
+    `${PREFIX} round ${round} has no snapshot: the project was not a git repository (or git failed) when the loop ran. ${NOTHING}`,
+  gone: (what: string): string =>
+    `${PREFIX} ${what} is no longer in the repository (git gc prunes unreferenced snapshots, by default after two weeks). ${NOTHING}`,
+  noSnapshotNow: (): string => `${PREFIX} could not take a snapshot of the project as it is now (is git working here?), so a restore could not be undone. ${NOTHING}`,
+  nothingToUndo: (): string => `${PREFIX} there is no restore of the last loop to undo. ${NOTHING}`,
+  edited: (paths: readonly string[]): string =>
+    `${PREFIX} you changed ${plural(paths.length, 'file')} the loop also changed since it ended (${listed(paths)}); a restore would overwrite ${paths.length === 1 ? 'it' : 'them'}. ` +
+    `Keep your edits elsewhere first, or run it again with --force: the project as it is now is saved first, and /minions:restore undo brings it back. ${NOTHING}`,
+  already: (target: string): string => `${PREFIX} the files the loop changed are already as in ${target}; nothing to do.`,
+  done: (target: string, written: readonly string[], deleted: readonly string[], saved: string): string =>
+    `${PREFIX} restored ${target}: ${[written.length ? `${plural(written.length, 'file')} written (${listed(written)})` : '', deleted.length ? `${plural(deleted.length, 'file')} deleted (${listed(deleted)})` : ''].filter(Boolean).join(', ')}. ` +
+    `The project as it was is saved as snapshot ${saved.slice(0, 12)}: /minions:restore undo (or \`minions restore undo\`) puts it back. ` +
+    'Nothing else was touched: other files, the index, HEAD and the stash are as they were.',
+  failed: (failed: readonly string[]): string => `${PREFIX} could not write ${plural(failed.length, 'file')} (${listed(failed)}); the others were restored. /minions:restore undo puts everything back as it was.`,
+  roundName: (round: number): string => `round ${round}'s files`,
+  undoName: (): string => 'the files as they were before the last restore',
+};
+
+export const report = {
+  noRun: (): string => `${PREFIX} no review loop has run in this project, so there is nothing to report.`,
+  broken: (problem: string): string => `${PREFIX} the loop state is unreadable (${problem}); run /minions:cancel to archive it first.`,
+  written: (path: string): string => `${PREFIX} report written to ${path}`,
+  sarifWritten: (path: string, results: number): string => `${PREFIX} SARIF 2.1.0 with ${plural(results, 'result')} written to ${path}`,
+};

@@ -6,11 +6,24 @@ export type CliCommand =
   | { kind: 'version' }
   | { kind: 'status'; json: boolean }
   | { kind: 'cancel'; force: boolean }
+  /** target: a round number or "undo" as typed; null lists the rounds. */
+  | { kind: 'restore'; target: string | null; force: boolean }
+  | { kind: 'report'; sarif: boolean; allRounds: boolean; out: string | null }
   /** Refused (exit 2): the problem, named. */
   | { kind: 'refused'; problem: string };
 
-const OPTIONS = { status: ['--json'], cancel: ['--force'] } as const;
+type Name = 'status' | 'cancel' | 'restore' | 'report';
+/** Each command's flags; a flag that takes a value says so. */
+const OPTIONS: Record<Name, Record<string, 'flag' | 'value'>> = {
+  status: { '--json': 'flag' },
+  cancel: { '--force': 'flag' },
+  restore: { '--force': 'flag' },
+  report: { '--sarif': 'flag', '--all-rounds': 'flag', '--out': 'value' },
+};
+/** Commands that take one word besides their flags. */
+const ARGUMENT: Partial<Record<Name, true>> = { restore: true };
 const HELP = ['-h', '--help'];
+const isName = (word: string): word is Name => Object.hasOwn(OPTIONS, word);
 
 export function parseCli(argv: readonly string[]): CliCommand {
   const [command, ...rest] = argv;
@@ -18,12 +31,33 @@ export function parseCli(argv: readonly string[]): CliCommand {
   if (HELP.includes(command)) return { kind: 'help' };
   if (command === '--version') return { kind: 'version' };
   if (command.startsWith('-')) return { kind: 'refused', problem: msg.cli.unknownOption(command, null) };
-  if (command !== 'status' && command !== 'cancel') return { kind: 'refused', problem: msg.cli.unknownCommand(command) };
-  const allowed: readonly string[] = OPTIONS[command];
-  for (const arg of rest) {
+  if (!isName(command)) return { kind: 'refused', problem: msg.cli.unknownCommand(command) };
+  const flags = new Set<string>();
+  const values: Record<string, string> = {};
+  let word: string | null = null;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
     if (HELP.includes(arg)) return { kind: 'help' };
-    if (allowed.includes(arg)) continue;
-    return { kind: 'refused', problem: arg.startsWith('-') ? msg.cli.unknownOption(arg, command) : msg.cli.unexpectedArgument(arg, command) };
+    const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const kind = OPTIONS[command][name];
+    if (kind === 'flag' && inline === undefined) flags.add(name);
+    else if (kind === 'value') {
+      const value = inline ?? rest[++i];
+      if (value === undefined || value === '' || value.startsWith('-')) return { kind: 'refused', problem: msg.cli.needsValue(name, command) };
+      values[name] = value;
+    } else if (arg.startsWith('-')) return { kind: 'refused', problem: msg.cli.unknownOption(arg, command) };
+    else if (ARGUMENT[command] && word === null) word = arg;
+    else return { kind: 'refused', problem: msg.cli.unexpectedArgument(arg, command) };
   }
-  return command === 'status' ? { kind: 'status', json: rest.includes('--json') } : { kind: 'cancel', force: rest.includes('--force') };
+  switch (command) {
+    case 'status':
+      return { kind: 'status', json: flags.has('--json') };
+    case 'cancel':
+      return { kind: 'cancel', force: flags.has('--force') };
+    case 'restore':
+      return { kind: 'restore', target: word, force: flags.has('--force') };
+    case 'report':
+      if (!flags.has('--sarif') && (flags.has('--all-rounds') || values['--out'] !== undefined)) return { kind: 'refused', problem: msg.cli.sarifOnly() };
+      return { kind: 'report', sarif: flags.has('--sarif'), allRounds: flags.has('--all-rounds'), out: values['--out'] ?? null };
+  }
 }

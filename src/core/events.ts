@@ -4,10 +4,12 @@ import type { Command } from './args';
 import type { FixRound } from '../review/classes';
 import type { Sources } from '../review/grounding';
 import type { Verdict } from '../review/verdict-schema';
-import type { State } from '../state/schema';
+import type { State, AgentCost } from '../state/schema';
 import type { CheckRun } from '../checks/check-runs';
 import type { FileChange } from '../checks/layer0';
 import type { MachineFinding } from '../checks/machine-finding';
+import type { ChecksReport } from '../checks/reports';
+import type { LoopFacts } from '../report/facts';
 
 /** A hook-owned file that does not hold what the hooks wrote, or a state that breaks its invariants. */
 export interface Tamper {
@@ -31,6 +33,8 @@ export type Effect =
   | { type: 'mkdir'; path: string }
   /** Before the new state is saved: moves any state file and phases/ into the archive (into: null → the shell names it). */
   | { type: 'archive-previous'; into: string | null }
+  /** REPORT.md for the loop as it will be saved: the runner renders it into a 'write' before the save. */
+  | { type: 'write-report' }
   /** After the state is saved: moves the state file (and phases/ when asked) into archive/<into>/. */
   | { type: 'archive-run'; into: string; phases: boolean }
   /** Keeps a recorded review's text in the hooks' record, under its sha256 (ReviewerRun.frozen). */
@@ -77,6 +81,12 @@ interface Base {
   sessionId: string;
   now: string;
 }
+
+/** What a subagent's run cost so far, read from its transcript (agent_transcript_path). */
+export interface CostReading {
+  agentId: string;
+  cost: AgentCost;
+}
 export type Event =
   | (Base & {
       kind: 'command';
@@ -99,6 +109,7 @@ export type Event =
       message: string | null;
       /** The project files its review names. */
       sources: Sources;
+      cost?: CostReading | null;
     })
   /** The round's verdict, once every review is recorded: the shell observed what the aggregation needs. */
   | (Base & {
@@ -122,6 +133,8 @@ export type Event =
       patches?: RoundPatches;
       /** The hooks' own findings on the fix before this round (Layer-0, broken checks): part of this verdict. */
       machine?: MachineFinding[];
+      /** The project's checks on the tree this round reviewed (the baseline, or after the previous fix), for its REVIEW.md. */
+      checks?: ChecksReport | null;
     })
   | (Base & {
       kind: 'fixer-stop';
@@ -139,10 +152,14 @@ export type Event =
       changes?: FileChange[];
       /** Files of this round's open Layer-0 findings: text at the loop's start and now (are they still there?). */
       recheck?: FileChange[];
+      cost?: CostReading | null;
+      /** The project's checks on the tree this round reviewed, for its REVIEW.md. */
+      reviewedChecks?: ChecksReport | null;
     })
   /** The lock's previous holder died while aggregating (r1.aggregation was still set). */
   | (Base & { kind: 'aggregation-died' })
   /** The loaded state (or another hook-owned file) is not what the hooks wrote. */
   | (Base & { kind: 'tampered'; problems: Tamper[] })
-  | (Base & { kind: 'stop'; running: string[]; changedFiles: string[] });
+  /** facts: taken when the loop has ended, for the outcome line. */
+  | (Base & { kind: 'stop'; running: string[]; changedFiles: string[]; facts?: LoopFacts | null });
 

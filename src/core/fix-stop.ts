@@ -1,4 +1,4 @@
-/** SubagentStop of the fixer: check its summaries, detect a fixpoint, start the next review. */
+/** SubagentStop of the fixer: check its summaries and the project's checks, run Layer-0, detect a fixpoint or a spent budget, start the next review. */
 import { escalationAfterFix } from './escalation';
 import type { Effect, Event, Outcome } from './events';
 import { MAX_CHECK_SENDBACKS, MAX_OUTPUT_FAILURES, advanceIteration, currentIteration, json, updateIteration } from './loop-state';
@@ -12,8 +12,10 @@ import { describeZodError } from '../review/reviewer-output';
 import { similarity } from '../review/simhash';
 import { FixSummary } from '../review/verdict-schema';
 import * as msg from '../messages';
+import { overBudget } from '../report/cost';
+import { renderReviewReport } from '../report/review-md';
 import type { State } from '../state/schema';
-import { absolute, checkLogFile, checksFile, fixSummaryFile, fixSummaryJsonFile, layer0File, reviewDir } from '../state/paths';
+import { absolute, checkLogFile, checksFile, fixSummaryFile, fixSummaryJsonFile, layer0File, reviewDir, reviewReportFile } from '../state/paths';
 
 /** A stop of the fixer this round is waiting for (not late, not repeated, not from before a dispatch). */
 const awaited = (state: State): boolean => {
@@ -62,12 +64,11 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
   const regressed = runs ? regressions(state.checks.baseline, runs) : [];
   const logs = runs ? runs.map((_, i) => checkLogFile(n, i + 1)) : [];
   const attempt = current.r2.checkBlocks + 1;
+  const checksAfterFix = (findings: MachineFinding[]) =>
+    runs ? checksReport({ kind: 'after_fix', iteration: n, attempt, now: event.now, runs, baseline: state.checks.baseline, regressed, logs, findings }) : null;
   const checkEffects = (findings: MachineFinding[]): Effect[] =>
     runs
-      ? [
-          ...runs.map((run, i): Effect => ({ type: 'write', path: logs[i]!, content: run.output })),
-          { type: 'write', path: checksFile(n), content: json(checksReport({ kind: 'after_fix', iteration: n, attempt, now: event.now, runs, baseline: state.checks.baseline, regressed, logs, findings })) },
-        ]
+      ? [...runs.map((run, i): Effect => ({ type: 'write', path: logs[i]!, content: run.output })), { type: 'write', path: checksFile(n), content: json(checksAfterFix(findings)) }]
       : [];
   if (runs && regressed.length > 0 && current.r2.checkBlocks < MAX_CHECK_SENDBACKS) {
     const failures = regressed.map((i) => ({ run: runs[i]!, log: absolute(state.root, logs[i]!), tail: tailOf(runs[i]!.output) }));
@@ -104,6 +105,18 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
     ...(event.summaryJson !== null ? [{ type: 'pin' as const, path: fixSummaryJsonFile(n), content: event.summaryJson }] : []),
   ];
   const escalation = escalationAfterFix(finished, event.verdict ?? null, answers.summary);
+  // The round's REVIEW.md gains the fixer's answers (from this round's verdict, not another's).
+  const afterFix = checksAfterFix(checkFindings);
+  const report: Effect[] =
+    event.verdict?.iteration === n
+      ? [
+          {
+            type: 'write',
+            path: reviewReportFile(n),
+            content: renderReviewReport({ verdict: event.verdict!, answers: answers.summary, fix: hasSummary ? 'complete' : 'no_summary', checks: event.reviewedChecks ?? null, afterFix, layer0 }),
+          },
+        ]
+      : [];
 
   // Seed 000's fixpoint: two consecutive fix summaries that say the same thing about the same findings
   // end the loop. Rounds that fixed different findings may read alike without repeating anything.
@@ -121,7 +134,21 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
       stopDetail: `the fix summaries of rounds ${n - 1} and ${n} are ${percent}% similar: the fixer is repeating itself`,
       openIssues: state.openIssues,
     };
-    return { state: stopped, effects: [...pins, ...reports, { type: 'notify', text: msg.notify.fixRepeated(n, stopped) }] };
+    return { state: stopped, effects: [...pins, ...reports, ...report, { type: 'write-report' }, { type: 'notify', text: msg.notify.fixRepeated(n, stopped) }] };
+  }
+  // Seed 000's repair budget: no new review once the tokens reach it.
+  const over = overBudget(finished);
+  if (over) {
+    const open = event.verdict?.findings.filter((f) => f.toFixer) ?? [];
+    const stopped: State = {
+      ...finished,
+      status: 'stopped',
+      currentPhase: 'STOPPED',
+      stopReason: 'budget',
+      stopDetail: msg.budgetDetail(over.spent, over.budget, `review ${n + 1}`),
+      openIssues: open.slice(0, 20).map((f) => ({ severity: f.severity, file: f.file, line: f.line, description: f.description })),
+    };
+    return { state: stopped, effects: [...pins, ...reports, ...report, { type: 'write-report' }, { type: 'notify', text: msg.notify.budgetSpent(n, stopped) }] };
   }
   const round = startRound(advanceIteration(finished, event.now), event.patches, escalation);
   const next = round.state;
@@ -130,6 +157,7 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
     effects: [
       ...pins,
       ...reports,
+      ...report,
       { type: 'mkdir', path: reviewDir(next.iteration) },
       ...round.effects,
       { type: 'notify', text: tally ? msg.notify.fixDone(n, next, tally) : msg.notify.fixNoSummary(n, next) },

@@ -31,6 +31,7 @@ export function newIteration(iteration: number, now: string, reviewStart: string
     escalated: [],
     checks: null,
     layer0: null,
+    cost: {},
   };
 }
 

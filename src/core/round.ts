@@ -11,8 +11,10 @@ import { startRound } from './round-start';
 import { aggregateRound } from '../review/aggregate';
 import type { FindingClass, MergedFinding, Verdict } from '../review/verdict-schema';
 import * as msg from '../messages';
-import type { ClassNote, State } from '../state/schema';
-import { absolute, changedDuringReviewFile, findingsFile, fixDeltaFile, fixSummaryFile, fixSummaryJsonFile, reviewDir, verdictFile } from '../state/paths';
+import { overBudget } from '../report/cost';
+import { renderReviewReport } from '../report/review-md';
+import type { ClassNote, State, VerdictSummary } from '../state/schema';
+import { absolute, changedDuringReviewFile, findingsFile, fixDeltaFile, fixSummaryFile, fixSummaryJsonFile, reviewDir, reviewReportFile, verdictFile } from '../state/paths';
 
 /** An aggregation that died is tried once more, then the round is stopped. */
 export const MAX_AGGREGATION_ATTEMPTS = 2;
@@ -65,26 +67,16 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
     escalated: current.escalated,
     machine: event.machine ?? [],
   });
-  const verdict = withRewriteNotes(computed, event.rewritten);
-  const effects: Effect[] = [{ type: 'write', path: verdictFile(state.iteration), content: json(verdict) }];
+  const verdict = withinBudget(state, withRewriteNotes(computed, event.rewritten));
+  const effects: Effect[] = [
+    { type: 'write', path: verdictFile(state.iteration), content: json(verdict) },
+    { type: 'write', path: reviewReportFile(state.iteration), content: renderReviewReport({ verdict, answers: null, fix: 'pending', checks: event.checks ?? null }) },
+  ];
   if (changed && changed.files.length > 0) effects.push({ type: 'write', path: changedDuringReviewFile(state.iteration), content: changed.patch });
   if (event.rewritten.length > 0) effects.push({ type: 'notify', text: msg.notify.reviewsRewritten(state, event.rewritten) });
 
   const open = verdict.findings.filter((f) => f.toFixer);
-  const summary = {
-    overall: verdict.overall_verdict,
-    total: verdict.total_issues,
-    critical: verdict.critical,
-    warning: verdict.warning,
-    info: verdict.info,
-    open: open.map((f) => f.fingerprint),
-    contested: verdict.findings.filter((f) => f.status === 'CONTESTED').length,
-    score: verdict.score,
-    scale: verdict.scale,
-    readiness: verdict.readiness,
-    pitfalls: verdict.pitfalls.map((p) => ({ seen: p.seen, file: p.file, category: p.category, description: clip(p.description), rule: clip(p.rule) })),
-    classes: verdict.classes.filter(needsInstruction).map(noteOf),
-  };
+  const summary = verdictSummary(verdict);
   let next = updateIteration(state, event.now, (it) => ({
     ...it,
     r1: { ...it.r1, status: 'complete', aggregation: null },
@@ -95,8 +87,10 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
   next = { ...next, stopGuard: { key: '', blocks: 0 } };
   if (verdict.next === 'DONE') {
     next = { ...next, status: 'done', currentPhase: 'DONE' };
+    effects.push({ type: 'write-report' });
   } else if (verdict.next === 'STOPPED') {
     next = { ...next, status: 'stopped', currentPhase: 'STOPPED', stopReason: verdict.stopReason, stopDetail: verdict.stopDetail, openIssues: openIssuesOf(open) };
+    effects.push({ type: 'write-report' });
   } else if (verdict.next === 'R2') {
     next = { ...next, currentPhase: 'R2' };
     effects.push({ type: 'write', path: findingsFile(next.iteration), content: json(fixerBrief(next, verdict, open)) });
@@ -120,6 +114,33 @@ function withRewriteNotes(verdict: Verdict, rewritten: readonly string[]): Verdi
 }
 
 const clip = (text: string): string => msg.truncate(text, 200);
+
+/** What the state keeps of a verdict. */
+export function verdictSummary(verdict: Verdict): VerdictSummary {
+  return {
+    overall: verdict.overall_verdict,
+    total: verdict.total_issues,
+    critical: verdict.critical,
+    warning: verdict.warning,
+    info: verdict.info,
+    open: verdict.findings.filter((f) => f.toFixer).map((f) => f.fingerprint),
+    contested: verdict.findings.filter((f) => f.status === 'CONTESTED').length,
+    score: verdict.score,
+    scale: verdict.scale,
+    readiness: verdict.readiness,
+    pitfalls: verdict.pitfalls.map((p) => ({ seen: p.seen, file: p.file, category: p.category, description: clip(p.description), rule: clip(p.rule) })),
+    classes: verdict.classes.filter(needsInstruction).map(noteOf),
+  };
+}
+
+/** Seed 000's repair budget: a fix round or a new review does not start once the tokens reach the budget. */
+function withinBudget(state: State, verdict: Verdict): Verdict {
+  if (verdict.next !== 'R2' && verdict.next !== 'R1') return verdict;
+  const over = overBudget(state);
+  if (!over) return verdict;
+  const next = verdict.next === 'R2' ? `fix round ${verdict.iteration}` : `review ${verdict.iteration + 1}`;
+  return { ...verdict, next: 'STOPPED', stopReason: 'budget', stopDetail: msg.budgetDetail(over.spent, over.budget, next) };
+}
 
 const openIssuesOf = (open: MergedFinding[]): State['openIssues'] =>
   open.slice(0, 20).map((f) => ({ severity: f.severity, file: f.file, line: f.line, description: f.description }));

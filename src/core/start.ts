@@ -65,7 +65,11 @@ function cancel(loaded: Loaded, sessionId: string, force: boolean, now: string):
   const state: State = { ...prev, status: 'cancelled', currentPhase: 'CANCELLED', stopReason: 'cancelled', updatedAt: now };
   const into = `.agents/tmp/archive/${state.runId}/`;
   const notes = loaded.kind === 'tampered' ? [{ type: 'notify' as const, text: msg.notify.cancelledTampered(loaded.problems) }] : [];
-  return { state, effects: [{ type: 'archive-run', into: state.runId, phases: true }, { type: 'notify', text: msg.notify.cancelled(prev, into) }, ...notes] };
+  // The report is written before the phases move, so it lands in the archive with them.
+  return {
+    state,
+    effects: [{ type: 'write-report' }, { type: 'archive-run', into: state.runId, phases: true }, { type: 'notify', text: msg.notify.cancelled(prev, into) }, ...notes],
+  };
 }
 
 export function initialState(

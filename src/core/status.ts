@@ -1,6 +1,7 @@
 /** `minions status --json`: the loop as one typed, machine-readable object. Pure; the CLI finds the state. */
 import { REVIEWERS, type Reviewer } from './agents';
 import { fixSummaryFile, verdictFile } from '../state/paths';
+import type { LoopFacts } from '../report/facts';
 import type { Counts, Phase, ReviewerRun, State } from '../state/schema';
 
 /** Where the CLI found the loop's state. Paths are relative to the project root, POSIX. */
@@ -47,12 +48,14 @@ export interface LoopStatus {
   paths: { root: string; state: string; phases: string; verdict: string | null };
   /** Set when the state file was changed by someone other than the hooks: what the hooks found. */
   tampered?: string;
+  /** The facts REPORT.md renders: each round's standing and cost, the best round, what is open, the total change. */
+  outcome: LoopFacts | null;
 }
 
 export type StatusData = { loop: 'none' } | { loop: 'unreadable'; problem: string; paths: { state: string } } | LoopStatus;
 
 /** The one builder of `status --json`; new fields join here. */
-export function statusData(found: FoundLoop, sessionId: string | null, root: string): StatusData {
+export function statusData(found: FoundLoop, sessionId: string | null, root: string, outcome: LoopFacts | null = null): StatusData {
   if (found.kind === 'none') return { loop: 'none' };
   if (found.kind === 'broken') return { loop: 'unreadable', problem: found.problem, paths: { state: found.stateFile } };
   const { state, phasesDir } = found;
@@ -98,5 +101,6 @@ export function statusData(found: FoundLoop, sessionId: string | null, root: str
     openFindings: { count: latest?.open.length ?? 0, fingerprints: latest?.open ?? [], issues: state.openIssues },
     paths: { root, state: found.stateFile, phases: phasesDir, verdict: reviews.at(-1)?.verdict ?? null },
     ...(found.tampered ? { tampered: found.tampered } : {}),
+    outcome,
   };
 }

@@ -3,12 +3,16 @@ import { FIXER_TYPE, REVIEWERS } from './agents';
 import type { Event, Outcome } from './events';
 import { MAX_IDLE_BLOCKS, isActive, missingReviewers, phasePrompt, progressKey, updateIteration } from './loop-state';
 import * as msg from '../messages';
+import { loopFacts } from '../report/facts';
 import type { IterationRecord, State } from '../state/schema';
+import { PHASES_DIR } from '../state/paths';
 
 export function onStop(state: State, event: Extract<Event, { kind: 'stop' }>): Outcome {
   if (!isActive(state)) {
     // DONE, STOPPED or CANCELLED: say so once, then retire the state file so idle hooks cost nothing.
-    return { state, effects: [{ type: 'notify', text: msg.outcome(state, state.openIssues) }, { type: 'archive-run', into: state.runId, phases: false }] };
+    // The shell reads the facts from the phase files; without them the state alone still names the essentials.
+    const facts = event.facts ?? loopFacts({ state, verdicts: [], checks: [], totalChange: null, phasesDir: `${PHASES_DIR}/` });
+    return { state, effects: [{ type: 'notify', text: msg.outcome(state, facts) }, { type: 'archive-run', into: state.runId, phases: false }] };
   }
   const phaseAgents = state.currentPhase === 'R1' ? REVIEWERS.map((r) => `minions:${r}`) : [FIXER_TYPE];
   const inBackground = event.running.filter((t) => phaseAgents.includes(t));

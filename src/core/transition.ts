@@ -2,7 +2,7 @@
  * The review loop's state machine: transition(loaded, event) → {state, effects}. Pure: the shell
  * observes files and git, passes what it saw in the event, then saves and runs the effects.
  */
-import type { Event, Loaded, Outcome } from './events';
+import type { CostReading, Event, Loaded, Outcome } from './events';
 import { onDispatch } from './dispatch';
 import { onFixerStop } from './fix-stop';
 import { unchanged } from './loop-state';
@@ -13,6 +13,8 @@ import { onCommand } from './start';
 import { onStop } from './stop';
 import { onTampered } from './tampered';
 import * as msg from '../messages';
+import { recordCost } from '../report/cost';
+import type { State } from '../state/schema';
 
 export type { Effect, Event, Loaded, Outcome, Tamper } from './events';
 export { initialState } from './start';
@@ -29,6 +31,11 @@ export function transition(loaded: Loaded, event: Event): Outcome {
     return unchanged(loaded);
   }
   const state = loaded.state;
+  if ((event.kind === 'reviewer-stop' || event.kind === 'fixer-stop') && event.cost) return withCost(state, event, event.cost);
+  return handle(state, event);
+}
+
+function handle(state: State, event: Exclude<Event, { kind: 'command' | 'tampered' }>): Outcome {
   switch (event.kind) {
     case 'prompt':
       return onPrompt(state, event);
@@ -45,4 +52,17 @@ export function transition(loaded: Loaded, event: Event): Outcome {
     case 'stop':
       return onStop(state, event);
   }
+}
+
+/**
+ * A subagent's cost is recorded at its stop, whatever the stop means for the phase (accepted, blocked for
+ * bad output), before the handler may start the next round. A stop the handler ignores (late, repeated)
+ * only refreshes the reading of an agent already counted: otherwise it changes nothing.
+ */
+function withCost(state: State, event: Extract<Event, { kind: 'reviewer-stop' | 'fixer-stop' }>, cost: CostReading): Outcome {
+  const before = state.iterations.find((it) => Object.hasOwn(it.cost, cost.agentId))?.cost[cost.agentId];
+  const same = before !== undefined && JSON.stringify(before) === JSON.stringify(cost.cost);
+  const counted = same ? state : recordCost(state, cost.agentId, cost.cost);
+  const out = handle(counted, event);
+  return out.state === counted && before === undefined ? { state, effects: out.effects } : out;
 }

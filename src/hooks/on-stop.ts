@@ -3,12 +3,13 @@ import { isActive, stateOf } from '../core/loop-state';
 import { changedFiles } from '../shell/git';
 import { StopPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
+import { PHASES_DIR } from '../state/paths';
 
 await runHook({
   name: 'on-stop',
   event: 'Stop',
   payload: StopPayload,
-  handle(payload, ctx) {
+  async handle(payload, ctx) {
     const loaded = ctx.load();
     const state = stateOf(loaded);
     if (loaded.kind === 'none' || (state && state.sessionId !== payload.session_id)) return [];
@@ -16,12 +17,15 @@ await runHook({
     const running = (payload.background_tasks ?? [])
       .filter((t) => (t.status ?? 'running') === 'running' && typeof t.agent_type === 'string')
       .map((t) => t.agent_type!);
+    // Only an ended loop needs the report's facts (its outcome names the best round, the cost, the report).
+    const reports = loaded.kind === 'ok' && !isActive(loaded.state) ? await import('../shell/run-files') : null;
     return ctx.transact((l) => ({
       kind: 'stop',
       sessionId,
       now: ctx.now,
       running,
       changedFiles: l.kind === 'ok' && isActive(l.state) && l.state.currentPhase === 'R1' ? changedFiles(ctx.root, l.state.base) : [],
+      facts: reports && l.kind === 'ok' && !isActive(l.state) ? reports.gatherFacts(ctx.root, { state: l.state, phasesDir: `${PHASES_DIR}/` }) : null,
     }));
   },
 });

@@ -9,6 +9,8 @@ import { fixEndObservation } from '../shell/observe-tree';
 import { runChecks } from '../shell/run-checks';
 import { SubagentStopPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
+import { readReviewedChecks } from '../shell/observe-checks';
+import { readAgentCost } from '../shell/transcript';
 
 await runHook({
   name: 'on-subagent-stop',
@@ -21,6 +23,8 @@ await runHook({
     const state = stateOf(ctx.load());
     if (!state || state.sessionId !== payload.session_id || !isActive(state)) return [];
     const sessionId = payload.session_id;
+    // What the agent cost so far, from the transcript the host wrote for it.
+    const cost = readAgentCost(payload);
     if (fixer) {
       // The checks may take minutes: they run before the lock is taken, and the core judges them under it.
       const seen = fixerObservations(ctx.root, state.iteration);
@@ -32,13 +36,24 @@ await runHook({
       return ctx.transact((l) => {
         const current = stateOf(l);
         if (!current) return null;
-        return { kind: 'fixer-stop', sessionId, now: ctx.now, ...fixerObservations(ctx.root, current.iteration), ...end, verdict, checks, ...fix };
+        return {
+          kind: 'fixer-stop',
+          sessionId,
+          now: ctx.now,
+          ...fixerObservations(ctx.root, current.iteration),
+          ...end,
+          verdict,
+          checks,
+          ...fix,
+          cost,
+          reviewedChecks: readReviewedChecks(ctx.root, current.iteration),
+        };
       });
     }
     return ctx.transact((l) => {
       const current = stateOf(l);
       if (!current) return null;
-      return { kind: 'reviewer-stop', sessionId, now: ctx.now, reviewer: reviewer!, ...reviewerStopObservation(ctx.root, current, reviewer!, payload.last_assistant_message ?? null) };
+      return { kind: 'reviewer-stop', sessionId, now: ctx.now, reviewer: reviewer!, ...reviewerStopObservation(ctx.root, current, reviewer!, payload.last_assistant_message ?? null), cost };
     });
   },
 });

@@ -20,8 +20,10 @@ export interface StopRules {
   stuckRounds: number;
   /** no_progress: two consecutive fix summaries at least this similar (simhash). */
   similarity: number;
+  /** budget: no new round starts once the agents have used this many tokens; null = no budget. */
+  maxTokens: number | null;
 }
-export const DEFAULT_RULES: StopRules = { maxCritical: 5, stuckRounds: 3, similarity: 0.95 };
+export const DEFAULT_RULES: StopRules = { maxCritical: 5, stuckRounds: 3, similarity: 0.95, maxTokens: null };
 
 export interface RoundInput {
   iteration: number;

@@ -136,7 +136,7 @@ export const EscalationOutcome = z.object({
 });
 export type EscalationOutcome = z.infer<typeof EscalationOutcome>;
 
-export const StopReason = z.enum(['max_iterations', 'no_progress', 'stuck_issue', 'structural_rework_needed', 'changed_during_review', 'tampered', 'aggregation_failed']);
+export const StopReason = z.enum(['max_iterations', 'no_progress', 'stuck_issue', 'structural_rework_needed', 'changed_during_review', 'tampered', 'aggregation_failed', 'budget']);
 export type StopReason = z.infer<typeof StopReason>;
 
 export const Verdict = z.object({

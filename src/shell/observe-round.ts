@@ -9,6 +9,7 @@ import { reviewerFile } from '../state/paths';
 import type { State } from '../state/schema';
 import { readDeclines, readFixRounds, readHistory, readOrNull, readSources } from './observe';
 import { readMachineFindings } from './observe-fix';
+import { readReviewedChecks } from './observe-checks';
 import { reviewEndObservation } from './observe-tree';
 import { frozenText, type Store } from './store';
 
@@ -52,6 +53,7 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
     declines: readDeclines(store.root, n),
     fixes: readFixRounds(store.root, n),
     machine: readMachineFindings(store.root, n - 1),
+    checks: readReviewedChecks(store.root, n),
     ...reviewEndObservation(store.root, state),
   };
 }

@@ -14,6 +14,8 @@ export const PreToolUsePayload = z.object({ ...common, tool_name: z.string(), to
 const BackgroundTask = z.object({ agent_type: z.string().optional(), status: z.string().optional() }).passthrough();
 export const SubagentStopPayload = z.object({
   ...common,
+  /** The subagent's own transcript (JSONL), where the host records each response's token usage. */
+  agent_transcript_path: z.string().max(10_000).optional(),
   last_assistant_message: z.string().nullable().optional(),
   stop_hook_active: z.boolean().optional(),
 });

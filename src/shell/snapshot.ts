@@ -73,6 +73,11 @@ export function snapshotTree(root: string): string | null {
     fs.mkdirSync(dir, { recursive: true });
     try {
       fs.copyFileSync(shared, mine);
+      // git trusts a cached entry only when the file is older than the index file (racy-git): the copy
+      // must keep the index's own time, or a file rewritten with the same size just after the last
+      // snapshot keeps its old blob.
+      const { atime, mtime } = fs.statSync(shared);
+      fs.utimesSync(mine, atime, mtime);
     } catch {
       // first snapshot: start from an empty index
     }
@@ -207,4 +212,15 @@ export function restorePaths(root: string, tree: string, paths: readonly string[
     }
   }
   return result;
+}
+
+/** True when the repository still holds this tree (unreferenced snapshots are pruned by `git gc` in time). */
+export function hasTree(root: string, tree: string): boolean {
+  if (!SHA.test(tree)) return false;
+  return gitIn(root)(['cat-file', '-e', `${tree}^{tree}`]) !== null;
+}
+
+/** The project root's path inside its repository ('' or ending in '/'), or null outside git. */
+export function repoPrefix(root: string): string | null {
+  return repoOf(root)?.prefix ?? null;
 }

@@ -68,3 +68,10 @@ export function isRecorded(rel: string): boolean {
 
 /** A project-relative path as agents are given it: absolute when the project root is known (the Write tool wants that). */
 export const absolute = (root: string | null, rel: string): string => (root ? `${root.replace(/\/+$/, '')}/${rel}` : rel);
+/** Human-readable reports (hooks only): one per round, and one for the whole loop when it ends. */
+export const reviewReportFile = (iteration: number): string => `${reviewDir(iteration)}/REVIEW.md`;
+export const REPORT_NAME = 'REPORT.md';
+export const REPORT_FILE = `${PHASES_DIR}/${REPORT_NAME}`;
+/** What `minions restore` did for a run, so that a restore can be undone. */
+export const RESTORES_DIR = `${TMP_DIR}/restores`;
+export const restoresFile = (runId: string): string => `${RESTORES_DIR}/${runId.replace(/[^\w.-]/g, '_')}.json`;

@@ -72,6 +72,24 @@ export const VerdictSummary = Counts.extend({
 });
 export type VerdictSummary = z.infer<typeof VerdictSummary>;
 
+/** Tokens the host recorded for one agent's model calls (its transcript), by kind. */
+export const Tokens = z.object({
+  input: z.number().int().nonnegative(),
+  output: z.number().int().nonnegative(),
+  cacheCreation: z.number().int().nonnegative(),
+  cacheRead: z.number().int().nonnegative(),
+});
+export type Tokens = z.infer<typeof Tokens>;
+
+/** What one agent run cost; null figures are unknown (no readable transcript), never guessed. */
+export const AgentCost = z.object({
+  agent: z.string(),
+  tokens: Tokens.nullable(),
+  /** First to last entry of its transcript. */
+  wallMs: z.number().int().nonnegative().nullable(),
+});
+export type AgentCost = z.infer<typeof AgentCost>;
+
 export const IterationRecord = z.object({
   iteration: z.number().int().positive(),
   startedAt: z.string(),
@@ -109,6 +127,8 @@ export const IterationRecord = z.object({
   checks: z.array(CheckOutcome).nullable().default(null),
   /** Layer-0 on this round's fix: files checked, findings for the next verdict; null when it did not run. */
   layer0: z.object({ files: z.number().int().nonnegative(), findings: z.number().int().nonnegative() }).nullable().default(null),
+  /** The agents of this round by agent id (the latest reading of each one's transcript). */
+  cost: z.record(z.string(), AgentCost).default({}),
 });
 export type IterationRecord = z.infer<typeof IterationRecord>;
 
@@ -135,8 +155,14 @@ export const State = z.object({
   stopDetail: z.string().nullable().default(null),
   /** Thresholds of the stop rules, set by flags of /minions:review. */
   rules: z
-    .object({ maxCritical: z.number().int().nonnegative(), stuckRounds: z.number().int().positive(), similarity: z.number().min(0).max(1) })
-    .default({ maxCritical: 5, stuckRounds: 3, similarity: 0.95 }),
+    .object({
+      maxCritical: z.number().int().nonnegative(),
+      stuckRounds: z.number().int().positive(),
+      similarity: z.number().min(0).max(1),
+      /** budget: no new round starts once the agents' tokens reach this; null = no budget. */
+      maxTokens: z.number().int().positive().nullable().default(null),
+    })
+    .default({ maxCritical: 5, stuckRounds: 3, similarity: 0.95, maxTokens: null }),
   /** The project's checks, named by the user (--check, .minions.json), and how they did when the loop started. */
   checks: z
     .object({ commands: z.array(z.string()), timeoutSeconds: z.number().int().positive(), baseline: z.array(CheckOutcome) })

@@ -84,6 +84,8 @@ export interface RecordedRequest {
   request?: ModelRequest;
   /** The blocks answered (for /v1/messages), or the status for others. */
   response?: AssistantBlock[];
+  /** The token usage the answer reported (input and final output tokens), as the host will record it. */
+  usage?: { input: number; output: number };
   status: number;
 }
 
@@ -203,7 +205,8 @@ function estimateTokens(body: string): number {
   return Math.max(1, Math.ceil(body.length / 4));
 }
 
-function writeStream(res: ServerResponse, model: string, blocks: AssistantBlock[], inTokens: number): void {
+/** Writes the answer as server-sent events; returns the output tokens it reported. */
+function writeStream(res: ServerResponse, model: string, blocks: AssistantBlock[], inTokens: number): number {
   res.writeHead(200, {
     "content-type": "text/event-stream",
     "cache-control": "no-cache",
@@ -253,9 +256,10 @@ function writeStream(res: ServerResponse, model: string, blocks: AssistantBlock[
   });
   sse(res, "message_stop", { type: "message_stop" });
   res.end();
+  return outTokens;
 }
 
-function writeJsonMessage(res: ServerResponse, model: string, blocks: AssistantBlock[], inTokens: number): void {
+function writeJsonMessage(res: ServerResponse, model: string, blocks: AssistantBlock[], inTokens: number): number {
   const stopReason = blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn";
   const body = {
     id: newId("msg"),
@@ -269,6 +273,7 @@ function writeJsonMessage(res: ServerResponse, model: string, blocks: AssistantB
   };
   res.writeHead(200, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
+  return body.usage.output_tokens;
 }
 
 export async function startModelServer(policy: Policy, opts: ModelServerOptions = {}): Promise<ModelServer> {
@@ -339,6 +344,9 @@ export async function startModelServer(policy: Policy, opts: ModelServerOptions 
         }
         const out = normalizeBlocks(blocks);
         rec.response = out;
+        const inTokens = estimateTokens(raw);
+        const outTokens = mreq.stream ? writeStream(res, mreq.model, out, inTokens) : writeJsonMessage(res, mreq.model, out, inTokens);
+        rec.usage = { input: inTokens, output: outTokens };
         log({
           i: rec.index,
           n: mreq.index,
@@ -351,11 +359,9 @@ export async function startModelServer(policy: Policy, opts: ModelServerOptions 
           nMessages: mreq.messages.length,
           last: mreq.messages.length ? compactMessage(mreq.messages[mreq.messages.length - 1]!) : null,
           response: out,
+          usage: rec.usage,
           ...(policyError ? { policyError } : {}),
         });
-        const inTokens = estimateTokens(raw);
-        if (mreq.stream) writeStream(res, mreq.model, out, inTokens);
-        else writeJsonMessage(res, mreq.model, out, inTokens);
         return;
       }
 

@@ -86,18 +86,18 @@ function expectFinished(r: LoopReport, phase: 'DONE' | 'STOPPED', iteration: num
 }
 
 /**
- * review-1 … review-n each hold the change under review, the five reviews and a verdict; the fix summaries
- * and Layer-0's report where a fix round ran, and the fixer's change in the round after it; `extra` names
- * any other file (the checks' reports and logs).
+   * review-1 … review-n each hold the change under review, the five reviews, a verdict and its REVIEW.md;
+   * the fix summaries and Layer-0's report where a fix round ran, and the fixer's change in the round after
+   * it; REPORT.md; `extra` names any other file (the checks' reports and logs).
  */
 function expectPhaseFiles(r: LoopReport, iterations: number, fixedIterations: number[], extra: string[] = []): void {
-  const expected = ['run.json', ...extra];
+  const expected = ['run.json', 'REPORT.md', ...extra];
   for (let i = 1; i <= iterations; i++) {
     expected.push(`review-${i}/diff.patch`);
     if (fixedIterations.includes(i - 1)) expected.push(`review-${i}/fix-delta.patch`);
     for (const name of REVIEWER_NAMES) expected.push(`review-${i}/r1-${name}.json`);
-    expected.push(`review-${i}/r1-verdict.json`);
-    if (fixedIterations.includes(i)) expected.push(`review-${i}/r2-findings.json`, `review-${i}/r2-fix-summary.md`, `review-${i}/r2-fix-summary.json`, `review-${i}/layer0.json`);
+      expected.push(`review-${i}/r1-verdict.json`, `review-${i}/REVIEW.md`);
+      if (fixedIterations.includes(i)) expected.push(`review-${i}/r2-findings.json`, `review-${i}/r2-fix-summary.md`, `review-${i}/r2-fix-summary.json`, `review-${i}/layer0.json`);
   }
   expect(r.phases).toEqual(expected.sort());
 }
@@ -119,6 +119,14 @@ function oncePerIteration(reviewIterations: number, fixIterations: number[]): Re
   return counts;
 }
 
+/** The closing line of a DONE loop: the outcome, then the cost every agent's transcript gave and the report. */
+function expectDoneLine(r: LoopReport, head: string, agentRuns: number): void {
+  const [first, second, ...rest] = (r.systemMessages.at(-1) ?? '').split('\n');
+  expect(first).toBe(head);
+  expect(second).toMatch(new RegExp(`^  Cost: [\\d,]+ tokens over ${agentRuns} agent runs · Report: \\.agents/tmp/phases/REPORT\\.md$`));
+  expect(rest).toEqual([]);
+}
+
 const only = (reviewer: string, iteration: number, findings: ScenarioFinding[]) => (r: string, i: number) => (r === reviewer && i === iteration ? findings : []);
 
 describe('minions review loop in the real CLI', () => {
@@ -131,7 +139,7 @@ describe('minions review loop in the real CLI', () => {
       expect(r.dispatches.every((d) => !d.background && d.result && !d.result.isError)).toBe(true);
       expect(r.server.requests.some((q) => q.request && identify(q.request) === 'review-fixer')).toBe(false);
       expect(r.systemMessages[0]).toMatch(/^minions: review loop started — R1, Iteration 1\/5/);
-      expect(r.systemMessages.at(-1)).toBe('minions: DONE — review 1/5 found no issues. Reviews: .agents/tmp/phases/review-1/');
+      expectDoneLine(r, 'minions: DONE — review 1/5 found no issues. Reviews: .agents/tmp/phases/review-1/', 5);
       // The R1 prompt reached the model through the UserPromptSubmit context.
       const ups = r.hooks.find((h) => h.event === 'UserPromptSubmit');
       expect(ups?.additionalContext).toMatch(/^\[PHASE R1\] minions review — Iteration 1\/5/);
@@ -165,7 +173,7 @@ describe('minions review loop in the real CLI', () => {
       const verdict1 = JSON.parse(r.readPhase('review-1/r1-verdict.json')!) as { next: string; total_issues: number };
       expect(verdict1).toMatchObject({ next: 'R2', total_issues: 3 });
       expect(r.systemMessages).toContain('minions: fix round 1 done (3 fixed) → R1, Iteration 2/5');
-      expect(r.systemMessages.at(-1)).toBe('minions: DONE — review 2/5 found no issues after 1 fix round. Reviews: .agents/tmp/phases/review-2/');
+      expectDoneLine(r, 'minions: DONE — review 2/5 found no issues after 1 fix round. Reviews: .agents/tmp/phases/review-2/', 11);
       // The Stop hook steered the model: R2 after the first review, R1 after the fix.
       const continued = r.hooks.filter((h) => h.event === 'Stop' && h.additionalContext).map((h) => h.additionalContext!.split('\n')[0]);
       expect(continued).toEqual(['[PHASE R2] minions review — Iteration 1/5', '[PHASE R1] minions review — Iteration 2/5']);
@@ -369,7 +377,7 @@ describe('minions review loop in the real CLI', () => {
       expect(r.run.events.filter((e) => e.type === 'result')).toHaveLength(1);
       const src = `${r.read('src/cart.js')}${r.read('src/config.js')}${r.read('src/price.js')}`;
       for (const fix of Object.values(fixes)) expect(src).toContain(fix.replace);
-      expect(r.systemMessages.at(-1)).toBe('minions: DONE — review 5/5 found no issues after 4 fix rounds. Reviews: .agents/tmp/phases/review-5/');
+      expectDoneLine(r, 'minions: DONE — review 5/5 found no issues after 4 fix rounds. Reviews: .agents/tmp/phases/review-5/', 29);
       // The pedant's unit-error is a correctness finding, not error handling (FINDINGS.md #3).
       const verdict3 = JSON.parse(r.readPhase('review-3/r1-verdict.json')!) as { findings: { file: string; category: string; categories: string[] }[] };
       expect(verdict3.findings).toEqual([expect.objectContaining({ file: 'src/price.js', category: 'correctness', categories: ['unit-error'] })]);

@@ -65,7 +65,7 @@ export class Loop {
     this.dir.write(reviewerFile(iteration, reviewer), typeof review === 'string' ? review : reviewText(review));
   }
 
-  reviewerStop(reviewer: Reviewer, extra: { message?: string | null; stopHookActive?: boolean; agentId?: string; backgroundTasks?: BackgroundTask[] } = {}): Promise<HookResult> {
+  reviewerStop(reviewer: Reviewer, extra: { message?: string | null; stopHookActive?: boolean; agentId?: string; backgroundTasks?: BackgroundTask[]; transcriptPath?: string } = {}): Promise<HookResult> {
     return this.hook(
       'on-subagent-stop',
       subagentStop(agentType(reviewer), {
@@ -74,23 +74,28 @@ export class Loop {
         stopHookActive: extra.stopHookActive,
         agentId: extra.agentId,
         backgroundTasks: extra.backgroundTasks,
+        transcriptPath: extra.transcriptPath,
       }),
     );
   }
 
   /** Every reviewer's SubagentStop at once (the host runs parallel subagents' hooks concurrently). */
-  reviewersStop(reviewers: readonly Reviewer[] = REVIEWERS): Promise<HookResult[]> {
-    return Promise.all(reviewers.map((r) => this.reviewerStop(r)));
+  reviewersStop(reviewers: readonly Reviewer[] = REVIEWERS, transcriptPath?: (r: Reviewer) => string): Promise<HookResult[]> {
+    return Promise.all(reviewers.map((r) => this.reviewerStop(r, transcriptPath ? { transcriptPath: transcriptPath(r) } : {})));
   }
 
   /** Dispatches the five, writes their reviews, stops them all at once. */
-  async reviewRound(iteration: number, reviews: Partial<Record<Reviewer, ReviewOutput | string>>): Promise<{ dispatches: HookResult[]; stops: HookResult[] }> {
+  async reviewRound(
+    iteration: number,
+    reviews: Partial<Record<Reviewer, ReviewOutput | string>>,
+    transcriptPath?: (r: Reviewer) => string,
+  ): Promise<{ dispatches: HookResult[]; stops: HookResult[] }> {
     const dispatches = await this.dispatchReviewers();
     for (const r of REVIEWERS) {
       const review = reviews[r];
       if (review !== undefined) this.writeReview(iteration, r, review);
     }
-    const stops = await this.reviewersStop();
+    const stops = await this.reviewersStop(REVIEWERS, transcriptPath);
     return { dispatches, stops };
   }
 
@@ -133,8 +138,11 @@ export class Loop {
     return answers;
   }
 
-  fixerStop(extra: { message?: string; stopHookActive?: boolean } = {}): Promise<HookResult> {
-    return this.hook('on-subagent-stop', subagentStop(FIXER, { ...this.common(), lastAssistantMessage: extra.message, stopHookActive: extra.stopHookActive }));
+  fixerStop(extra: { message?: string; stopHookActive?: boolean; transcriptPath?: string } = {}): Promise<HookResult> {
+    return this.hook(
+      'on-subagent-stop',
+      subagentStop(FIXER, { ...this.common(), lastAssistantMessage: extra.message, stopHookActive: extra.stopHookActive, transcriptPath: extra.transcriptPath }),
+    );
   }
 
   stop(extra: { backgroundTasks?: BackgroundTask[]; stopHookActive?: boolean } = {}): Promise<HookResult> {

@@ -86,7 +86,7 @@ export function backgroundTask(agentType: string, status = 'running'): Backgroun
 
 export function subagentStop(
   agentType: string,
-  c: Common & { agentId?: string; lastAssistantMessage?: string | null; stopHookActive?: boolean; backgroundTasks?: BackgroundTask[] },
+  c: Common & { agentId?: string; lastAssistantMessage?: string | null; stopHookActive?: boolean; backgroundTasks?: BackgroundTask[]; transcriptPath?: string },
 ): Payload {
   const agentId = c.agentId ?? nextId('a');
   const session = c.session_id ?? SESSION;
@@ -94,7 +94,7 @@ export function subagentStop(
     ...common('SubagentStop', c),
     agent_id: agentId,
     agent_type: agentType,
-    agent_transcript_path: `/root/.claude/projects/${c.cwd.replace(/[^A-Za-z0-9]/g, '-')}/${session}/subagents/agent-${agentId}.jsonl`,
+    agent_transcript_path: c.transcriptPath ?? `/root/.claude/projects/${c.cwd.replace(/[^A-Za-z0-9]/g, '-')}/${session}/subagents/agent-${agentId}.jsonl`,
     last_assistant_message: c.lastAssistantMessage === undefined ? 'Done. I wrote my findings to the output file.' : c.lastAssistantMessage,
     stop_hook_active: c.stopHookActive ?? false,
     background_tasks: c.backgroundTasks ?? [],

@@ -166,8 +166,13 @@ describe.concurrent('/minions:cancel', () => {
 const USAGE = [
   'usage: minions <command> [options]',
   '',
-  '  minions status [--json]   the review loop in this project: phase, iteration, reviewers, open issues, files',
+  '  minions status [--json]   the review loop in this project: phase, iteration, reviewers, open issues, best round, cost, files',
   "  minions cancel [--force]  end this session's loop; --force also ends another session's",
+  '  minions restore [<round>|undo] [--force]',
+  '                            after a loop: put the files it changed back as round N found them, or undo the last restore;',
+  '                            alone, list the rounds; --force restores over your own edits (saved first)',
+  '  minions report [--sarif [--out FILE] [--all-rounds]]',
+  "                            write the last loop's REPORT.md again, or its findings as SARIF 2.1.0",
   '  minions --help, -h        this help',
   '  minions --version         the version',
   '',
@@ -195,6 +200,10 @@ describe.concurrent('the command line', () => {
     [['cancel', '--yes'], 'unknown option "--yes" for cancel'],
     [['cancel', '--json'], 'unknown option "--json" for cancel'],
     [['status', 'now'], 'status takes no argument "now"'],
+    [['restore', '1', '2'], 'restore takes no argument "2"'],
+    [['restore', '--json'], 'unknown option "--json" for restore'],
+    [['report', '--sarif', '--out'], '--out of report needs a value'],
+    [['report', '--all-rounds'], 'report takes --out and --all-rounds only with --sarif'],
     [['frobnicate'], 'unknown command "frobnicate"'],
     [[], 'no command given'],
   ])('%j is refused with exit 2, naming %s', async (args, problem) => {
@@ -241,6 +250,8 @@ describe.concurrent('status --json', () => {
       reviews: [],
       openFindings: { count: 0, fingerprints: [], issues: [] },
       paths: { root: loop.root, state: '.agents/tmp/state.json', phases: '.agents/tmp/phases/', verdict: null },
+      // The facts REPORT.md renders, here of a loop whose first review is not done yet.
+      outcome: expect.objectContaining({ runId: state.runId, best: null, rounds: [expect.objectContaining({ round: 1, reviewed: false })], files: { phases: '.agents/tmp/phases/', report: '.agents/tmp/phases/REPORT.md' } }),
     });
     expect((await json(loop, OTHER_SESSION)).session).toEqual({ id: SESSION, isThisSession: false });
   });

@@ -58,7 +58,14 @@ describe('concurrent SubagentStops', () => {
     expect(state.iterations[0].r1.status, label).toBe('complete');
     for (const r of REVIEWERS) expect(state.iterations[0].r1.reviewers[r], `${label} ${r}`).toMatchObject({ status: 'valid', dispatches: 1, failures: 0 });
     expect(loop.dir.readJson(verdictFile(1)), label).toMatchObject({ iteration: 1, total_issues: withIssues ? 1 : 0, next: withIssues ? 'R2' : 'DONE' });
-    const written = ['review-1/diff.patch', ...REVIEWERS.map((r) => `review-1/r1-${r}.json`), 'review-1/r1-verdict.json', ...(withIssues ? ['review-1/r2-findings.json'] : []), 'run.json'];
+    const written = [
+      'review-1/diff.patch',
+      ...REVIEWERS.map((r) => `review-1/r1-${r}.json`),
+      'review-1/r1-verdict.json',
+      'review-1/REVIEW.md',
+      ...(withIssues ? ['review-1/r2-findings.json'] : ['REPORT.md']),
+      'run.json',
+    ];
     expect(loop.dir.list('.agents/tmp/phases'), label).toEqual(written.sort());
   }
 

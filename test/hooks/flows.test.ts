@@ -116,11 +116,15 @@ describe.concurrent('clean first pass → DONE', () => {
     const done = await loop.stop();
     expectQuiet(done);
     expect(Object.keys(done.stdout ?? {})).toEqual(['systemMessage']);
-    expect(done.stdout?.systemMessage).toBe('minions: DONE — review 1/3 found no issues. Reviews: .agents/tmp/phases/review-1/');
+    expect(done.stdout?.systemMessage).toBe(
+      'minions: DONE — review 1/3 found no issues. Reviews: .agents/tmp/phases/review-1/\n  Cost: unknown (no readable transcript for 5 agent runs) · Report: .agents/tmp/phases/REPORT.md',
+    );
     expect(loop.hasState()).toBe(false);
     expect(loop.dir.readJson(`.agents/tmp/archive/${runId}/state.json`)).toEqual(state);
     // The phases stay where the user looks for them until the next loop starts.
     expect(loop.dir.list('.agents/tmp/phases')).toEqual([
+      'REPORT.md',
+      'review-1/REVIEW.md',
       'review-1/diff.patch',
       'review-1/r1-critic.json',
       'review-1/r1-pedant.json',
@@ -142,6 +146,8 @@ describe.concurrent('clean first pass → DONE', () => {
     expectR1Prompt(additionalContext(next), 1, 5);
     expect(loop.state().runId).not.toBe(runId);
     expect(loop.dir.list(`.agents/tmp/archive/${runId}`)).toEqual([
+      'phases/REPORT.md',
+      'phases/review-1/REVIEW.md',
       'phases/review-1/diff.patch',
       'phases/review-1/r1-critic.json',
       'phases/review-1/r1-pedant.json',
@@ -249,11 +255,13 @@ describe.concurrent('issues → R2 → fix → iteration 2 → clean → DONE', 
     expect(state.iterations).toHaveLength(2);
 
     const done = await loop.stop();
-    expect(done.stdout?.systemMessage).toBe('minions: DONE — review 2/4 found no issues after 1 fix round. Reviews: .agents/tmp/phases/review-2/');
+    expect(done.stdout?.systemMessage).toBe(
+      'minions: DONE — review 2/4 found no issues after 1 fix round. Reviews: .agents/tmp/phases/review-2/\n  Cost: unknown (no readable transcript for 11 agent runs) · Report: .agents/tmp/phases/REPORT.md',
+    );
     expect(loop.hasState()).toBe(false);
     expect(loop.dir.readJson(`.agents/tmp/archive/${state.runId}/state.json`)).toEqual(state);
     expect(loop.dir.list('.agents/tmp/phases/review-1')).toEqual(
-      ['diff.patch', 'layer0.json', 'r1-critic.json', 'r1-pedant.json', 'r1-security-reviewer.json', 'r1-silent-failure-hunter.json', 'r1-verdict.json', 'r1-witness.json', 'r2-findings.json', 'r2-fix-summary.json', 'r2-fix-summary.md'],
+      ['REVIEW.md', 'diff.patch', 'layer0.json', 'r1-critic.json', 'r1-pedant.json', 'r1-security-reviewer.json', 'r1-silent-failure-hunter.json', 'r1-verdict.json', 'r1-witness.json', 'r2-findings.json', 'r2-fix-summary.json', 'r2-fix-summary.md'],
     );
   });
 
@@ -324,6 +332,9 @@ describe.concurrent('never clean → STOPPED at the iteration budget', () => {
       '  warning src/a.ts:1 — a changed from 1 to 2 without a reason',
       '  info README.md:3 — the README does not mention TAX',
       '  … and 1 more in the verdict',
+      // Round 1 (one warning) ranks above the final tree: the outcome says so and how to get it back.
+      '  Best attempt: round 1. The final tree (round 2) ranks below it: 1 critical more, 1 warning more, 3 info more open; score 0.29 against 0.90. /minions:restore 1 (or `minions restore 1`) puts its files back.',
+      '  Cost: unknown (no readable transcript for 11 agent runs) · Report: .agents/tmp/phases/REPORT.md',
     ]);
     expect(loop.hasState()).toBe(false);
     expect(loop.dir.readJson(`.agents/tmp/archive/${state.runId}/state.json`)).toEqual(state);

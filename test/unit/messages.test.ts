@@ -1,9 +1,11 @@
 /** Every model- and user-facing text lives in src/messages.ts; these snapshots show what the model and the user read. */
 import { describe, expect, it } from 'vitest';
 import * as msg from '../../src/messages';
+import { loopFacts } from '../../src/report/facts';
 import { LATER, OWNER, patchNote, stateBuilder } from './builders';
 import { LAYER0_CHECKS } from '../../src/checks/layer0';
 import type { Layer0Hit } from '../../src/checks/layer0';
+import { F, agent, loopOf, tokens } from './report-builders';
 
 const CHANGED = ['src/a.ts', 'src/b.ts'];
 const pitfalls = [{ seen: 3, file: 'src/a.ts', category: 'correctness', description: 'the loop reads one past the end', rule: 'loop while i < n' }];
@@ -69,18 +71,42 @@ describe('files the hooks write for a round', () => {
 
 describe('what the user reads', () => {
   it('outcomes', () => {
-    const done = stateBuilder({ status: 'done', currentPhase: 'DONE', iteration: 2 }).build();
-    const stopped = stateBuilder({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'stuck_issue', stopDetail: 'src/a.ts:3 (correctness) has not been fixed in 3 consecutive rounds: it needs structural work' }).inR2(2).build();
-    const open = [
-      { severity: 'critical' as const, file: 'src/a.ts', line: 3, description: 'the loop reads one past the end' },
-      { severity: 'warning' as const, file: 'src/b.ts', line: null, description: 'errors are swallowed' },
-    ];
-    expect([msg.outcome(done, []), msg.outcome(stopped, open)].join('\n\n')).toMatchSnapshot();
+    const phases = '.agents/tmp/phases/';
+    const clean = loopOf([{ reports: { pedant: [F.format] }, fix: 'complete', cost: [agent('pedant', tokens(5000, 200, 0, 12_000))] }, { reports: {}, cost: [agent('pedant', null)] }]);
+    const worse = loopOf([{ reports: { pedant: [F.format] }, fix: 'complete' }, { reports: { pedant: [F.discount], critic: [F.swallowed] } }], {
+      stopReason: 'stuck_issue',
+      stopDetail: 'src/a.ts:3 (correctness) has not been fixed in 3 consecutive rounds: it needs structural work',
+      openIssues: [
+        { severity: 'critical', file: 'src/a.ts', line: 3, description: 'the loop reads one past the end' },
+        { severity: 'warning', file: 'src/b.ts', line: null, description: 'errors are swallowed' },
+      ],
+    });
+    const unreviewed = loopOf([{ reports: { pedant: [F.format] }, fix: 'complete' }, { reports: { pedant: [F.discount] }, fix: 'complete' }], { stopReason: 'budget', stopDetail: msg.budgetDetail(120_400, 100_000, 'review 3') });
+    const facts = (l: ReturnType<typeof loopOf>) => loopFacts({ ...l, totalChange: null, phasesDir: phases });
+    expect([clean, worse, unreviewed].map((l) => msg.outcome(l.state, facts(l))).join('\n\n')).toMatchSnapshot();
   });
 
   it('/minions:status', () => {
     const state = stateBuilder().reviewer('critic', { status: 'valid', dispatches: 1, counts: { critical: 1, warning: 0, info: 0 } }).reviewer('pedant', { status: 'running', dispatches: 1 }).build();
     expect(msg.statusReport(state, LATER, OWNER, '.agents/tmp/phases/')).toMatchSnapshot();
+  });
+
+  it('/minions:status of a finished loop: each round’s standing, the best attempt, the cost, the report', () => {
+    const l = loopOf([{ reports: { pedant: [F.format] }, fix: 'complete', cost: [agent('pedant', tokens(5000, 200))], checks: { passed: 2, failed: 0 } }, { reports: { pedant: [F.discount] }, checks: { passed: 1, failed: 1 } }], {
+      rules: { ...stateBuilder().build().rules, maxTokens: 500_000 },
+    });
+    const facts = loopFacts({ ...l, totalChange: null, phasesDir: '.agents/tmp/phases/' });
+    expect(msg.statusReport(l.state, LATER, OWNER, '.agents/tmp/phases/', facts)).toMatchSnapshot();
+  });
+
+  it('/minions:status of a running loop: the best round so far and how the latest review compares', () => {
+    const l = loopOf([{ reports: { pedant: [F.format] }, fix: 'complete' }, { reports: { pedant: [F.discount] }, fix: 'running' }]);
+    const running = { ...l.state, status: 'in_progress' as const, currentPhase: 'R2' as const };
+    const facts = loopFacts({ ...l, state: running, totalChange: null, phasesDir: '.agents/tmp/phases/' });
+    const text = msg.statusReport(running, LATER, OWNER, '.agents/tmp/phases/', facts);
+    expect(text).toContain('Best so far: round 1 (round 2 ranks below it: 1 critical more, 1 warning fewer open; score 0.55 against 0.90).');
+    expect(text).toContain('Cost so far: no agent runs recorded.');
+    expect(text).not.toContain('Report:');
   });
 
   it('refusals say what to do next', () => {
@@ -126,7 +152,7 @@ describe('what the user reads', () => {
     const failed = stateBuilder({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'aggregation_failed', stopDetail: msg.aggregationFailedDetail(1, 2, false) }).build();
     const texts = [
       msg.notify.tampered(stopped),
-      msg.outcome(stopped, []),
+      msg.outcome(stopped, loopFacts({ state: stopped, verdicts: [], checks: [], totalChange: null, phasesDir: '.agents/tmp/phases/' })),
       msg.notify.tamperedAfterEnd(stateBuilder({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'max_iterations' }).build(), problems.slice(1, 2)),
       msg.notify.tamperedArchived([{ file: '.agents/tmp/state.json', problem: 'added' }]),
       msg.notify.cancelledTampered(problems.slice(0, 1)),

@@ -13,6 +13,13 @@ describe('parseCli', () => {
     [['-h'], { kind: 'help' }],
     [['cancel', '--force', '--help'], { kind: 'help' }],
     [['--version'], { kind: 'version' }],
+    [['restore'], { kind: 'restore', target: null, force: false }],
+    [['restore', '2'], { kind: 'restore', target: '2', force: false }],
+    [['restore', '--force', 'undo'], { kind: 'restore', target: 'undo', force: true }],
+    [['report'], { kind: 'report', sarif: false, allRounds: false, out: null }],
+    [['report', '--sarif'], { kind: 'report', sarif: true, allRounds: false, out: null }],
+    [['report', '--sarif', '--out', 'a b.sarif', '--all-rounds'], { kind: 'report', sarif: true, allRounds: true, out: 'a b.sarif' }],
+    [['report', '--out=x.sarif', '--sarif'], { kind: 'report', sarif: true, allRounds: false, out: 'x.sarif' }],
   ] as const)('%j → %j', (argv, command) => {
     expect(parseCli(argv)).toEqual(command);
   });
@@ -26,6 +33,12 @@ describe('parseCli', () => {
     [['cancel', '--json'], 'unknown option "--json" for cancel'],
     [['cancel', '--force', 'now'], 'cancel takes no argument "now"'],
     [['status', '--version'], 'unknown option "--version" for status'],
+    [['status', '--json=yes'], 'unknown option "--json=yes" for status'],
+    [['restore', '1', 'undo'], 'restore takes no argument "undo"'],
+    [['report', 'now'], 'report takes no argument "now"'],
+    [['report', '--sarif', '--out', '--all-rounds'], '--out of report needs a value'],
+    [['report', '--sarif', '--out='], '--out of report needs a value'],
+    [['report', '--out', 'x'], 'report takes --out and --all-rounds only with --sarif'],
   ] as const)('%j is refused: %s', (argv, problem) => {
     expect(parseCli(argv)).toEqual({ kind: 'refused', problem });
   });

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sanitize } from '../../src/core/sanitize';
 import * as msg from '../../src/messages';
+import { loopFacts } from '../../src/report/facts';
 import { stateBuilder } from './builders';
 
 const ESC = '\x1b';
@@ -109,7 +110,7 @@ describe('where model text enters the hooks\' outputs', () => {
   it("the user's outcome lines and /minions:status", () => {
     const stopped = stateBuilder({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'stuck_issue', stopDetail: hostile }).inR2(1).build();
     const open = [{ severity: 'critical' as const, file: `src/${ESC}]0;pwned\x07a.ts`, line: 3, description: hostile }];
-    const out = msg.outcome(stopped, open);
+    const out = msg.outcome({ ...stopped, openIssues: open }, loopFacts({ state: { ...stopped, openIssues: open }, verdicts: [], checks: [], totalChange: null, phasesDir: '.agents/tmp/phases/' }));
     clean(out);
     expect(out).not.toMatch(/\[PHASE/);
     clean(msg.statusReport({ ...stopped, task: hostile, openIssues: open }, stopped.updatedAt, null, '.agents/tmp/phases/'));

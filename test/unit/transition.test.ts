@@ -213,7 +213,8 @@ describe('a reviewer stops', () => {
     const { builder, files: all } = fourDone(withIssue);
     const out = throughRound(builder.loaded(), reviewerStop('silent-failure-hunter', all), all);
     expect(out.state).toMatchObject({ status: 'in_progress', currentPhase: 'R2', iteration: 1 });
-    const [verdictWrite, findingsWrite] = out.effects.filter((e) => e.type === 'write') as Extract<Effect, { type: 'write' }>[];
+    const [verdictWrite, reviewReport, findingsWrite] = out.effects.filter((e) => e.type === 'write') as Extract<Effect, { type: 'write' }>[];
+    expect(reviewReport!.path).toBe('.agents/tmp/phases/review-1/REVIEW.md');
     const verdict = JSON.parse(verdictWrite!.content);
     expect(verdict.findings).toHaveLength(1);
     expect(verdict.findings[0]).toMatchObject({ reporters: [...REVIEWERS], severity: 'critical', file: 'src/a.ts', status: 'NEW', toFixer: true });
@@ -391,8 +392,8 @@ describe('the orchestrator stops', () => {
   });
 
   it.each([
-    ['DONE', 'done', /^minions: DONE — review 1\/3 found no issues\. Reviews: \.agents\/tmp\/phases\/review-1\/$/],
-    ['STOPPED', 'stopped', /^minions: STOPPED — the iteration budget is spent\. No verdict for round 1\. Files: .*\n  critical src\/a\.ts:3 — off by one$/],
+    ['DONE', 'done', /^minions: DONE — review 1\/3 found no issues\. Reviews: \.agents\/tmp\/phases\/review-1\/\n  Report: \.agents\/tmp\/phases\/REPORT\.md$/],
+    ['STOPPED', 'stopped', /^minions: STOPPED — the iteration budget is spent\. No verdict for round 1\. Files: .*\n  critical src\/a\.ts:3 — off by one\n  Report: \.agents\/tmp\/phases\/REPORT\.md$/],
   ] as const)('%s: the outcome once, and the state file retired', (phase, status, pattern) => {
     const b = stateBuilder({ currentPhase: phase, status, stopReason: phase === 'STOPPED' ? 'max_iterations' : null, openIssues: [{ severity: 'critical', file: 'src/a.ts', line: 3, description: 'off by one' }] });
     const out = transition(b.loaded(), stop());

@@ -1,0 +1,103 @@
+/**
+ * `minions restore <round>|undo [--force]`, behind /minions:restore: puts the project files the loop
+ * changed back as round N's review found them. The project as it is now is saved as a snapshot first,
+ * and `undo` brings that back. Only those files are written: the index, HEAD, the stash and every other
+ * file stay as they are. Refused while a loop runs, or when the user changed one of those files since the
+ * loop ended (unless --force, which is safe because the snapshot is taken first).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { isActive } from '../core/loop-state';
+import * as msg from '../messages';
+import { finalTree, roundTree } from '../report/facts';
+import type { CliCommand } from './parse-cli';
+import { findLoop } from '../shell/find-run';
+import { gatherFacts } from '../shell/run-files';
+import { changedPaths, hasTree, restorePaths, snapshotTree } from '../shell/snapshot';
+import { withLock } from '../shell/store';
+import { RestoreLog, type RestoreEntry } from '../state/restore-log';
+import { restoresFile } from '../state/paths';
+import type { State } from '../state/schema';
+
+export interface CliResult {
+  code: number;
+  out: string;
+}
+
+/** Every project file that differs between any two consecutive trees the loop recorded. */
+export function touchedPaths(root: string, state: State): Set<string> {
+  const trees = [state.baseTree, ...state.iterations.flatMap((it) => [it.trees.reviewStart, it.trees.reviewEnd, it.trees.fixEnd])].filter(
+    (t): t is string => t !== null,
+  );
+  const touched = new Set<string>();
+  for (let i = 1; i < trees.length; i++) if (trees[i] !== trees[i - 1]) for (const p of changedPaths(root, trees[i - 1]!, trees[i]!)) touched.add(p);
+  return touched;
+}
+
+function readLog(root: string, runId: string): RestoreLog {
+  try {
+    const parsed = RestoreLog.safeParse(JSON.parse(fs.readFileSync(path.join(root, restoresFile(runId)), 'utf8')));
+    if (parsed.success && parsed.data.runId === runId) return parsed.data;
+  } catch {
+    // none yet
+  }
+  return { runId, restores: [] };
+}
+
+function writeLog(root: string, log: RestoreLog): void {
+  const file = path.join(root, restoresFile(log.runId));
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(`${file}.tmp`, `${JSON.stringify(log, null, 2)}\n`);
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+export async function restoreCommand(root: string, { target, force }: Extract<CliCommand, { kind: 'restore' }>, now: string): Promise<CliResult> {
+  const found = findLoop(root);
+  if (found.kind === 'none') return { code: 1, out: msg.restore.noRun() };
+  if (found.kind === 'broken') return { code: 1, out: msg.restore.broken(found.problem) };
+  // Under the loop's lock: no loop can start while files are being put back.
+  return withLock(root, async () => {
+    const again = findLoop(root);
+    if (again.kind !== 'live' && again.kind !== 'archived') return { code: 1, out: msg.restore.noRun() };
+    const { state } = again;
+    if (isActive(state)) return { code: 1, out: msg.restore.running(state) };
+    if (target === null) return { code: 0, out: `${msg.restore.rounds(gatherFacts(root, again))}\n${msg.restore.usage()}` };
+
+    const log = readLog(root, state.runId);
+    let to: string;
+    let name: string;
+    if (target === 'undo') {
+      const last = log.restores[log.restores.length - 1];
+      if (!last) return { code: 1, out: msg.restore.nothingToUndo() };
+      to = last.from;
+      name = msg.restore.undoName();
+    } else {
+      const round = /^\d+$/.test(target) ? state.iterations[Number(target) - 1] : undefined;
+      if (!round) return { code: 1, out: msg.restore.noRound(target, state.iterations.length) };
+      const tree = roundTree(round);
+      if (!tree) return { code: 1, out: msg.restore.noSnapshot(round.iteration) };
+      to = tree;
+      name = msg.restore.roundName(round.iteration);
+    }
+    if (!hasTree(root, to)) return { code: 1, out: msg.restore.gone(`the snapshot of ${name}`) };
+
+    const touched = touchedPaths(root, state);
+    const current = snapshotTree(root);
+    if (!current) return { code: 1, out: msg.restore.noSnapshotNow() };
+    // What the files should look like if nobody touched them since: the loop's end, or the last restore.
+    const expected = log.restores[log.restores.length - 1]?.to ?? finalTree(state);
+    if (expected && !force) {
+      if (!hasTree(root, expected)) return { code: 1, out: msg.restore.gone('the snapshot of the loop’s final tree') };
+      const edited = changedPaths(root, expected, current).filter((p) => touched.has(p));
+      if (edited.length > 0) return { code: 1, out: msg.restore.edited(edited) };
+    }
+    const paths = changedPaths(root, current, to).filter((p) => touched.has(p));
+    if (paths.length === 0) return { code: 0, out: msg.restore.already(name) };
+
+    const result = restorePaths(root, to, paths);
+    const entry: RestoreEntry = { at: now, target, from: current, to, paths };
+    writeLog(root, { ...log, restores: [...log.restores, entry] });
+    if (result.failed.length > 0) return { code: 1, out: msg.restore.failed(result.failed) };
+    return { code: 0, out: msg.restore.done(name, result.written, result.deleted, current) };
+  });
+}

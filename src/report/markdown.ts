@@ -1,0 +1,54 @@
+/** Small Markdown helpers for the reports: model text is quoted, never interpreted. Pure. */
+
+// C0/C1 controls (ANSI and OSC escapes start with one), and the bidirectional overrides and isolates.
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const ESCAPE_SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?)/g;
+
+/** Text with terminal escapes and invisible direction controls removed. */
+export const plain = (text: string): string => text.replace(ESCAPE_SEQUENCE, '').replace(UNSAFE, '');
+
+/** One line of inline text: whitespace collapsed, cut at max, Markdown and HTML metacharacters escaped. */
+export function inline(text: string, max = 240): string {
+  const flat = plain(text).replace(/\s+/g, ' ').trim();
+  const cut = flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return cut.replace(/[\\`*_[\]<>#]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : `\\${c}`));
+}
+
+/** An inline code span that survives backticks in the text. */
+export function code(text: string): string {
+  const flat = plain(text).replace(/\s+/g, ' ').trim();
+  const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${flat}${pad}${fence}`;
+}
+
+/** A fenced block that survives fences in the text. */
+export function block(text: string, lang = ''): string {
+  const body = plain(text).replace(/\s+$/, '');
+  const longest = Math.max(2, ...(body.match(/`{3,}/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${lang}\n${body}\n${fence}`;
+}
+
+/** A GitHub table; a pipe inside a cell (code spans included) is escaped, as GFM requires. */
+export function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
+  const cell = (text: string): string => text.replace(/\|/g, '\\|');
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
+}
+
+export const where = (file: string, line: number | null): string => code(line ? `${file}:${line}` : file);
+
+export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** 1234567 → "1,234,567". */
+export const thousands = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+/** 83_000 ms → "1 min 23 s". */
+export function duration(ms: number | null): string {
+  if (ms === null) return 'unknown';
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m} min ${s % 60} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
+}

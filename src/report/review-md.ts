@@ -1,0 +1,157 @@
+/**
+ * `review-N/REVIEW.md`: one round for a person (seed 000's CRITIQUE.md) — the verdict, score and readiness,
+ * the findings table, the statuses of the previous round's findings, the checks, the reviewers and the
+ * fixer's answers. A pure renderer of the verdict; the hooks write it when the verdict is written, and
+ * again when the fixer has answered.
+ */
+import { REVIEWERS } from '../core/agents';
+import { countsText, stopReasonText } from '../messages';
+import type { FixSummary, MergedFinding, Verdict } from '../review/verdict-schema';
+import { changedDuringReviewFile, findingsFile, fixSummaryFile, fixSummaryJsonFile, verdictFile } from '../state/paths';
+import type { ChecksReport, Layer0Report } from '../checks/reports';
+import { code, duration, inline, plural, table, where } from './markdown';
+
+export interface ReviewReportInput {
+  verdict: Verdict;
+  /** The fixer's answers, once it has given them. */
+  answers: FixSummary | null;
+  /** The fix round: not yet run (pending, running), done, ended without a summary, or skipped. */
+  fix: 'pending' | 'running' | 'complete' | 'no_summary' | 'skipped';
+  /** The project's checks on the tree this round reviewed (the baseline, or after the previous fix). */
+  checks: ChecksReport | null;
+  /** The checks after this round's fix, and Layer-0 on it: known once the fixer has stopped. */
+  afterFix?: ChecksReport | null;
+  layer0?: Layer0Report | null;
+}
+
+const SEVERITY_ORDER = { critical: 0, warning: 1, info: 2 } as const;
+const GROUP = (f: MergedFinding): number => (f.toFixer ? 0 : f.status === 'CONTESTED' ? 1 : 2);
+
+function statusCell(f: MergedFinding): string {
+  if (f.grounding.status === 'ungrounded') return `UNGROUNDED${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
+  return f.grounding.status === 'relocated' ? `${f.status} (line relocated)` : f.status;
+}
+
+const NEXT = {
+  DONE: 'DONE',
+  R2: 'R2: the fixer gets the open findings',
+  R1: 'R1: the next review',
+  STOPPED: 'STOPPED',
+} as const;
+
+export function renderReviewReport({ verdict: v, answers, fix, checks, afterFix = null, layer0 = null }: ReviewReportInput): string {
+  const n = v.iteration;
+  const out: string[] = [];
+  out.push(`# Review ${n} of ${v.maxIterations}: ${v.overall_verdict === 'clean' ? 'clean' : 'issues found'}`, '');
+  out.push(`**Task:** ${inline(v.task, 400)}`, '');
+  const next = v.next === 'STOPPED' ? `STOPPED (${stopReasonText(v.stopReason)})` : NEXT[v.next];
+  out.push(
+    `**Verdict:** ${v.total_issues === 0 ? 'no open findings' : `${plural(v.total_issues, 'open finding')} (${countsText(v)})`} · ` +
+      `score ${v.score.toFixed(2)} (${v.band.replace(/_/g, ' ')}) · ${v.scale}/10 ${v.readiness.replace('_', ' ')} · next: ${next}`,
+  );
+  if (v.stopDetail) out.push('', `> ${inline(v.stopDetail, 400)}`);
+  if (v.changedDuringReview.length > 0) {
+    out.push('', `**Changed while this round was reviewed:** ${v.changedDuringReview.slice(0, 20).map((f) => code(f)).join(', ')}${v.changedDuringReview.length > 20 ? ', …' : ''} (patch: ${code(changedDuringReviewFile(n))}).`);
+  }
+
+  out.push('', '## Findings', '');
+  if (v.findings.length === 0) out.push('None: every reviewer found the change clean.');
+  else {
+    const sorted = [...v.findings].sort((a, b) => GROUP(a) - GROUP(b) || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0));
+    out.push(
+      table(
+        ['#', 'Where', 'Severity', 'Category', 'Reporters', 'Status', 'Finding'],
+        sorted.map((f, i) => [String(i + 1), where(f.file, f.line), f.severity, inline(f.category, 40), f.reporters.join(', '), statusCell(f), inline(f.description)]),
+      ),
+    );
+    const ungrounded = v.findings.filter((f) => f.grounding.status === 'ungrounded').length;
+    const contested = v.findings.filter((f) => f.status === 'CONTESTED').length;
+    const merged = v.findings.reduce((sum, f) => sum + f.reporters.length - 1, 0);
+    const notes = [
+      merged ? `${plural(merged, 'duplicate report')} merged` : '',
+      ungrounded ? `${plural(ungrounded, 'finding')} ungrounded: not found in the code as quoted, so not sent to the fixer` : '',
+      contested ? `${plural(contested, 'finding')} contested: declined by the fixer twice, so no longer sent to it` : '',
+    ].filter(Boolean);
+    if (notes.length) out.push('', `${notes.join('; ')}.`);
+  }
+
+  if (v.statuses.length > 0) {
+    out.push('', `## Since round ${n - 1}`, '');
+    out.push(table(['Where', 'Severity', 'Status', 'Finding'], v.statuses.map((s) => [code(s.file), s.severity, s.status, inline(s.description)])));
+  }
+
+  if (v.pitfalls.length > 0) {
+    out.push('', '## Known pitfalls', '');
+    for (const p of v.pitfalls) out.push(`- seen in ${p.seen} rounds: ${code(p.file)} ${inline(p.category, 40)}: ${inline(p.description, 160)} (rule: ${inline(p.rule, 160)})`);
+  }
+
+  if (checks) checksSection(out, 'Checks on the reviewed tree', checks);
+  if (afterFix) checksSection(out, 'Checks after the fix', afterFix);
+  if (layer0) {
+    out.push('', '## Layer-0 on the fix', '');
+    out.push(`${plural(layer0.files.length, 'changed file')} checked${layer0.skipped.length ? `, ${layer0.skipped.length} not read (${layer0.skipped.slice(0, 5).map((x) => `${code(x.path)}: ${x.reason}`).join(', ')})` : ''}: ${layer0.findings.length === 0 ? 'nothing found.' : `${plural(layer0.findings.length, 'finding')} for the next review.`}`);
+    if (layer0.findings.length > 0) out.push('', table(['Where', 'Severity', 'Check', 'Finding'], layer0.findings.map((f) => [where(f.file, f.line), f.severity, inline(f.category, 40), inline(f.description)])));
+  }
+
+  out.push('', '## Reviewers', '');
+  out.push(
+    table(
+      ['Reviewer', 'Output', 'Grounded findings', 'Ungrounded', 'Score'],
+      REVIEWERS.map((r) => {
+        const rv = v.reviewers[r];
+        const output = rv.status === 'valid' ? 'valid' : `invalid${rv.error ? `: ${inline(rv.error, 120)}` : ''}${rv.scoring === 'heuristic' ? ' (partly read)' : ''}`;
+        return [r, output, countsText(rv), String(rv.ungrounded), rv.score.toFixed(2)];
+      }),
+    ),
+  );
+
+  out.push('', "## The fixer's answers", '');
+  if (answers && answers.fixes.length > 0) {
+    const byFingerprint = new Map(v.findings.map((f) => [f.fingerprint, f]));
+    out.push(
+      table(
+        ['Where', 'Finding', 'Answer', 'Reason'],
+        answers.fixes.map((a) => {
+          const f = byFingerprint.get(a.fingerprint);
+          return [f ? where(f.file, f.line) : code(a.fingerprint), f ? inline(f.description, 160) : 'not a finding of this round', a.status.replace(/_/g, ' '), a.reason ? inline(a.reason, 240) : '–'];
+        }),
+      ),
+    );
+  } else if (v.next === 'R2' && (fix === 'pending' || fix === 'running')) {
+    out.push('Not yet: the fixer works on the open findings next.');
+  } else if (fix === 'no_summary') {
+    out.push('The fixer ended without answering; the next review judges the code as it is.');
+  } else if (fix === 'complete') {
+    out.push('The fixer wrote a summary but no answers per finding.');
+  } else {
+    out.push(v.total_issues === 0 ? 'No fix round: there was nothing to fix.' : 'No fix round: the loop stopped before the fixer was given these findings.');
+  }
+
+  out.push('', '## Files', '');
+  out.push(`- Verdict: ${code(verdictFile(n))}`);
+  if (v.next === 'R2') out.push(`- Sent to the fixer: ${code(findingsFile(n))}`);
+  if (fix === 'complete' || fix === 'no_summary') out.push(`- Fix summary: ${code(fixSummaryFile(n))} and ${code(fixSummaryJsonFile(n))}`);
+  return `${out.join('\n')}\n`;
+}
+
+const CHECK_RESULT = { passed: 'passed', failed: 'failed', timed_out: 'timed out' } as const;
+
+function checksSection(out: string[], title: string, report: ChecksReport): void {
+  out.push('', `## ${title}`, '');
+  if (report.checks.length === 0) {
+    out.push('No checks are configured.');
+    return;
+  }
+  out.push(
+    table(
+      ['Command', 'Result', 'Exit code', 'Time', 'Output'],
+      report.checks.map((c) => [
+        code(c.command),
+        `${c.error ? `could not run: ${inline(c.error, 80)}` : CHECK_RESULT[c.status]}${c.regressed ? ' (passed when the loop started)' : c.baseline && c.baseline !== 'passed' ? ' (failing before the loop)' : ''}`,
+        c.exitCode === null ? '–' : String(c.exitCode),
+        duration(c.durationMs),
+        code(c.log),
+      ]),
+    ),
+  );
+}

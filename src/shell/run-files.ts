@@ -1,0 +1,70 @@
+/**
+ * Where a loop's files are (live, or archived once it ended) and what the reports need from them: the
+ * verdicts, the fixer's answers, the checks and the total change. Reads only; plain data out.
+ */
+import path from 'node:path';
+import { roundChecks } from '../report/checks';
+import { finalTree, loopFacts, type LoopFacts } from '../report/facts';
+import { renderLoopReport } from '../report/report-md';
+import { FixSummary, Verdict } from '../review/verdict-schema';
+import type { Effect } from '../core/events';
+import type { State } from '../state/schema';
+import { PHASES_DIR, REPORT_FILE, fixSummaryJsonFile, verdictFile } from '../state/paths';
+import { readOrNull } from './observe';
+import { diffStat } from './snapshot';
+
+export interface RunFiles {
+  state: State;
+  /** The run's phases folder, project-relative, ending in '/': phases/ while it is there, else its archive. */
+  phasesDir: string;
+}
+
+export const PHASES = `${PHASES_DIR}/`;
+
+/** A phase file's path for this run: `.agents/tmp/phases/x` becomes `<phasesDir>x`. */
+export const inPhases = (phasesDir: string, rel: string): string => `${phasesDir}${rel.slice(PHASES.length)}`;
+
+/** Files about to be written by the same transition, by project-relative path: read before the disk. */
+export type Pending = ReadonlyMap<string, string>;
+const NONE: Pending = new Map();
+
+function readJson<T>(root: string, rel: string, schema: { safeParse(data: unknown): { success: true; data: T } | { success: false } }, pending: Pending): T | null {
+  const text = pending.get(rel) ?? readOrNull(path.join(root, rel));
+  if (text === null) return null;
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+const rounds = (state: State): number[] => state.iterations.map((it) => it.iteration);
+
+export const readVerdicts = (root: string, run: RunFiles, pending: Pending = NONE): (Verdict | null)[] =>
+  rounds(run.state).map((n) => readJson(root, inPhases(run.phasesDir, verdictFile(n)), Verdict, pending));
+
+export const readAnswers = (root: string, run: RunFiles, pending: Pending = NONE): (FixSummary | null)[] =>
+  rounds(run.state).map((n) => readJson(root, inPhases(run.phasesDir, fixSummaryJsonFile(n)), FixSummary, pending));
+
+
+export function totalChange(root: string, state: State): string | null {
+  const to = finalTree(state);
+  if (!state.baseTree || !to) return null;
+  return diffStat(root, state.baseTree, to);
+}
+
+export function gatherFacts(root: string, run: RunFiles, pending: Pending = NONE): LoopFacts {
+  return loopFacts({
+    state: run.state,
+    verdicts: readVerdicts(root, run, pending),
+    checks: roundChecks(run.state),
+    totalChange: totalChange(root, run.state),
+    phasesDir: run.phasesDir,
+  });
+}
+
+/** The write a 'write-report' effect stands for: REPORT.md of `state` as it is about to be saved, beside the live phases. */
+export function reportWrite(root: string, state: State, pending: Pending): Extract<Effect, { type: 'write' }> {
+  return { type: 'write', path: REPORT_FILE, content: renderLoopReport(gatherFacts(root, { state, phasesDir: PHASES }, pending)) };
+}

@@ -1,0 +1,256 @@
+/**
+ * The outcome through the built hooks and CLI, in temp git repos: each agent's cost read from real
+ * transcripts, REVIEW.md and REPORT.md written by the hooks, the best round named when the final tree is
+ * worse, the token budget, and `minions restore` (round N, undo, and its refusals).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Loop, messages, projectTestdir } from '../helpers/loop';
+import { SESSION } from '../helpers/payloads';
+import { CHANGED, REVIEWERS, cleanReview, issue, reviewWithIssues, type Issue, type Reviewer } from '../helpers/reviews';
+import { runCli, runCommandLine } from '../helpers/run';
+import { cloneTestdir, removeTestdirs, tempDir, type TestDir } from '../helpers/testdir';
+
+afterAll(removeTestdirs);
+
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'transcripts');
+const EXPECTED = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'expected.json'), 'utf8')) as Record<string, { input: number; output: number }>;
+const transcript = (name: string): string => path.join(FIXTURES, name);
+const REVIEWER_TRANSCRIPT = (_: Reviewer): string => transcript('critic.jsonl');
+const tokensOf = (name: string) => EXPECTED[name]!.input + EXPECTED[name]!.output;
+
+/** The fixer's round-1 change: the off-by-one "fixed" by a wrong bound, and src/a.ts touched too. */
+const FIXED_CART = CHANGED['src/cart.ts']!.replace('i <= items.length', 'i < items.length - 1');
+const FIXED_A = 'export const a = 3;\n';
+/** A file the fixer created: round 1's tree does not have it. */
+const HELPER = 'export const lastIndex = (n: number) => n - 1;\n';
+const worse: Issue = {
+  severity: 'critical',
+  category: 'off-by-one',
+  file: 'src/cart.ts',
+  line: 5,
+  description: 'the fix skips the last item: i < items.length - 1',
+  evidence: 'for (let i = 0; i < items.length - 1; i++) sum += items[i].price * items[i].qty;',
+  suggestion: 'use i < items.length',
+};
+const allClean = () => Object.fromEntries(REVIEWERS.map((r) => [r, cleanReview(r)])) as Record<Reviewer, ReturnType<typeof cleanReview>>;
+
+/** A loop that stopped at --max-iterations 2, its second round worse than its first; the Stop not yet run. */
+let stopped: TestDir;
+let stopMessage: string;
+
+beforeAll(async () => {
+  const loop = new Loop(projectTestdir());
+  await loop.start('--max-iterations 2 review the cart');
+  await loop.reviewRound(1, { ...allClean(), critic: reviewWithIssues('critic', [issue()]) }, REVIEWER_TRANSCRIPT);
+  await loop.dispatch('minions:review-fixer');
+  loop.dir.write('src/cart.ts', FIXED_CART);
+  loop.dir.write('src/a.ts', FIXED_A);
+  loop.dir.write('src/helper.ts', HELPER);
+  loop.writeFixSummary(1);
+  // The project's checks after the fix, as the verification step records them (no tree named: they ran on
+  // the fixer's tree, which round 2 reviews).
+  loop.dir.write('.agents/tmp/phases/review-1/checks.json', JSON.stringify({ checks: [{ command: 'npm test', exitCode: 1, durationMs: 1200 }, { command: 'npm run lint', exitCode: 0 }] }));
+  await loop.fixerStop({ transcriptPath: transcript('review-fixer.jsonl') });
+  await loop.reviewRound(2, { ...allClean(), critic: reviewWithIssues('critic', [worse]) }, REVIEWER_TRANSCRIPT);
+  stopped = cloneTestdir(loop.dir);
+  stopMessage = messages([await loop.stop()]).join('\n');
+});
+
+describe('a loop whose second round is worse than its first', () => {
+  it('recorded each agent’s cost from its transcript: exactly the usage the host wrote there', () => {
+    const state = new Loop(stopped).state();
+    expect(state).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'max_iterations', iteration: 2 });
+    const costs = state.iterations.map((it: { cost: Record<string, { agent: string; tokens: { input: number; output: number } }> }) => Object.values(it.cost));
+    expect(costs.map((c: unknown[]) => c.length)).toEqual([6, 5]);
+    const fixer = costs[0].find((c: { agent: string }) => c.agent === 'review-fixer');
+    expect(fixer.tokens).toEqual({ input: EXPECTED['review-fixer.jsonl']!.input, output: EXPECTED['review-fixer.jsonl']!.output, cacheCreation: 0, cacheRead: 0 });
+    for (const c of costs.flat().filter((c: { agent: string }) => c.agent !== 'review-fixer')) expect(c.tokens.input).toBe(EXPECTED['critic.jsonl']!.input);
+  });
+
+  it('wrote REVIEW.md for each round, the first one again with the fixer’s answers', () => {
+    const first = stopped.read('.agents/tmp/phases/review-1/REVIEW.md');
+    expect(first).toMatch(/^# Review 1 of 2: issues found\n/);
+    expect(first).toContain('## Checks\n\n| Command | Result | Exit code | Time |\n|---|---|---|---|\n| `npm test` | failed | 1 | 1 s |\n| `npm run lint` | passed | 0 | – |');
+    expect(first).toMatch(/\| `src\/cart\.ts:5` \| the loop reads one item past the end \| fixed \| – \|/);
+    const second = stopped.read('.agents/tmp/phases/review-2/REVIEW.md');
+    expect(second).toContain('next: STOPPED (the iteration budget is spent)');
+    expect(second).toMatch(/\| 1 \| `src\/cart\.ts:5` \| critical \| correctness \| critic \| NEW \|/);
+  });
+
+  it('wrote REPORT.md when the loop ended: round 1 is best, the final tree ranks below it, the total change and the cost', () => {
+    const report = stopped.read('.agents/tmp/phases/REPORT.md');
+    expect(report).toMatch(/^# minions review loop: STOPPED after 2 review rounds\n/);
+    expect(report).toContain('**Best attempt: round 1. The final tree (round 2) ranks below it: 1 critical more, 1 warning fewer open; score 0.55 against 0.90.');
+    expect(report).toMatch(/```\n src\/a\.ts {6}\| 2 \+-\n src\/cart\.ts {3}\| 2 \+-\n src\/helper\.ts \| 1 \+\n 3 files changed/);
+    // Checks count where a round has them: none for round 1's tree, the post-fix record for round 2's.
+    expect(report.split('\n').filter((l) => l.startsWith('| [')).map((l) => l.split(' | ')[6])).toEqual(['–', '1/2']);
+    const total = 10 * tokensOf('critic.jsonl') + tokensOf('review-fixer.jsonl');
+    expect(report).toContain(`${total.toLocaleString('en-US')} tokens over 11 agent runs: input`);
+  });
+
+  it('the outcome line names the best round, how to restore it, the cost and the report', () => {
+    const lines = stopMessage.split('\n');
+    expect(lines[0]).toMatch(/^minions: STOPPED — the iteration budget is spent\b/);
+    expect(lines).toContain('  Best attempt: round 1. The final tree (round 2) ranks below it: 1 critical more, 1 warning fewer open; score 0.55 against 0.90. /minions:restore 1 (or `minions restore 1`) puts its files back.');
+    expect(lines.at(-1)).toMatch(/^ {2}Cost: [\d,]+ tokens over 11 agent runs · Report: \.agents\/tmp\/phases\/REPORT\.md$/);
+  });
+
+  it('/minions:status and status --json show the same facts', async () => {
+    const dir = cloneTestdir(stopped);
+    const text = (await runCommandLine('status', '', { cwd: dir.root, sessionId: SESSION })).stdout;
+    expect(text).toContain('Best attempt: round 1. The final tree (round 2) ranks below it');
+    expect(text).toMatch(/^ {2}score 0\.90, [\d,]+ tokens, best$/m);
+    expect(text).toContain('Report: .agents/tmp/phases/REPORT.md');
+    const json = JSON.parse((await runCli(['status', '--json'], { cwd: dir.root })).stdout);
+    expect(json).toMatchObject({ loop: 'finished', phase: 'STOPPED' });
+    expect(json.outcome).toMatchObject({ best: 1, final: { reviewedRound: 2, gap: { findings: { critical: 1, warning: -1, info: 0 } } }, files: { report: '.agents/tmp/phases/REPORT.md' } });
+    expect(json.outcome.rounds.map((r: { open: { total: number } }) => r.open.total)).toEqual([1, 1]);
+  });
+
+  it('minions report --sarif writes the last round’s open findings; --all-rounds adds the first round’s', async () => {
+    const dir = cloneTestdir(stopped);
+    const last = await runCli(['report', '--sarif', '--out', 'out/minions.sarif'], { cwd: dir.root });
+    expect(last).toMatchObject({ code: 0, stdout: 'minions: SARIF 2.1.0 with 1 result written to out/minions.sarif\n' });
+    const log = dir.readJson('out/minions.sarif');
+    expect(log.runs[0].results.map((r: { level: string; locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }) => [r.level, r.locations[0]!.physicalLocation.artifactLocation.uri])).toEqual([['error', 'src/cart.ts']]);
+    const all = JSON.parse((await runCli(['report', '--sarif', '--all-rounds'], { cwd: dir.root })).stdout);
+    expect(all.runs[0].results.map((r: { level: string; baselineState: string }) => [r.level, r.baselineState])).toEqual([
+      ['error', 'new'],
+      ['warning', 'absent'],
+    ]);
+    expect(await runCli(['report', '--sarif', '--bogus'], { cwd: dir.root })).toMatchObject({ code: 2, stdout: expect.stringMatching(/^minions: unknown option "--bogus" for report\n/) });
+    fs.rmSync(dir.abs('.agents/tmp/phases/REPORT.md'));
+    expect((await runCommandLine('report', '', { cwd: dir.root })).stdout).toBe('minions: report written to .agents/tmp/phases/REPORT.md\n');
+    expect(dir.read('.agents/tmp/phases/REPORT.md')).toBe(stopped.read('.agents/tmp/phases/REPORT.md'));
+  });
+});
+
+describe('minions restore', () => {
+  /** HEAD, the index, the stash and every file but the loop's two, to prove a restore leaves them alone. */
+  function untouched(dir: TestDir) {
+    return {
+      head: dir.git('rev-parse', 'HEAD'),
+      index: dir.git('ls-files', '-s'),
+      staged: dir.git('diff', '--cached', '--name-status'),
+      stash: dir.git('stash', 'list'),
+      readme: dir.read('README.md'),
+      scratch: dir.read('scratch.txt'),
+      notes: dir.read('notes.txt'),
+      mtime: fs.statSync(dir.abs('README.md')).mtimeMs,
+    };
+  }
+
+  it('puts round 1’s files back, saves the tree before so that undo brings it back, and touches nothing else', async () => {
+    const dir = cloneTestdir(stopped);
+    // The user's own state after the loop: a stash entry, a staged file, an untracked file.
+    dir.write('README.md', '# cart\n\nA tiny cart, stashed edit.\n');
+    dir.git('stash', 'push', '-q', '--', 'README.md');
+    dir.write('notes.txt', 'staged notes\n');
+    dir.git('add', 'notes.txt');
+    dir.write('scratch.txt', 'untracked scratch\n');
+    const before = untouched(dir);
+
+    const r = await runCommandLine('restore', '1', { cwd: dir.root, sessionId: SESSION });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toMatch(
+      /^minions: restored round 1's files: 2 files written \(src\/a\.ts, src\/cart\.ts\), 1 file deleted \(src\/helper\.ts\)\. The project as it was is saved as snapshot [0-9a-f]{12}: \/minions:restore undo/,
+    );
+    expect(dir.read('src/cart.ts')).toBe(CHANGED['src/cart.ts']);
+    expect(dir.read('src/a.ts')).toBe(CHANGED['src/a.ts']);
+    expect(dir.exists('src/helper.ts')).toBe(false);
+    expect(untouched(dir)).toEqual(before);
+
+    expect((await runCli(['restore', '1'], { cwd: dir.root })).stdout).toBe("minions: the files the loop changed are already as in round 1's files; nothing to do.\n");
+    const undo = await runCli(['restore', 'undo'], { cwd: dir.root });
+    expect(undo.code).toBe(0);
+    expect(dir.read('src/cart.ts')).toBe(FIXED_CART);
+    expect(dir.read('src/a.ts')).toBe(FIXED_A);
+    expect(dir.read('src/helper.ts')).toBe(HELPER);
+    expect(untouched(dir)).toEqual(before);
+    // An undo is a restore too: undoing it again goes back to round 1.
+    await runCli(['restore', 'undo'], { cwd: dir.root });
+    expect(dir.read('src/cart.ts')).toBe(CHANGED['src/cart.ts']);
+    expect(dir.readJson(`.agents/tmp/restores/${new Loop(stopped).state().runId}.json`).restores.map((e: { target: string }) => e.target)).toEqual(['1', 'undo', 'undo']);
+  });
+
+  it('is refused after the user edited a file the loop changed; --force goes ahead, and undo brings the edit back', async () => {
+    const dir = cloneTestdir(stopped);
+    const edited = `${FIXED_CART}// my own change\n`;
+    dir.write('src/cart.ts', edited);
+    const refused = await runCli(['restore', '1'], { cwd: dir.root });
+    expect(refused).toMatchObject({ code: 1 });
+    expect(refused.stdout).toContain('you changed 1 file the loop also changed since it ended (src/cart.ts); a restore would overwrite it.');
+    expect(refused.stdout).toContain('Nothing was restored.');
+    expect(dir.read('src/cart.ts')).toBe(edited);
+    expect(dir.read('src/a.ts')).toBe(FIXED_A);
+    // A change to a file the loop never touched does not stand in the way.
+    const other = cloneTestdir(stopped);
+    other.write('README.md', '# changed by the user\n');
+    expect((await runCli(['restore', '1'], { cwd: other.root })).code).toBe(0);
+    expect(other.read('README.md')).toBe('# changed by the user\n');
+
+    expect((await runCli(['restore', '1', '--force'], { cwd: dir.root })).code).toBe(0);
+    expect(dir.read('src/cart.ts')).toBe(CHANGED['src/cart.ts']);
+    await runCli(['restore', 'undo'], { cwd: dir.root });
+    expect(dir.read('src/cart.ts')).toBe(edited);
+  });
+
+  it('is refused while a loop runs, and explains itself when there is nothing to restore', async () => {
+    const running = cloneTestdir(stopped);
+    await new Loop(running).start('another look at the cart');
+    const r = await runCli(['restore', '1'], { cwd: running.root });
+    expect(r).toMatchObject({ code: 1, stdout: 'minions: a review loop is running in this project (R1, Iteration 1/5); restore when it has ended, or end it with /minions:cancel. Nothing was restored.\n' });
+    expect(running.read('src/cart.ts')).toBe(FIXED_CART);
+
+    const none = projectTestdir();
+    expect((await runCli(['restore', '1'], { cwd: none.root })).stdout).toBe('minions: no review loop has run in this project, so there is nothing to restore.\n');
+    const dir = cloneTestdir(stopped);
+    expect((await runCli(['restore', '7'], { cwd: dir.root })).stdout).toBe('minions: the last loop had rounds 1 to 2; there is no round 7. Nothing was restored.\n');
+    expect((await runCli(['restore', 'undo'], { cwd: dir.root })).stdout).toBe('minions: there is no restore of the last loop to undo. Nothing was restored.\n');
+    const list = await runCli(['restore'], { cwd: dir.root });
+    expect(list.stdout.split('\n').slice(1, 3)).toEqual(['  1: 1 open finding (1 warning), score 0.90 — best', '  2: 1 open finding (1 critical), score 0.55, checks 1/2']);
+  });
+
+  it('works on an archived run after the Stop retired the state file', async () => {
+    const dir = cloneTestdir(stopped);
+    await new Loop(dir).stop();
+    expect(dir.exists('.agents/tmp/state.json')).toBe(false);
+    expect((await runCli(['restore', '1'], { cwd: dir.root })).code).toBe(0);
+    expect(dir.read('src/cart.ts')).toBe(CHANGED['src/cart.ts']);
+  });
+});
+
+describe('the token budget and unreadable transcripts', () => {
+  it('--max-tokens: the fix round does not start once the reviews used the budget; STOPPED budget, with the report', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-tokens 20000 review the cart');
+    expect(loop.state().rules.maxTokens).toBe(20_000);
+    const { stops } = await loop.reviewRound(1, { ...allClean(), critic: reviewWithIssues('critic', [issue()]) }, REVIEWER_TRANSCRIPT);
+    expect(loop.state()).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'budget' });
+    expect(loop.state().stopDetail).toBe(`${(5 * tokensOf('critic.jsonl')).toLocaleString('en-US')} tokens used of the 20,000 budget before fix round 1`);
+    expect(loop.dir.exists('.agents/tmp/phases/review-1/r2-findings.json')).toBe(false);
+    expect(messages(stops).join('\n')).toContain('→ STOPPED (the token budget is spent)');
+    const end = messages([await loop.stop()]).join('\n');
+    expect(end).toMatch(/^minions: STOPPED — the token budget is spent: /);
+    expect(end).toContain('Best attempt: round 1, the final tree.');
+    expect(loop.dir.read('.agents/tmp/phases/REPORT.md')).toContain('Budget: 20,000 tokens (--max-tokens);');
+  });
+
+  it('a missing or garbled transcript costs nothing and is marked unknown', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-tokens 1000 review the cart');
+    const garbled = path.join(tempDir(), 'agent-garbled.jsonl');
+    fs.writeFileSync(garbled, fs.readFileSync(transcript('critic.jsonl'), 'utf8').replace('"type":"assistant"', '"type":"assistant'));
+    const paths: Partial<Record<Reviewer, string>> = { critic: garbled, pedant: path.join(tempDir(), 'missing.jsonl') };
+    await loop.reviewRound(1, { ...allClean(), critic: reviewWithIssues('critic', [issue()]) }, (r) => paths[r] ?? path.join(tempDir(), 'none.jsonl'));
+    const state = loop.state();
+    // Nothing known was spent, so the budget did not stop the loop.
+    expect(state.currentPhase).toBe('R2');
+    expect(Object.values(state.iterations[0].cost).map((c) => (c as { tokens: unknown }).tokens)).toEqual([null, null, null, null, null]);
+    const status = (await runCli(['status'], { cwd: loop.root, sessionId: SESSION })).stdout;
+    expect(status).toContain('Cost so far: unknown (no readable transcript for 5 agent runs) of a 1,000-token budget.');
+  });
+});

@@ -1,0 +1,153 @@
+/** REVIEW.md and REPORT.md: snapshots of what a person reads, and the facts in them checked one by one. */
+import { describe, expect, it } from 'vitest';
+import { findingsChart } from '../../src/report/chart';
+import { loopFacts } from '../../src/report/facts';
+import { code, inline, plain, table } from '../../src/report/markdown';
+import { renderLoopReport } from '../../src/report/report-md';
+import { renderReviewReport } from '../../src/report/review-md';
+import type { CheckStatus } from '../../src/checks/check-runs';
+import type { CheckEntry, ChecksReport } from '../../src/checks/reports';
+import { NOW } from './builders';
+import { F, agent, loopOf, tokens } from './report-builders';
+
+const PHASES = '.agents/tmp/phases/';
+const CHANGE = ' src/config.js | 4 +++-\n src/price.js  | 2 +-\n 2 files changed, 4 insertions(+), 2 deletions(-)';
+
+/** Round 1: two warnings and an ungrounded critical, fixed; round 2: a new critical and a placeholder left. */
+function worseSecondRound() {
+  return loopOf([
+    {
+      reports: { pedant: [F.format], critic: [F.swallowed], witness: [F.ghost] },
+      fix: 'complete',
+      answers: (open) => ({
+        fixes: open.map((f) => (f.file === 'src/config.js' ? { fingerprint: f.fingerprint, status: 'declined' as const, reason: 'ENOENT is the only failure the shop expects' } : { fingerprint: f.fingerprint, status: 'fixed' as const })),
+        patterns: [],
+      }),
+      cost: [agent('critic', tokens(5200, 310, 1200, 8000), 41_000), agent('pedant', tokens(5100, 290), 39_000), agent('review-fixer', null, null)],
+      checks: { passed: 2, failed: 0 },
+    },
+    {
+      reports: { pedant: [F.discount], critic: [F.discount], 'silent-failure-hunter': [F.swallowed, F.docs] },
+      cost: [agent('critic', tokens(6100, 120), 30_000)],
+      checks: { passed: 1, failed: 1 },
+    },
+  ]);
+}
+
+describe('REVIEW.md', () => {
+  it('a round sent to the fixer: verdict line, findings table (open, then ungrounded), reviewers, answers pending', () => {
+    const { verdicts } = worseSecondRound();
+    const text = renderReviewReport({ verdict: verdicts[0]!, answers: null, fix: 'pending', checks: null });
+    expect(text).toMatchSnapshot();
+    expect(text).toContain('**Verdict:** 2 open findings (2 warning) · score 0.80 (accept with warnings) · 8/10 READY · next: R2: the fixer gets the open findings');
+    const rows = text.split('\n').filter((l) => /^\| \d+ \|/.test(l));
+    expect(rows.map((r) => r.split(' | ').slice(1, 3))).toEqual([
+      ['`src/config.js:4`', 'warning'],
+      ['`src/price.js:8`', 'warning'],
+      ['`src/payments.js:12`', 'critical'],
+    ]);
+    expect(rows[2]).toContain('UNGROUNDED: src/payments.js does not exist');
+    expect(text).toContain('Not yet: the fixer works on the open findings next.');
+  });
+
+  it('the same round once the fixer answered: one row per answer, with the reason of a decline', () => {
+    const { verdicts, answers } = worseSecondRound();
+    const text = renderReviewReport({ verdict: verdicts[0]!, answers: answers[0]!, fix: 'complete', checks: null });
+    expect(text).toMatchSnapshot();
+    expect(text).toContain('| `src/config.js:4` | every failure becomes an empty config | declined | ENOENT is the only failure the shop expects |');
+    expect(text).toContain('- Fix summary: `.agents/tmp/phases/review-1/r2-fix-summary.md`');
+  });
+
+  it('a final round with checks: statuses since the previous round, the checks table, no fix round', () => {
+    const { verdicts } = worseSecondRound();
+    const entry = (command: string, status: CheckStatus, exitCode: number | null, durationMs: number, baseline: CheckStatus, i: number): CheckEntry => ({
+      command, status, exitCode, signal: null, durationMs, baseline, regressed: baseline === 'passed' && status !== 'passed', tail: '', log: `.agents/tmp/phases/review-1/check-${i}.log`, outputBytes: 0, error: null,
+    });
+    const checks: ChecksReport = {
+      kind: 'after_fix', iteration: 1, attempt: 1, ranAt: NOW, findings: [],
+      checks: [entry('npm test', 'failed', 1, 3_200, 'passed', 1), entry('npm run lint', 'passed', 0, 900, 'passed', 2), entry('npm run e2e', 'timed_out', null, 600_000, 'timed_out', 3)],
+    };
+    const text = renderReviewReport({ verdict: verdicts[1]!, answers: null, fix: 'pending', checks });
+    expect(text).toMatchSnapshot();
+    expect(text).toContain('next: STOPPED (the iteration budget is spent)');
+    expect(text).toContain('| `src/price.js` | warning | FIXED | formatPrice(1234) returns "123.40" |');
+    expect(text).toContain('| `npm test` | failed (passed when the loop started) | 1 | 3 s | `.agents/tmp/phases/review-1/check-1.log` |');
+    expect(text).toContain('| `npm run e2e` | timed out (failing before the loop) | – | 10 min 0 s |');
+    expect(text).toContain('No fix round: the loop stopped before the fixer was given these findings.');
+  });
+
+  it('model text is quoted, not interpreted: pipes, HTML, terminal escapes and backticks', () => {
+    const { verdicts } = loopOf([{ reports: { critic: [{ ...F.offByOne, description: 'total() \u001b[31mskips\u001b[0m the first line | <b>bold</b> \u202eevil' }] } }]);
+    const text = renderReviewReport({ verdict: verdicts[0]!, answers: null, fix: 'pending', checks: null });
+    const row = text.split('\n').find((l) => l.startsWith('| 1 |'))!;
+    expect(row).toContain('total() skips the first line \\| &lt;b&gt;bold&lt;/b&gt; evil |');
+    expect(row).not.toMatch(/[\u001b\u202e]/);
+    expect(table(['a'], [[code('x | `y`')]])).toBe('| a |\n|---|\n| `` x \\| `y` `` |');
+    expect(inline('*not* _emphasis_ [link](x) #1')).toBe('\\*not\\* \\_emphasis\\_ \\[link\\](x) \\#1');
+    expect(plain('a\u001b]8;;http://x\u0007link\u001b]8;;\u0007b')).toBe('alinkb');
+  });
+});
+
+describe('REPORT.md', () => {
+  const loop = worseSecondRound();
+  const facts = loopFacts({ ...loop, totalChange: CHANGE, phasesDir: PHASES });
+  const text = renderLoopReport(facts);
+
+  it('renders the whole loop', () => {
+    expect(text).toMatchSnapshot();
+  });
+
+  it('names the best round and says plainly that the final tree ranks below it', () => {
+    expect(text).toContain(
+      '**Best attempt: round 1. The final tree (round 2) ranks below it: 1 critical more, 1 warning fewer, 1 info more open; checks passing 1 of 2 against 2 of 2; score 0.43 against 0.80. /minions:restore 1 (or `minions restore 1`) puts its files back.**',
+    );
+  });
+
+  it('has one row per round with its open findings by severity, checks, score, cost and the best marker', () => {
+    const rows = text.split('\n').filter((l) => l.startsWith('| [')).map((l) => l.split(' | '));
+    expect(rows.map((r) => [r[0], r[1], r[2], r[3], r[4], r[6], r[7], r[10], r[12]])).toEqual([
+      ['| [1](review-1/REVIEW.md)', '0', '2', '0', '2', '2/2', '0.80', '20,100 (+1 unknown)', '**best** |'],
+      ['| [2](review-2/REVIEW.md)', '1', '1', '1', '3', '1/2', '0.43', '6,220', ' |'],
+    ]);
+  });
+
+  it('draws the open findings by severity per round as a Mermaid xychart', () => {
+    const chart = findingsChart(facts.rounds)!;
+    expect(text).toContain(chart);
+    expect(chart.split('\n').filter((l) => l.trim().startsWith('bar ')).map((l) => l.trim())).toEqual(['bar [2, 3]', 'bar [2, 2]', 'bar [0, 1]']);
+    expect(chart).toContain('x-axis ["round 1", "round 2"]');
+    expect(chart).toMatch(/^```mermaid\n---\nconfig:\n {2}themeVariables:\n {4}xyChart:\n {6}plotColorPalette: "#0969da, #bf8700, #cf222e"\n---\nxychart-beta\n/);
+    expect(findingsChart([])).toBeNull();
+  });
+
+  it('lists what remains open, the total change and the cost with its unknowns', () => {
+    const section = (name: string) => text.split(`## ${name}\n`)[1]!.split('\n## ')[0]!;
+    expect(section('Still open after round 2').trim().split('\n')).toEqual([
+      '- **critical** `src/price.js:3` (correctness, NEW; critic, pedant): discount() divides a percentage by 10: discount(1000, 10) returns 0',
+      '- **warning** `src/config.js:4` (error-handling, NOT_FIXED; silent-failure-hunter): every failure becomes an empty config',
+      '- **info** ``docs/a file|with #odd `chars`.md`` (docs, NEW; silent-failure-hunter): the notes are a placeholder',
+    ]);
+    expect(section('Total change')).toContain(CHANGE);
+    expect(section('Cost')).toContain('26,320 tokens over 4 agent runs (1 unknown: no readable transcript): input 16,400, output 720, cache write 1,200, cache read 8,000.');
+  });
+
+  it('an escalated class: why, where, and the critic’s diagnosis', () => {
+    const escalated = { ...facts, escalated: [{ class: 'c1c1c1c1c1c1', reason: 'fixer_escalated' as const, category: 'correctness', sites: ['src/price.js:3', 'src/price.js:8'], attempts: [1], fixerReason: 'same root cause as round 1', open: true, diagnosis: { class: 'c1c1c1c1c1c1', rootCause: 'prices mix cents and units.', fix: 'Keep cents everywhere.', recommend: 'structural' as const }, round: 2 }] };
+    const section = renderLoopReport(escalated).split('## Escalated\n')[1]!.split('\n## ')[0]!.trim();
+    expect(section).toBe(
+      '- class `c1c1c1c1c1c1` (correctness, `src/price.js:3`, `src/price.js:8`): the fixer escalated it: same root cause as round 1; still open in round 2.\n' +
+        "  The critic's diagnosis: prices mix cents and units. Fix: Keep cents everywhere. (structural).",
+    );
+  });
+
+  it('a clean loop: nothing open, contested or escalated; a loop outside git says the change is unknown', () => {
+    const clean = loopOf([{ reports: { pedant: [F.format] }, fix: 'complete' }, { reports: {} }]);
+    const done = renderLoopReport(loopFacts({ ...clean, totalChange: null, phasesDir: PHASES }));
+    expect(done).toMatch(/^# minions review loop: DONE after 2 review rounds\n/);
+    expect(done).toContain('**Best attempt: round 2, the final tree.**');
+    expect(done).toContain('## Still open\n\nNothing: no open finding.');
+    expect(done).toContain('## Contested\n\nNothing contested.');
+    expect(done).toContain('## Total change\n\nUnknown: the project is not a git repository, so no snapshots were taken.');
+    expect(done).toContain('## Cost\n\nno agent runs recorded.');
+  });
+});
