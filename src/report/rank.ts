@@ -48,6 +48,7 @@ export interface Gap {
   best: number;
   /** This round's open findings minus the best round's, by severity. */
   findings: Counts;
+  /** null: no checks on one of the trees, or the same results on both. */
   checks: { round: ChecksTally; best: ChecksTally } | null;
   score: { round: number; best: number };
 }
@@ -63,7 +64,8 @@ export function gapBelow(round: Standing, best: Standing): Gap | null {
       warning: round.open.warning - best.open.warning,
       info: round.open.info - best.open.info,
     },
-    checks: round.checks && best.checks ? { round: round.checks, best: best.checks } : null,
+    // Named only where they differ: "1 of 2 against 1 of 2" says nothing.
+    checks: round.checks && best.checks && (round.checks.passed !== best.checks.passed || round.checks.failed !== best.checks.failed) ? { round: round.checks, best: best.checks } : null,
     score: { round: round.score, best: best.score },
   };
 }

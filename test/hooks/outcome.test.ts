@@ -43,16 +43,14 @@ let stopMessage: string;
 
 beforeAll(async () => {
   const loop = new Loop(projectTestdir());
-  await loop.start('--max-iterations 2 review the cart');
+  // Two checks: one passes throughout, one fails from the start (pre-existing: the fixer is not sent back).
+  await loop.start('--max-iterations 2 --check true --check "exit 3" review the cart');
   await loop.reviewRound(1, { ...allClean(), critic: reviewWithIssues('critic', [issue()]) }, REVIEWER_TRANSCRIPT);
   await loop.dispatch('minions:review-fixer');
   loop.dir.write('src/cart.ts', FIXED_CART);
   loop.dir.write('src/a.ts', FIXED_A);
   loop.dir.write('src/helper.ts', HELPER);
   loop.writeFixSummary(1);
-  // The project's checks after the fix, as the verification step records them (no tree named: they ran on
-  // the fixer's tree, which round 2 reviews).
-  loop.dir.write('.agents/tmp/phases/review-1/checks.json', JSON.stringify({ checks: [{ command: 'npm test', exitCode: 1, durationMs: 1200 }, { command: 'npm run lint', exitCode: 0 }] }));
   await loop.fixerStop({ transcriptPath: transcript('review-fixer.jsonl') });
   await loop.reviewRound(2, { ...allClean(), critic: reviewWithIssues('critic', [worse]) }, REVIEWER_TRANSCRIPT);
   stopped = cloneTestdir(loop.dir);
@@ -73,7 +71,11 @@ describe('a loop whose second round is worse than its first', () => {
   it('wrote REVIEW.md for each round, the first one again with the fixer’s answers', () => {
     const first = stopped.read('.agents/tmp/phases/review-1/REVIEW.md');
     expect(first).toMatch(/^# Review 1 of 2: issues found\n/);
-    expect(first).toContain('## Checks\n\n| Command | Result | Exit code | Time |\n|---|---|---|---|\n| `npm test` | failed | 1 | 1 s |\n| `npm run lint` | passed | 0 | – |');
+    const checksTable = (dir: string) =>
+      `| Command | Result | Exit code | Time | Output |\n|---|---|---|---|---|\n| \`true\` | passed | 0 | 0 s | \`.agents/tmp/phases/${dir}/check-1.log\` |\n| \`exit 3\` | failed (failing before the loop) | 3 | 0 s | \`.agents/tmp/phases/${dir}/check-2.log\` |`;
+    expect(first).toContain(`## Checks on the reviewed tree\n\n${checksTable('baseline')}`.replace('failed (failing before the loop)', 'failed'));
+    expect(first).toContain(`## Checks after the fix\n\n${checksTable('review-1')}`);
+    expect(first).toContain('## Layer-0 on the fix\n\n3 changed files checked: nothing found.');
     expect(first).toMatch(/\| `src\/cart\.ts:5` \| the loop reads one item past the end \| fixed \| – \|/);
     const second = stopped.read('.agents/tmp/phases/review-2/REVIEW.md');
     expect(second).toContain('next: STOPPED (the iteration budget is spent)');
@@ -85,8 +87,8 @@ describe('a loop whose second round is worse than its first', () => {
     expect(report).toMatch(/^# minions review loop: STOPPED after 2 review rounds\n/);
     expect(report).toContain('**Best attempt: round 1. The final tree (round 2) ranks below it: 1 critical more, 1 warning fewer open; score 0.55 against 0.90.');
     expect(report).toMatch(/```\n src\/a\.ts {6}\| 2 \+-\n src\/cart\.ts {3}\| 2 \+-\n src\/helper\.ts \| 1 \+\n 3 files changed/);
-    // Checks count where a round has them: none for round 1's tree, the post-fix record for round 2's.
-    expect(report.split('\n').filter((l) => l.startsWith('| [')).map((l) => l.split(' | ')[6])).toEqual(['–', '1/2']);
+    // Checks on each round's tree: the baseline for round 1, after fix round 1 for round 2.
+    expect(report.split('\n').filter((l) => l.startsWith('| [')).map((l) => l.split(' | ')[6])).toEqual(['1/2', '1/2']);
     const total = 10 * tokensOf('critic.jsonl') + tokensOf('review-fixer.jsonl');
     expect(report).toContain(`${total.toLocaleString('en-US')} tokens over 11 agent runs: input`);
   });
@@ -102,7 +104,7 @@ describe('a loop whose second round is worse than its first', () => {
     const dir = cloneTestdir(stopped);
     const text = (await runCommandLine('status', '', { cwd: dir.root, sessionId: SESSION })).stdout;
     expect(text).toContain('Best attempt: round 1. The final tree (round 2) ranks below it');
-    expect(text).toMatch(/^ {2}score 0\.90, [\d,]+ tokens, best$/m);
+    expect(text).toMatch(/^ {2}score 0\.90, checks 1\/2 passing, [\d,]+ tokens, best$/m);
     expect(text).toContain('Report: .agents/tmp/phases/REPORT.md');
     const json = JSON.parse((await runCli(['status', '--json'], { cwd: dir.root })).stdout);
     expect(json).toMatchObject({ loop: 'finished', phase: 'STOPPED' });
@@ -211,7 +213,7 @@ describe('minions restore', () => {
     expect((await runCli(['restore', '7'], { cwd: dir.root })).stdout).toBe('minions: the last loop had rounds 1 to 2; there is no round 7. Nothing was restored.\n');
     expect((await runCli(['restore', 'undo'], { cwd: dir.root })).stdout).toBe('minions: there is no restore of the last loop to undo. Nothing was restored.\n');
     const list = await runCli(['restore'], { cwd: dir.root });
-    expect(list.stdout.split('\n').slice(1, 3)).toEqual(['  1: 1 open finding (1 warning), score 0.90 — best', '  2: 1 open finding (1 critical), score 0.55, checks 1/2']);
+    expect(list.stdout.split('\n').slice(1, 3)).toEqual(['  1: 1 open finding (1 warning), score 0.90, checks 1/2 — best', '  2: 1 open finding (1 critical), score 0.55, checks 1/2']);
   });
 
   it('works on an archived run after the Stop retired the state file', async () => {

@@ -54,6 +54,11 @@ describe('the gap below the best round', () => {
     });
   });
 
+  it('leaves the checks out when both trees have the same results', () => {
+    const same = { passed: 1, failed: 1 };
+    expect(gapBelow(standing(2, { critical: 1 }, 0.55, same), standing(1, { warning: 1 }, 0.9, same))).toMatchObject({ round: 2, best: 1, checks: null });
+  });
+
   it('is null for the best round itself and for a round that ties it', () => {
     const best = standing(1, { warning: 1 }, 0.9);
     expect(gapBelow(best, best)).toBeNull();
