@@ -183,7 +183,10 @@ function prepare(c: Case): { subject: Command; dir: string } {
   // The loop's files and the hooks' own record of them (in the git dir): both are put back, or the
   // hooks would see the loop's files changed behind their back.
   const kept = [path.join(dir, '.agents/tmp'), path.join(dir, '.git/minions')];
-  const saved = (i: number) => path.join(dir, `.bench-saved-${i}`);
+  // Kept outside the project: a copy inside it would be part of the tree the hook snapshots, and the
+  // measured stop would diff the copies as a change made during the review.
+  const store = fs.mkdtempSync(path.join(os.tmpdir(), 'minions-aggregate-saved-'));
+  const saved = (i: number) => path.join(store, String(i));
   const save = () =>
     kept.forEach((from, i) => {
       fs.rmSync(saved(i), { recursive: true, force: true });
