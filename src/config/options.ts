@@ -44,6 +44,9 @@ export const NUMERIC_DEFAULTS = Object.fromEntries(NUMERIC_OPTIONS.map((o) => [o
 
 export const optionByFlag = (flag: string): (typeof NUMERIC_OPTIONS)[number] | undefined => NUMERIC_OPTIONS.find((o) => o.flag === flag);
 
+/** The largest token budget --max-tokens and .minions.json's maxTokens take. */
+export const MAX_TOKENS = 1_000_000_000_000;
+
 /** Commands at most, and a command's length at most. */
 export const MAX_CHECKS = 20;
 export const MAX_CHECK_LENGTH = 2000;

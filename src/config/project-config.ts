@@ -5,7 +5,7 @@
  */
 import * as z from 'zod';
 import { LAYER0_CHECKS, type Layer0Check } from '../checks/layer0/names';
-import { MAX_CHECKS, MAX_CHECK_LENGTH, NUMERIC_DEFAULTS, NUMERIC_OPTIONS, type NumericKey, type NumericOption, type NumericSettings } from './options';
+import { MAX_CHECKS, MAX_CHECK_LENGTH, MAX_TOKENS, NUMERIC_DEFAULTS, NUMERIC_OPTIONS, type NumericKey, type NumericOption, type NumericSettings } from './options';
 
 export const CONFIG_FILE = '.minions.json';
 
@@ -22,6 +22,13 @@ export const ProjectConfig = z.strictObject({
     .optional()
     .describe('shell commands run in the project root when the loop starts and after every fix round, e.g. ["npm test", "npx tsc --noEmit"]; --check replaces them'),
   ...(Object.fromEntries(NUMERIC_OPTIONS.map((o) => [o.key, numeric(o)])) as Record<NumericKey, ReturnType<typeof numeric>>),
+  maxTokens: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TOKENS)
+    .optional()
+    .describe(`the token budget: once the agents have used this many tokens no fix round and no new review starts (stop reason budget); --max-tokens overrides it (default: no budget, 1–${MAX_TOKENS})`),
   layer0: z
     .strictObject({ disable: z.array(z.enum(LAYER0_CHECKS)).default([]).describe('Layer-0 checks that do not fit this project') })
     .optional()
@@ -31,16 +38,18 @@ export type ProjectConfig = z.infer<typeof ProjectConfig>;
 
 /** Everything a loop is started with: the table's numbers, the checks, the Layer-0 checks left out. */
 export interface Settings extends NumericSettings {
+  /** null: no token budget. */
+  maxTokens: number | null;
   checks: string[];
   layer0Disabled: Layer0Check[];
 }
-export const DEFAULT_SETTINGS: Settings = { ...NUMERIC_DEFAULTS, checks: [], layer0Disabled: [] };
+export const DEFAULT_SETTINGS: Settings = { ...NUMERIC_DEFAULTS, maxTokens: null, checks: [], layer0Disabled: [] };
 
 /** The config's values over the defaults (flags go over these). */
 export function settingsFromConfig(config: ProjectConfig | null): Settings {
   if (!config) return DEFAULT_SETTINGS;
   const numbers = Object.fromEntries(NUMERIC_OPTIONS.map((o) => [o.key, (config as Record<string, unknown>)[o.key] ?? o.default])) as NumericSettings;
-  return { ...numbers, checks: config.checks ?? [], layer0Disabled: config.layer0?.disable ?? [] };
+  return { ...numbers, maxTokens: config.maxTokens ?? null, checks: config.checks ?? [], layer0Disabled: config.layer0?.disable ?? [] };
 }
 
 export type ConfigResult = { ok: true; config: ProjectConfig } | { ok: false; errors: string[] };
@@ -75,6 +84,7 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string[] {
   if (option && issue.path.length === 1) {
     return [`"${option.key}" must be ${option.whole ? 'a whole number' : 'a number'} from ${option.min} to ${option.max}, not ${JSON.stringify(value)}`];
   }
+  if (issue.path[0] === 'maxTokens' && issue.path.length === 1) return [`"maxTokens" must be a whole number from 1 to ${MAX_TOKENS}, not ${JSON.stringify(value)}`];
   if (issue.path[0] === 'checks') {
     if (issue.path.length === 1) {
       return [issue.code === 'too_big' ? `"checks" may list at most ${MAX_CHECKS} commands` : `"checks" must be a list of shell commands, e.g. ["npm test"], not ${JSON.stringify(value)}`];

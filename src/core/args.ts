@@ -4,10 +4,10 @@
  * (`/minions:review check that the CLI rejects --force` is a task, not a takeover). A command option's
  * value is one shell word, quotes honoured (`--check "npm test"`); the task's words are kept as typed.
  */
-import { DEFAULT_RULES, type StopRules } from '../review/aggregate';
+import type { StopRules } from '../review/aggregate';
 import type { Layer0Check } from '../checks/layer0/names';
 import { DEFAULT_SETTINGS, type Settings } from '../config/project-config';
-import { MAX_CHECKS, MAX_CHECK_LENGTH, NUMERIC_OPTIONS, type NumericKey } from '../config/options';
+import { MAX_CHECKS, MAX_CHECK_LENGTH, MAX_TOKENS, NUMERIC_OPTIONS, type NumericKey } from '../config/options';
 
 export interface CheckSettings {
   /** Shell commands, named by the user (flags or .minions.json), never by model text. */
@@ -36,8 +36,8 @@ type NumericFlags = { [O in (typeof NUMERIC_OPTIONS)[number] as O['flag']]: { ki
 export const REVIEW_FLAGS = {
   force: { kind: 'switch' },
   ...(Object.fromEntries(NUMERIC_OPTIONS.map((o) => [o.flag, { kind: 'number', min: o.min, max: o.max, whole: o.whole }])) as NumericFlags),
-  /** The token budget (seed 000's repair budget): a flag only, since it is a decision about one run. */
-  'max-tokens': { kind: 'number', min: 1, max: 1_000_000_000_000, whole: true },
+  /** The token budget (seed 000's repair budget); .minions.json's maxTokens is its default. */
+  'max-tokens': { kind: 'number', min: 1, max: MAX_TOKENS, whole: true },
   check: { kind: 'command' },
 } as const satisfies Record<string, Flag>;
 
@@ -134,7 +134,7 @@ export function parseReviewArgs(rest: string, defaults: Settings = DEFAULT_SETTI
     maxCritical: setting('maxCritical'),
     stuckRounds: setting('stuckRounds'),
     similarity: setting('fixpointSimilarity'),
-    maxTokens: v['max-tokens'] ?? DEFAULT_RULES.maxTokens,
+    maxTokens: v['max-tokens'] ?? defaults.maxTokens,
   };
   return {
     ok: true,

@@ -55,11 +55,11 @@ function fix(loop: Loop): void {
 
 describe('.minions.json and --check', () => {
   it('the config gives the checks and the defaults; a flag overrides one', async () => {
-    const dir = project({ '.minions.json': JSON.stringify({ checks: ['test -f ok.txt'], maxIterations: 3, checkTimeoutSeconds: 40 }) });
+    const dir = project({ '.minions.json': JSON.stringify({ checks: ['test -f ok.txt'], maxIterations: 3, checkTimeoutSeconds: 40, maxTokens: 300000 }) });
     const loop = new Loop(dir);
     const r = await loop.start('--max-iterations 2 the cart');
     expect(r.stderr).toBe('');
-    expect(loop.state()).toMatchObject({ maxIterations: 2, checks: { commands: ['test -f ok.txt'], timeoutSeconds: 40, baseline: [{ command: 'test -f ok.txt', status: 'passed', exitCode: 0 }] } });
+    expect(loop.state()).toMatchObject({ maxIterations: 2, rules: { maxTokens: 300_000 }, checks: { commands: ['test -f ok.txt'], timeoutSeconds: 40, baseline: [{ command: 'test -f ok.txt', status: 'passed', exitCode: 0 }] } });
   });
 
   it('--check replaces the config\'s checks; quoted commands keep their spaces', async () => {

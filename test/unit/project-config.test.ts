@@ -20,6 +20,7 @@ describe('validateConfig', () => {
       stuckRounds: 2,
       fixpointSimilarity: 0.9,
       checkTimeoutSeconds: 120,
+      maxTokens: 2_000_000,
       layer0: { disable: ['no_duplicate_headings'] },
     };
     const result = config(data);
@@ -30,20 +31,23 @@ describe('validateConfig', () => {
       stuckRounds: 2,
       fixpointSimilarity: 0.9,
       checkTimeoutSeconds: 120,
+      maxTokens: 2_000_000,
       checks: ['npm test', 'npx tsc --noEmit'],
       layer0Disabled: ['no_duplicate_headings'],
     });
   });
 
   it.each([
-    [{ maxIteration: 3 }, 'unknown key "maxIteration" (did you mean "maxIterations"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, checkTimeoutSeconds, layer0'],
-    [{ 'max-iterations': 3 }, 'unknown key "max-iterations" (did you mean "maxIterations"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, checkTimeoutSeconds, layer0'],
-    [{ colour: 'red' }, 'unknown key "colour"; known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, checkTimeoutSeconds, layer0'],
+    [{ maxIteration: 3 }, 'unknown key "maxIteration" (did you mean "maxIterations"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, checkTimeoutSeconds, maxTokens, layer0'],
+    [{ 'max-iterations': 3 }, 'unknown key "max-iterations" (did you mean "maxIterations"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, checkTimeoutSeconds, maxTokens, layer0'],
+    [{ colour: 'red' }, 'unknown key "colour"; known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, checkTimeoutSeconds, maxTokens, layer0'],
     [{ maxIterations: 50 }, '"maxIterations" must be a whole number from 1 to 20, not 50'],
     [{ maxIterations: 2.5 }, '"maxIterations" must be a whole number from 1 to 20, not 2.5'],
     [{ maxIterations: '3' }, '"maxIterations" must be a whole number from 1 to 20, not "3"'],
     [{ fixpointSimilarity: 0.1 }, '"fixpointSimilarity" must be a number from 0.5 to 1, not 0.1'],
     [{ checkTimeoutSeconds: 601 }, '"checkTimeoutSeconds" must be a whole number from 1 to 600, not 601'],
+    [{ maxTokens: 0 }, '"maxTokens" must be a whole number from 1 to 1000000000000, not 0'],
+    [{ maxTokens: 'lots' }, '"maxTokens" must be a whole number from 1 to 1000000000000, not "lots"'],
     [{ checks: 'npm test' }, '"checks" must be a list of shell commands, e.g. ["npm test"], not "npm test"'],
     [{ checks: ['npm test', ''] }, '"checks[1]" must be a command of 1 to 2000 characters, not ""'],
     [{ checks: ['npm test', 3] }, '"checks[1]" must be a command of 1 to 2000 characters, not 3'],
@@ -69,18 +73,18 @@ describe('validateConfig', () => {
 });
 
 describe('flags override the config', () => {
-  const settings = settingsFromConfig({ checks: ['npm test'], maxIterations: 3, stuckRounds: 2, checkTimeoutSeconds: 90, layer0: { disable: ['no_text_loop'] } });
+  const settings = settingsFromConfig({ checks: ['npm test'], maxIterations: 3, stuckRounds: 2, checkTimeoutSeconds: 90, maxTokens: 500_000, layer0: { disable: ['no_text_loop'] } });
 
   it('the config gives the defaults', () => {
     const parsed = parseCommand('/minions:review the parser', settings);
     expect(parsed).toMatchObject({
       ok: true,
-      command: { maxIterations: 3, rules: { stuckRounds: 2, maxCritical: 5 }, checks: { commands: ['npm test'], timeoutSeconds: 90 }, layer0: { disabled: ['no_text_loop'] } },
+      command: { maxIterations: 3, rules: { stuckRounds: 2, maxCritical: 5, maxTokens: 500_000 }, checks: { commands: ['npm test'], timeoutSeconds: 90 }, layer0: { disabled: ['no_text_loop'] } },
     });
   });
 
   it('a flag wins over the config, and --check replaces its checks', () => {
-    const parsed = parseCommand('/minions:review --max-iterations 7 --check-timeout 30 --check "npm run lint" the parser', settings);
-    expect(parsed).toMatchObject({ ok: true, command: { maxIterations: 7, rules: { stuckRounds: 2 }, checks: { commands: ['npm run lint'], timeoutSeconds: 30 } } });
+    const parsed = parseCommand('/minions:review --max-iterations 7 --max-tokens 9000 --check-timeout 30 --check "npm run lint" the parser', settings);
+    expect(parsed).toMatchObject({ ok: true, command: { maxIterations: 7, rules: { stuckRounds: 2, maxTokens: 9000 }, checks: { commands: ['npm run lint'], timeoutSeconds: 30 } } });
   });
 });
