@@ -12,6 +12,7 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, existsSync, lstatSync, re
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { paced } from "../helpers/pace";
 import { PLUGIN_DIR } from "../../scripts/build";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -29,7 +30,7 @@ export interface RunClaudeOptions {
   projectDir: string;
   prompt: string;
   serverUrl: string;
-  /** Hard timeout; the process group is killed (SIGTERM, then SIGKILL 2 s later). Default 120 000. */
+  /** Hard timeout; the process group is killed (SIGTERM, then SIGKILL 2 s later). Default 120 000 on an idle machine (paced). */
   timeoutMs?: number;
   /** Extra environment (overrides the defaults). A value of undefined removes the variable. */
   env?: Record<string, string | undefined>;
@@ -99,7 +100,7 @@ export function parseStreamJson(stdout: string): StreamEvent[] {
 }
 
 export function runClaude(opts: RunClaudeOptions): Promise<RunClaudeResult> {
-  const timeoutMs = opts.timeoutMs ?? 120_000;
+  const timeoutMs = opts.timeoutMs ?? paced(120_000);
   const homeDir = opts.homeDir ?? mkdtempSync(join(tmpdir(), "claude-home-"));
   const configDir = join(homeDir, ".claude");
   mkdirSync(configDir, { recursive: true });

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { paced } from '../helpers/pace';
 import { PLUGIN_DIR } from '../../scripts/build';
 import { CLAUDE_BIN, claudeEnv, copyCommittedPlugin, REPO_ROOT } from './harness';
 import { runLoop, sampleScenario } from './scenarios';
@@ -54,7 +55,7 @@ const timings: Record<string, number> = {};
 /** Runs the CLI; the exit code and the JSON files decide, the printed wording is only for the failure message. */
 async function claude(step: string, ...args: string[]): Promise<{ code: number; out: string; stdout: string }> {
   const started = performance.now();
-  const result = await run(CLAUDE_BIN, args, { env, timeout: 120_000 }).then(
+  const result = await run(CLAUDE_BIN, args, { env, timeout: paced(120_000) }).then(
     (r) => ({ code: 0, out: `${r.stdout}${r.stderr}`, stdout: r.stdout }),
     (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? -1, out: `${e.stdout ?? ''}${e.stderr ?? ''}`, stdout: e.stdout ?? '' }),
   );
@@ -116,7 +117,7 @@ describe('claude plugin install, offline', () => {
   });
 
   test('a /minions:review run without --plugin-dir runs the installed hooks to DONE', async () => {
-    const r = await runLoop(sampleScenario({ name: 'installed' }), { homeDir: home, timeoutMs: 120_000 });
+    const r = await runLoop(sampleScenario({ name: 'installed' }), { homeDir: home, timeoutMs: paced(300_000) });
     try {
       expect(r.run.exitCode).toBe(0);
       expect(r.run.timedOut).toBe(false);

@@ -9,6 +9,7 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { paced } from '../helpers/pace';
 import { copyShippedPlugin, resultEvents, type PermissionMode } from './harness';
 import { FINDING, FIX, runLoop, sampleScenario, type LoopReport } from './scenarios';
 import type { Scenario } from './scripted-model';
@@ -37,7 +38,7 @@ const allowed = (r: LoopReport): string[] => r.hooks.filter((h) => h.event === '
 type State = { currentPhase: string; iteration: number; stopReason: string | null };
 
 async function loop(mode: PermissionMode, scenario: Scenario, assertions: (r: LoopReport) => void): Promise<void> {
-  const r = await runLoop({ ...scenario, permissionMode: mode }, { pluginDir, timeoutMs: 120_000 });
+  const r = await runLoop({ ...scenario, permissionMode: mode }, { pluginDir, timeoutMs: paced(300_000) });
   try {
     expect(r.run.timedOut, 'the CLI run timed out').toBe(false);
     expect(r.run.exitCode).toBe(0);
@@ -61,7 +62,8 @@ const fixOnce = sampleScenario({
   fixer: (i) => (i === 1 ? [FIX.offByOne] : []),
 });
 
-describe('permission modes', () => {
+// Each scenario has its own project, HOME and model server: they run a few at a time (maxConcurrency).
+describe.concurrent('permission modes', () => {
   test('default: a clean review ends DONE; the five reviews are written without a prompt', async () => {
     await loop('default', sampleScenario({ name: 'clean-default' }), (r) => {
       expect((r.state as State).currentPhase).toBe('DONE');

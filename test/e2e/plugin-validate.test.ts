@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { paced } from '../helpers/pace';
 import { CLAUDE_BIN, claudeEnv, copyCommittedPlugin, copyShippedPlugin, REPO_ROOT } from './harness';
 import { ICON_PATH, makeIcon } from '../../scripts/make-icon';
 
@@ -29,7 +30,7 @@ async function validate(...args: string[]): Promise<{ code: number; out: string 
   const home = mkdtempSync(join(tmpdir(), 'claude-home-'));
   const env = claudeEnv('http://127.0.0.1:9', home, join(home, '.claude'));
   try {
-    return await run(CLAUDE_BIN, ['plugin', 'validate', ...args], { env, timeout: 60_000 }).then(
+    return await run(CLAUDE_BIN, ['plugin', 'validate', ...args], { env, timeout: paced(60_000) }).then(
       (r) => ({ code: 0, out: `${r.stdout}${r.stderr}` }),
       (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? -1, out: `${e.stdout ?? ''}${e.stderr ?? ''}` }),
     );

@@ -234,7 +234,7 @@ export async function runLoop(scenario: Scenario, opts: RunLoopOptions): Promise
       prompt: reviewPrompt(scenario),
       serverUrl: server.url,
       ...(scenario.permissionMode ? { permissionMode: scenario.permissionMode } : {}),
-      timeoutMs: opts.timeoutMs ?? 120_000,
+      timeoutMs: opts.timeoutMs,
       ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
       ...(opts.env ? { env: opts.env } : {}),
     });

@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { paced } from './pace';
 import { tempDir } from './testdir';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -85,7 +86,7 @@ export function spawnProcess(command: string, args: string[], options: SpawnOpti
     child.stderr.on('data', (b: Buffer) => err.push(b));
     // A hook may exit without reading its stdin (the early `exit 0`): that is not an error.
     child.stdin.on('error', () => undefined);
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? paced(30_000));
     void options.killOn?.then(() => child.kill('SIGKILL'));
     child.on('error', (e) => {
       clearTimeout(timer);
@@ -158,7 +159,8 @@ export async function runHook(name: HookName, payload: Record<string, unknown> |
     cwd: options.cwd ?? projectDir,
     env,
     stdin: isObject ? JSON.stringify(payload) : payload,
-    timeoutMs: options.timeoutMs ?? (entry.timeout ?? 60) * 1000,
+    // The host's own limit, scaled to this run's pace.
+    timeoutMs: options.timeoutMs ?? paced((entry.timeout ?? 60) * 1000),
     killOn: options.killOn,
   });
   const raw = result.stdout;
@@ -181,7 +183,7 @@ export interface RunCliOptions {
   pluginRoot?: string;
   /** argv before `node`, e.g. setpriv to run as another user. */
   wrap?: string[];
-  /** Killed (SIGKILL) after this long; default 30 s. */
+  /** Killed (SIGKILL) after this long; default 30 s on an idle machine (paced). */
   timeoutMs?: number;
 }
 

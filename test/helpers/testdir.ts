@@ -85,17 +85,40 @@ export function openTestdir(root: string): TestDir {
   };
 }
 
-export function testdir(committed: Files = { 'src/a.ts': 'export const a = 1;\n' }, options: { uncommitted?: Record<string, string | null>; git?: boolean } = {}): TestDir {
-  const root = tempDir();
+/**
+ * The repositories made so far in this test process, by committed files: a copy of one is the same
+ * repository (fixed identity and dates give the same commit) without running git three times. They
+ * outlive removeTestdirs() and go when the process exits.
+ */
+const templates = new Map<string, string>();
+let templateRoot: string | null = null;
+
+function committedRepo(committed: Files): string {
+  const key = JSON.stringify(Object.entries(committed).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const known = templates.get(key);
+  if (known && fs.existsSync(known)) return known;
+  if (!templateRoot) {
+    const made = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minions-templates-')));
+    process.once('exit', () => fs.rmSync(made, { recursive: true, force: true }));
+    templateRoot = made;
+  }
+  const root = path.join(templateRoot, String(templates.size));
+  fs.mkdirSync(root);
   const dir = openTestdir(root);
   writeFiles(root, committed);
-  if (options.git !== false) {
-    dir.git('init', '-q', '-b', 'main');
-    dir.git('add', '-A');
-    dir.git('commit', '-q', '--allow-empty', '-m', 'initial');
-  }
+  dir.git('init', '-q', '-b', 'main');
+  dir.git('add', '-A');
+  dir.git('commit', '-q', '--allow-empty', '-m', 'initial');
+  templates.set(key, root);
+  return root;
+}
+
+export function testdir(committed: Files = { 'src/a.ts': 'export const a = 1;\n' }, options: { uncommitted?: Record<string, string | null>; git?: boolean } = {}): TestDir {
+  const root = tempDir();
+  if (options.git === false) writeFiles(root, committed);
+  else fs.cpSync(committedRepo(committed), root, { recursive: true, verbatimSymlinks: true });
   if (options.uncommitted) writeFiles(root, options.uncommitted);
-  return dir;
+  return openTestdir(root);
 }
 
 /** A copy of a whole test directory (its .git included), for repeating one scenario from the same start. */

@@ -4,11 +4,12 @@
  * this counts how many times a hook wrote a file, not just what the file holds at the end.
  */
 import fs from 'node:fs';
+import { paced } from './pace';
 
 export interface WriteCounter {
   /** Events seen for this file name so far. */
   count(name: string): number;
-  /** Waits until `name` was seen at least `atLeast` times (up to `timeoutMs`), then a little longer for stragglers. */
+  /** Waits until `name` was seen at least `atLeast` times (up to `timeoutMs`, paced), then a little longer for stragglers. */
   settle(name: string, atLeast?: number, timeoutMs?: number): Promise<number>;
   close(): void;
 }
@@ -22,9 +23,9 @@ export function countWrites(dir: string): WriteCounter {
   return {
     count,
     async settle(name, atLeast = 1, timeoutMs = 2000) {
-      const until = Date.now() + timeoutMs;
+      const until = Date.now() + paced(timeoutMs);
       while (count(name) < atLeast && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
-      await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, paced(50)));
       return count(name);
     },
     close: () => watcher.close(),

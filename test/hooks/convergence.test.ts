@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Loop, additionalContext, blockReason, messages, projectTestdir, type FixAnswer } from '../helpers/loop';
-import { FIXER, REVIEWERS, cleanReview, findingsFile, issue, issueAt, reviewWithIssues, verdictFile, type Issue, type Reviewer } from '../helpers/reviews';
+import { FIXER, REVIEWERS, cleanReview, findingsFile, fixSummaryFile, issue, issueAt, reviewWithIssues, verdictFile, type Issue, type Reviewer } from '../helpers/reviews';
 import { removeTestdirs } from '../helpers/testdir';
 
 afterEach(removeTestdirs);
@@ -91,12 +91,15 @@ describe('stop rules end three-round loops', () => {
   it('no_progress: two near-identical fix summaries about the same findings', async () => {
     const loop = await startLoop('review the cart');
     await review(loop, 1, { critic: [A, B] });
-    const same = '- [fixed] src/cart.ts:5 correctness — changed the loop bound\n- [fixed] src/cart.ts:9 correctness — clamped pct\nTests run: npm test, 9 passed\n';
-    await fix(loop, 1, undefined, same);
+    // Near-identical, not the same string: the same words, punctuated and cased differently.
+    const first = '- [fixed] src/cart.ts:5 correctness — changed the loop bound\n- [fixed] src/cart.ts:9 correctness — clamped pct\nTests run: npm test, 9 passed\n';
+    const second = '* [fixed] src/cart.ts:5 (correctness): Changed the loop bound.\n* [fixed] src/cart.ts:9 (correctness): Clamped pct.\n\nTests run: `npm test`, 9 passed.\n';
+    await fix(loop, 1, undefined, first);
     await review(loop, 2, { critic: [A, C] });
-    const lines = await fix(loop, 2, undefined, same);
+    const lines = await fix(loop, 2, undefined, second);
+    expect(loop.dir.read(fixSummaryFile(2))).not.toBe(loop.dir.read(fixSummaryFile(1)));
     expect(lines).toEqual(['minions: fix round 2 repeated the previous one → STOPPED (no progress)']);
-    expect(loop.state()).toMatchObject({ status: 'stopped', stopReason: 'no_progress', stopDetail: expect.stringMatching(/fix summaries of rounds 1 and 2 are \d+% similar/) });
+    expect(loop.state()).toMatchObject({ status: 'stopped', stopReason: 'no_progress', stopDetail: expect.stringMatching(/fix summaries of rounds 1 and 2 are 100% similar/) });
   });
 });
 

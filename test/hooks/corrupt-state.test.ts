@@ -15,6 +15,7 @@ import { STATE, agentType } from '../helpers/reviews';
 import { runCli, runCommandLine, type RunHookOptions } from '../helpers/run';
 import { recordDirOf } from '../helpers/state';
 import { cloneTestdir, removeTestdirs, type TestDir } from '../helpers/testdir';
+import { paced } from '../helpers/pace';
 
 afterAll(removeTestdirs);
 
@@ -113,7 +114,7 @@ describe.concurrent('a state file changed behind the hooks', () => {
     corruption.apply(loop.dir, loop.dir.read(STATE));
     await expectGatesHold(loop);
 
-    const r = await loop.hook('on-stop', stop(loop.common()), { timeoutMs: 20_000 });
+    const r = await loop.hook('on-stop', stop(loop.common()), { timeoutMs: paced(20_000) });
     expect(r).toMatchObject({ code: 0, signal: null, stderr: '' });
     expect(r.stdout?.decision).toBeUndefined();
     expect(r.stdout?.hookSpecificOutput).toBeUndefined();

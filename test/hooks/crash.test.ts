@@ -18,6 +18,7 @@ import { COMMITTED, REVIEWERS, STATE, agentType, reviewWithIssues, verdictFile, 
 import { hookEnv, runHook, type HookResult } from '../helpers/run';
 import { recordDirOf } from '../helpers/state';
 import { cloneTestdir, removeTestdirs, testdir, type TestDir } from '../helpers/testdir';
+import { paced } from '../helpers/pace';
 
 afterAll(removeTestdirs);
 
@@ -95,7 +96,7 @@ describe('SIGKILL during the fifth review’s aggregation', () => {
       times.push(r.ms);
     }
     duration = times.sort((a, b) => a - b)[1]!;
-  }, 300_000);
+  }, paced(300_000));
 
   it(`the state stays whole, a retry gives the same verdict and nothing is left behind (≥ ${KILLS} kills)`, async () => {
     let kills = 0;
@@ -140,7 +141,7 @@ describe('SIGKILL during the fifth review’s aggregation', () => {
     // The kills landed in every window: before the fifth was recorded, while aggregating, after the verdict.
     expect(outcomes.get('R1') ?? 0).toBeGreaterThan(0);
     expect(outcomes.get('aggregating') ?? 0).toBeGreaterThan(0);
-  }, 1_800_000);
+  }, paced(1_800_000));
 
   it('killed while aggregating twice (as by the host timeout): the next Stop ends the round STOPPED, without re-dispatching', async () => {
     const loop = new Loop(cloneTestdir(ready));
@@ -155,7 +156,7 @@ describe('SIGKILL during the fifth review’s aggregation', () => {
     expect(lines[0]).toMatch(/^minions: R1 Iteration 1\/3 → STOPPED \(the verdict could not be computed\): the verdict of round 1 was not computed: the hook computing it was stopped 2 times/);
     expect(lines.join('\n')).not.toMatch(/dispatching/);
     expect(loop.hasState()).toBe(false);
-  }, 300_000);
+  }, paced(300_000));
 });
 
 /** Runs a hook and SIGKILLs it once the saved state says it is aggregating (attempt n). */
@@ -172,7 +173,7 @@ async function killWhenAggregating(loop: Loop, name: 'on-subagent-stop' | 'on-st
       if (!seen) await new Promise((r) => setTimeout(r, 2));
     }
   })();
-  const r = await runHook(name, payload, { projectDir: loop.root, timeoutMs: 120_000, killOn: aggregating });
+  const r = await runHook(name, payload, { projectDir: loop.root, timeoutMs: paced(120_000), killOn: aggregating });
   expect(seen, `${name} never saved aggregation attempt ${attempt}`).toBe(true);
   expect(r.signal, `${name} should have been killed while aggregating`).toBe('SIGKILL');
 }

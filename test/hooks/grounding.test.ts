@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Loop, blockReason, messages, projectTestdir } from '../helpers/loop';
 import { FIXER, REVIEWERS, cleanReview, findingsFile, issue, issueAt, reviewWithIssues, verdictFile, type Issue, type Reviewer } from '../helpers/reviews';
 import { removeTestdirs } from '../helpers/testdir';
+import { paced } from '../helpers/pace';
 
 afterEach(removeTestdirs);
 
@@ -96,7 +97,7 @@ describe('grounding never asserts what it did not check', () => {
     const stops = await review(loop, 1, { critic: [deep] });
     for (const stop of stops) expect(blockReason(stop)).toBeUndefined();
     expect(loop.dir.readJson(verdictFile(1)).findings[0]).toMatchObject({ line: 400_001, grounding: { status: 'grounded' }, toFixer: true });
-  }, 300_000); // every hook of the round reads the 10 MB file
+  }, paced(300_000)); // every hook of the round reads the 10 MB file
 });
 
 describe('a broad quote', () => {
@@ -137,5 +138,5 @@ describe('declines', () => {
     await declineTwice(2, fpD);
     await review(loop, 3, { critic: [D] });
     expect(loop.dir.readJson(verdictFile(3)).findings).toEqual([expect.objectContaining({ fingerprint: fpD, status: 'CONTESTED', toFixer: false })]);
-  }, 300_000); // three rounds of hook processes
+  }, paced(300_000)); // three rounds of hook processes
 });

@@ -27,6 +27,7 @@ import { SESSION } from '../helpers/payloads';
 import { STATE, agentType, cleanReview, issue, reviewText, reviewWithIssues, reviewerFile, verdictFile } from '../helpers/reviews';
 import { hookEnv } from '../helpers/run';
 import { cloneTestdir, removeTestdirs, type TestDir } from '../helpers/testdir';
+import { paced } from '../helpers/pace';
 
 afterAll(removeTestdirs);
 
@@ -323,7 +324,7 @@ describe('random interleavings of hook events and outside writes', () => {
     expect(seen.done).toBeGreaterThan(0);
     expect(seen.r2).toBeGreaterThan(0);
     expect(seen.tampered).toBeGreaterThan(0);
-  }, 1_200_000);
+  }, paced(1_200_000));
 
   it('through the built hooks: the same, on fewer runs', async () => {
     const base = projectTestdir();
@@ -338,5 +339,5 @@ describe('random interleavings of hook events and outside writes', () => {
       }),
       { numRuns: 6 },
     );
-  }, 1_800_000);
+  }, paced(1_800_000));
 });

@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { plainScript } from '../../src/core/shell/syntax';
 import { HOME, ROOT, analyse, decide, outcomeOf } from './bash';
 import { stateBuilder } from './builders';
+import { paced } from '../helpers/pace';
 
 const R1 = stateBuilder().build();
 const R2 = stateBuilder().inR2().build();
@@ -137,7 +138,7 @@ const viaCd = fc.constantFrom(['.agents/tmp', 'state.json'], ['.agents', 'tmp/st
 
 const RUNS = { numRuns: Number(process.env.FC_RUNS ?? 600) };
 // Each run parses a command or two: generous, so a loaded machine never fails a property on time.
-vi.setConfig({ testTimeout: 600_000 });
+vi.setConfig({ testTimeout: paced(600_000) });
 
 describe('generated spellings of one write to the hooks\' state file', () => {
   it.each(ROLES)('are all refused for %s', (_, who, state) => {

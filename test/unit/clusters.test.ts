@@ -5,6 +5,7 @@ import { IdentityIndex, clusterKeys } from '../../src/review/clusters';
 import { MIN_CONTAINED, sameDefect, type IdentityKey } from '../../src/review/fingerprint';
 import type { Sources } from '../../src/review/grounding';
 import type { Finding } from '../../src/review/reviewer-output';
+import { paced } from '../helpers/pace';
 
 const key = (text: string, file = 'a.ts', family = 'correctness'): IdentityKey => ({ file, family, text });
 const LOOP = 'for(leti=0;i<=n;i++){';
@@ -56,7 +57,7 @@ describe('clusterKeys', () => {
       }),
       { numRuns: 300 },
     );
-  }, 120_000);
+  }, paced(120_000));
 });
 
 describe('IdentityIndex', () => {
@@ -84,7 +85,7 @@ describe('IdentityIndex', () => {
       }),
       { numRuns: 300 },
     );
-  }, 120_000);
+  }, paced(120_000));
 });
 
 describe('identity from the reading that matched', () => {
@@ -128,7 +129,7 @@ describe('identity from the reading that matched', () => {
       }),
       { numRuns: 400 },
     );
-  }, 120_000);
+  }, paced(120_000));
 
   it('two different quotes from one line stay two findings', () => {
     const a = idOf(4, 'if (sum > LIMIT && !override)');

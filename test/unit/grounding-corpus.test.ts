@@ -19,6 +19,7 @@ import { Grounder, type Sources } from '../../src/review/grounding';
 import type { Finding } from '../../src/review/reviewer-output';
 import { readSources } from '../../src/shell/sources';
 import { removeTestdirs, tempDir, writeFiles } from '../helpers/testdir';
+import { paced } from '../helpers/pace';
 
 const FIXTURES = path.join(__dirname, '../fixtures/grounding');
 const NAMES = fs.readdirSync(FIXTURES).sort();
@@ -237,7 +238,7 @@ beforeAll(() => {
     `${'false grounding, all'.padEnd(width)}${String(falseRows.reduce((n, r) => n + r.n, 0)).padStart(6)}${pct(falseRate()).padStart(9)}`,
   ].join('\n');
   console.log(table);
-}, 600_000); // tens of thousands of findings: seconds on a quiet machine, more on a busy one
+}, paced(600_000)); // tens of thousands of findings: seconds on a quiet machine, more on a busy one
 afterAll(removeTestdirs);
 
 function falseRate(): number {

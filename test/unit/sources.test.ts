@@ -6,6 +6,7 @@ import { ground, type Source } from '../../src/review/grounding';
 import { readDeclines } from '../../src/shell/observe';
 import { SOURCE_CAPS, readSources } from '../../src/shell/sources';
 import { removeTestdirs, testdir } from '../helpers/testdir';
+import { paced } from '../helpers/pace';
 
 afterEach(removeTestdirs);
 
@@ -106,7 +107,7 @@ describe('readSources: caps make files unchecked, never missing', () => {
     const sources = readSources(dir.root, [review('data/rows.js')]);
     expect(ground({ file: 'data/rows.js', line: 400_001, evidence: 'row(400000);' }, sources)).toMatchObject({ status: 'grounded' });
     expect(ground({ file: 'data/rows.js', line: 400_009, evidence: 'row(400000);' }, sources)).toMatchObject({ status: 'relocated', line: 400_001 });
-  }, 120_000); // writes and reads a 5 MB file: no limit a busy machine can hit
+  }, paced(120_000)); // writes and reads a 5 MB file: no limit a busy machine can hit
 });
 
 describe('readDeclines: a decline counts once per fingerprint per round', () => {

@@ -316,19 +316,32 @@ describe('the fixer stops', () => {
       },
     };
   }
-  const summary = '- [fixed] src/a.ts:3 correctness — changed <= to < in the loop bound\nTests run: npm test, 3 passed';
+  // Near-identical, never the same string: the rule compares meaning (simhash of word shingles), not bytes.
+  const previous = '- [fixed] src/a.ts:3 correctness — changed <= to < in the loop bound\nTests run: npm test, 3 passed';
+  /** The same words, punctuated and cased differently: 100% similar. */
+  const reworded = '* [FIXED] src/a.ts:3 (correctness): changed `<=` to `<` in the loop bound.\nTests run — npm test: 3 passed.';
+  const longer = (passed: number) =>
+    `- [fixed] src/a.ts:3 correctness — changed <= to < in the loop bound, so sum() stops at the last element\n- [fixed] src/a.ts:1 docs — documented that n is the number of elements to add\nTests run: npm test, ${passed} passed`;
 
   it('no_progress when two consecutive summaries about the same findings are near-identical', () => {
-    const out = transition(secondRound(['fp0', 'fp1'], ['fp0', 'fp1']), fixerStop(summary, answers(['fp0', 'fp1']), summary));
+    expect(reworded).not.toBe(previous);
+    const out = transition(secondRound(['fp0', 'fp1'], ['fp0', 'fp1']), fixerStop(reworded, answers(['fp0', 'fp1']), previous));
     expect(out.state).toMatchObject({ currentPhase: 'STOPPED', status: 'stopped', stopReason: 'no_progress', stopDetail: expect.stringMatching(/100% similar/) });
     expect(find(out.effects, 'notify')!.text).toBe('minions: fix round 2 repeated the previous one → STOPPED (no progress)');
+  });
+
+  it('one word apart (94% similar): no_progress under --fixpoint-similarity 0.9, not under the default 0.95', () => {
+    const stopped = transition(secondRound(['fp0', 'fp1'], ['fp0', 'fp1'], 0.9), fixerStop(longer(4), answers(['fp0', 'fp1']), longer(3)));
+    expect(stopped.state).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'no_progress', stopDetail: expect.stringMatching(/ 94% similar/) });
+    const carriesOn = transition(secondRound(['fp0', 'fp1'], ['fp0', 'fp1']), fixerStop(longer(4), answers(['fp0', 'fp1']), longer(3)));
+    expect(carriesOn.state).toMatchObject({ currentPhase: 'R1', iteration: 3 });
   });
 
   it.each([
     ['the threshold is not reached', ['fp0'], ['fp0'], 1.01],
     ['the rounds fixed different findings', ['fp9'], ['fp0', 'fp1'], 0.95],
   ])('no no_progress when %s', (_, before, now, threshold) => {
-    const out = transition(secondRound(before, now, threshold), fixerStop(summary, answers(now), summary));
+    const out = transition(secondRound(before, now, threshold), fixerStop(reworded, answers(now), previous));
     expect(out.state).toMatchObject({ currentPhase: 'R1', iteration: 3 });
   });
 });
