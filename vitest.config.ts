@@ -17,7 +17,16 @@ export default defineConfig({
     maxWorkers: Math.max(2, os.availableParallelism() + 1),
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: paced(10_000) } },
-      { test: { name: 'hooks', include: ['test/hooks/**/*.test.ts'], testTimeout: paced(120_000), hookTimeout: paced(180_000) } },
+      {
+        test: {
+          name: 'hooks',
+          include: ['test/hooks/**/*.test.ts'],
+          // One build of dist/ and one plugin data folder for the run (test/helpers/hooks-setup.ts).
+          globalSetup: ['test/helpers/hooks-setup.ts'],
+          testTimeout: paced(120_000),
+          hookTimeout: paced(180_000),
+        },
+      },
       {
         test: {
           name: 'e2e',

@@ -223,7 +223,7 @@ for (const c of CASES.filter((x) => !only || x.name.includes(only))) {
   if (profile) {
     // One run under the V8 profiler instead of the measurement: BENCH_PROFILE=<dir for the .cpuprofile>.
     subject.setup?.();
-    const argv = [process.execPath, '--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`, path.join(root, 'dist/on-subagent-stop.mjs')];
+    const argv = [process.execPath, '--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`, path.join(root, 'dist/launch.cjs'), 'on-subagent-stop'];
     const out = spawnSync(argv[0]!, argv.slice(1), { input: subject.input, cwd: dir, encoding: 'utf8', env: subject.env });
     console.log(`${c.name}: exit ${out.status}, profile in ${profile}, project ${dir}`, out.stderr);
     continue;

@@ -54,10 +54,13 @@ git('add', '-A');
 git('commit', '-qm', 'init');
 write('src/cart.ts', 'export const TAX = 0.2;\nexport function total(xs: number[]): number {\n  let s = 0;\n  for (let i = 0; i <= xs.length; i++) s += xs[i];\n  return s;\n}\n');
 
-// As the host runs hooks, with a plugin data folder (the live-loop marker is kept there).
+// As the host runs hooks: CLAUDE_PLUGIN_DATA holds the live-loop marker and dist/launch.cjs's code cache.
 const pluginData = fs.mkdtempSync(path.join(os.tmpdir(), 'minions-bench-data-'));
 const env: NodeJS.ProcessEnv = { ...process.env, CLAUDE_PLUGIN_ROOT: root, CLAUDE_PROJECT_DIR: project, CLAUDE_PLUGIN_DATA: pluginData };
 delete env.MINIONS_DEBUG;
+/** The first call of each hook, before its code is cached. */
+const noCache: NodeJS.ProcessEnv = { ...env };
+delete noCache.CLAUDE_PLUGIN_DATA;
 const payload = (event: string, fields: Record<string, unknown>): string => JSON.stringify({ session_id: SESSION, cwd: project, hook_event_name: event, ...fields });
 const run = (argv: string[], input: string, runEnv = env): string => {
   const out = spawnSync(argv[0]!, argv.slice(1), { env: runEnv, input, cwd: project, encoding: 'utf8' });
@@ -67,7 +70,8 @@ const run = (argv: string[], input: string, runEnv = env): string => {
 
 /**
  * A loop's state lives in three places: .agents/ in the project, the hooks' record in the git dir, and
- * a live-loop marker in the plugin data folder. Each is saved and put back whole.
+ * a live-loop marker in the plugin data folder. Each is saved and put back whole (the code cache in
+ * the plugin data folder stays).
  */
 const places = (): string[] => [path.join(project, '.agents'), path.join(project, '.git', 'minions'), path.join(pluginData, `live${project}`)];
 const saved = path.join(project, '..', `${path.basename(project)}-states`);
@@ -160,6 +164,8 @@ const cases: Case[] = [
   ),
   hookCase('UserPromptSubmit, loop start', true, hookCommand('UserPromptSubmit'), startPayload, noState, /\[PHASE R1\]/),
   hookCase('UserPromptSubmit, prompt in owning session', true, hookCommand('UserPromptSubmit'), payload('UserPromptSubmit', { prompt: 'how is it going?' }), restore('r1'), /\[PHASE R1\]/),
+  hookCase('edit gate, owning session, no code cache', false, hookCommand('PreToolUse', EDIT), editPayload(SESSION), restore('r1'), /"permissionDecision":"deny"/, noCache),
+  hookCase('Stop in R1, no code cache', false, hookCommand('Stop'), payload('Stop', { stop_hook_active: false, background_tasks: [] }), restore('r1'), /\[PHASE R1\]/, noCache),
 ];
 
 // A hook reading stdin and printing {}: the least any node-starting hook can cost.

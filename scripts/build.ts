@@ -1,22 +1,32 @@
 /**
- * Bundles each hook entrypoint and the CLI into a self-contained dist/*.mjs, then assembles plugin/:
- * the folder the marketplace entry points at, holding only what runs (both committed).
+ * Bundles each hook entrypoint and the CLI into one self-contained file in dist/, then assembles
+ * plugin/: the folder the marketplace entry points at, holding only what runs (both committed).
+ *
+ * The hooks are CommonJS, one file each: node starts a CommonJS script with less work than an ES
+ * module, and a hook runs on every tool call of a loop, so its start-up is budgeted (bench/hooks.bench.ts).
+ * Each bundle holds only the code its hook reaches: the read-only gates hold no transition, prompts
+ * or aggregation. (esbuild splits shared chunks only for ES modules, so the hooks share none.)
+ * hooks.json starts them through dist/launch.cjs, which keeps their compiled code in V8's code cache.
+ * The CLI runs once per command, as an ES module.
  */
-import { build } from 'esbuild';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
 import fs from 'node:fs';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** dist/ file → its source. */
 export const ENTRYPOINTS: Record<string, string> = {
-  'on-prompt-submit': 'src/hooks/on-prompt-submit.ts',
-  'on-stop': 'src/hooks/on-stop.ts',
-  'on-subagent-stop': 'src/hooks/on-subagent-stop.ts',
-  'on-task-gate': 'src/hooks/on-task-gate.ts',
-  'on-edit-gate': 'src/hooks/on-edit-gate.ts',
-  'on-bash-gate': 'src/hooks/on-bash-gate.ts',
-  cli: 'src/cli/minions.ts',
+  'launch.cjs': 'src/launch.ts',
+  'on-prompt-submit.cjs': 'src/hooks/on-prompt-submit.ts',
+  'on-stop.cjs': 'src/hooks/on-stop.ts',
+  'on-subagent-stop.cjs': 'src/hooks/on-subagent-stop.ts',
+  'on-task-gate.cjs': 'src/hooks/on-task-gate.ts',
+  'on-edit-gate.cjs': 'src/hooks/on-edit-gate.ts',
+  'on-bash-gate.cjs': 'src/hooks/on-bash-gate.ts',
+  'cli.mjs': 'src/cli/minions.ts',
 };
 
 /** Files the bundles load at run time, copied next to them: the Bash gate's shell parser (WebAssembly). */
@@ -25,32 +35,69 @@ export const ASSETS: Record<string, string> = {
   'tree-sitter-bash.wasm': 'node_modules/tree-sitter-bash/tree-sitter-bash.wasm',
 };
 
-export async function buildAll(outdir = path.join(root, 'dist')): Promise<void> {
+const common: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  // node_modules may be a symlink (a worktree sharing another's): paths, and so the bundles, stay the same.
+  preserveSymlinks: true,
+  target: 'node18',
+  minify: true,
+  legalComments: 'eof',
+  logLevel: 'warning',
+};
+
+const FORMATS: Record<'cjs' | 'esm', BuildOptions> = {
+  // The sources are ES modules: import.meta.url (the bundle's own place, for the .wasm beside it) is
+  // the file's URL, and node:url is loaded before any script runs.
+  // dist/launch.cjs runs the bundles as scripts, where import() has no loader: a bundled module's
+  // import() becomes a require, and so does a dependency's import() of a builtin (builtinImports).
+  cjs: {
+    format: 'cjs',
+    supported: { 'dynamic-import': false },
+    define: { 'import.meta.url': '__minionsUrl' },
+    banner: { js: "const __minionsUrl=require('node:url').pathToFileURL(__filename).href;const __minionsBuiltin=(id)=>require(id);" },
+  },
+  // CommonJS dependencies (fast-glob) use require().
+  esm: { format: 'esm', banner: { js: "import{createRequire as __minionsRequire}from'node:module';const require=__minionsRequire(import.meta.url);" } },
+};
+
+/**
+ * A dependency's import() of a node builtin (web-tree-sitter's `await import("module")`), in the
+ * CommonJS bundles: the builtin is required through the banner's __minionsBuiltin, which a `var require`
+ * of the dependency's own cannot shadow.
+ */
+const builtinImports: Plugin = {
+  name: 'builtin-imports',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/].*\.m?js$/ }, async (args) => {
+      const text = await fs.promises.readFile(args.path, 'utf8');
+      const rewritten = text.replace(/\bimport\(\s*(["'])([\w:/]+)\1\s*\)/g, (call, quote: string, id: string) =>
+        isBuiltin(id) ? `Promise.resolve(__minionsBuiltin(${quote}${id}${quote}))` : call,
+      );
+      return rewritten === text ? undefined : { contents: rewritten, loader: 'js' };
+    });
+  },
+};
+
+/** Builds dist/ (or `outdir`); returns each file's bundled sources, relative to the repository. */
+export async function buildAll(outdir = path.join(root, 'dist')): Promise<Record<string, string[]>> {
   fs.rmSync(outdir, { recursive: true, force: true });
-  await build({
-    entryPoints: Object.fromEntries(Object.entries(ENTRYPOINTS).map(([name, file]) => [name, path.join(root, file)])),
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    // Shared code goes to dist/chunk-*.mjs once instead of into every bundle; the lock and the atomic
-    // writer (dynamic imports) become chunks that the read-only gates never load.
-    splitting: true,
-    chunkNames: 'chunk-[hash]',
-    platform: 'node',
-    // node_modules may be a symlink (a worktree sharing another's): paths, and so chunk names, stay the same.
-    preserveSymlinks: true,
-    format: 'esm',
-    target: 'node18',
-    minify: true,
-    legalComments: 'eof',
-    // CommonJS dependencies (proper-lockfile, graceful-fs, write-file-atomic) use require() and __filename.
-    banner: {
-      js: "import{createRequire as __minionsRequire}from'node:module';import{fileURLToPath as __minionsPath}from'node:url';" +
-        'const require=__minionsRequire(import.meta.url);const __filename=__minionsPath(import.meta.url);',
-    },
-    logLevel: 'warning',
-  });
+  const built = await Promise.all(
+    Object.entries(ENTRYPOINTS).map(async ([file, source]) => {
+      const result = await build({
+        ...common,
+        ...FORMATS[file.endsWith('.cjs') ? 'cjs' : 'esm'],
+        ...(file.endsWith('.cjs') ? { plugins: [builtinImports] } : {}),
+        metafile: true,
+        entryPoints: [path.join(root, source)],
+        outfile: path.join(outdir, file),
+      });
+      const inputs = Object.values(result.metafile.outputs)[0]!.inputs;
+      return [file, Object.keys(inputs).map((input) => path.relative(root, path.resolve(root, input)))] as const;
+    }),
+  );
   for (const [name, from] of Object.entries(ASSETS)) fs.copyFileSync(path.join(root, from), path.join(outdir, name));
+  return Object.fromEntries(built);
 }
 
 /**

@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../src/zod';
 import { ReviewerOutput } from '../src/review/reviewer-output';
 import { FixSummary, Verdict } from '../src/review/verdict-schema';
 import { State } from '../src/state/schema';
@@ -11,7 +12,7 @@ import { CONFIG_FILE, ProjectConfig } from '../src/config/project-config';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-export const SCHEMAS: Record<string, { schema: z.ZodType; title: string }> = {
+export const SCHEMAS: Record<string, { schema: z.core.$ZodType; title: string }> = {
   'verdict.schema.json': { schema: Verdict, title: 'minions review verdict (.agents/tmp/phases/review-N/r1-verdict.json)' },
   'reviewer-output.schema.json': { schema: ReviewerOutput, title: "minions reviewer output (.agents/tmp/phases/review-N/r1-<reviewer>.json)" },
   'fix-summary.schema.json': { schema: FixSummary, title: "minions fixer's answers (.agents/tmp/phases/review-N/r2-fix-summary.json)" },

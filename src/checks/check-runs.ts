@@ -2,7 +2,8 @@
  * The project's own checks as data: what one run of a command gave (observed by src/shell/run-checks.ts),
  * its status, its tail, and whether the fix broke a check that passed when the loop started. Pure.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { count } from '../zod';
 
 export const CheckStatus = z.enum(['passed', 'failed', 'timed_out']);
 export type CheckStatus = z.infer<typeof CheckStatus>;
@@ -11,8 +12,8 @@ export type CheckStatus = z.infer<typeof CheckStatus>;
 export const CheckOutcome = z.object({
   command: z.string(),
   status: CheckStatus,
-  exitCode: z.number().int().nullable(),
-  durationMs: z.number().int().nonnegative(),
+  exitCode: z.nullable(z.int()),
+  durationMs: count(),
 });
 export type CheckOutcome = z.infer<typeof CheckOutcome>;
 

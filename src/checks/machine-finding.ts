@@ -3,23 +3,26 @@
  * fix broke (reporter `checks`, category `check_failed`). They join the next round's verdict as input to
  * the aggregation, merged and fingerprinted like a reviewer's. The texts come from src/messages.ts.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { MACHINE_REPORTERS } from '../core/agents';
 import * as msg from '../messages';
 import { Severity } from '../review/reviewer-output';
 import { LAYER0_SEVERITY, type Layer0Hit } from './layer0';
 import type { CheckRun } from './check-runs';
+import { described, positiveInt } from '../zod';
 
-export const MachineFinding = z.object({
-  reporter: z.enum(MACHINE_REPORTERS),
-  severity: Severity,
-  category: z.string().min(1).describe('the Layer-0 check, or check_failed'),
-  file: z.string().min(1).describe('the project file; for check_failed, "check: <command>"'),
-  line: z.number().int().positive().nullable(),
-  description: z.string(),
-  evidence: z.string().describe('what identifies it across rounds: the line, or the command'),
-  suggestion: z.string(),
-});
+export const MachineFinding = z.lazy(() =>
+  z.object({
+    reporter: z.enum(MACHINE_REPORTERS),
+    severity: Severity,
+    category: described(z.string().check(z.minLength(1)), 'the Layer-0 check, or check_failed'),
+    file: described(z.string().check(z.minLength(1)), 'the project file; for check_failed, "check: <command>"'),
+    line: z.nullable(positiveInt()),
+    description: z.string(),
+    evidence: described(z.string(), 'what identifies it across rounds: the line, or the command'),
+    suggestion: z.string(),
+  }),
+);
 export type MachineFinding = z.infer<typeof MachineFinding>;
 
 export const CHECK_FAILED = 'check_failed';

@@ -10,7 +10,7 @@ import { statusData, type FoundLoop } from '../core/status';
 import * as msg from '../messages';
 import { findLoop } from '../shell/find-run';
 import { projectRoot } from '../shell/project';
-import { transact } from '../shell/run-hook';
+import { transact } from '../shell/transact';
 import { gatherFacts } from '../shell/run-files';
 import { load } from '../shell/store';
 import { parseCli } from './parse-cli';

@@ -7,7 +7,7 @@ import { PreToolUsePayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
 import { stateOf } from '../core/loop-state';
 
-await runHook({
+void runHook({
   name: 'on-bash-gate',
   event: 'PreToolUse',
   payload: PreToolUsePayload,

@@ -9,7 +9,7 @@ import { realpathLoose, relativeInside } from '../shell/project';
 import { runHook } from '../shell/run-hook';
 import { stateOf } from '../core/loop-state';
 
-await runHook({
+void runHook({
   name: 'on-edit-gate',
   event: 'PreToolUse',
   payload: PreToolUsePayload,

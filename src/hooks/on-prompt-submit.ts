@@ -12,11 +12,13 @@ import { runChecks } from '../shell/run-checks';
 import { snapshotTree } from '../shell/snapshot';
 import { UserPromptSubmitPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
+import { transact } from '../shell/transact';
 
-await runHook({
+void runHook({
   name: 'on-prompt-submit',
   event: 'UserPromptSubmit',
   payload: UserPromptSubmitPayload,
+  transact,
   async handle(payload, ctx) {
     // A background agent's completion wakes the session with a <task-notification> prompt: not the user's.
     if (payload.prompt.trimStart().startsWith('<task-notification>')) return [];

@@ -4,11 +4,13 @@ import { changedFiles } from '../shell/git';
 import { StopPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
 import { PHASES_DIR } from '../state/paths';
+import { transact } from '../shell/transact';
 
-await runHook({
+void runHook({
   name: 'on-stop',
   event: 'Stop',
   payload: StopPayload,
+  transact,
   async handle(payload, ctx) {
     const loaded = ctx.load();
     const state = stateOf(loaded);

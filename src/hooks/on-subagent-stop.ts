@@ -11,11 +11,13 @@ import { SubagentStopPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
 import { readReviewedChecks } from '../shell/observe-checks';
 import { readAgentCost } from '../shell/transcript';
+import { transact } from '../shell/transact';
 
-await runHook({
+void runHook({
   name: 'on-subagent-stop',
   event: 'SubagentStop',
   payload: SubagentStopPayload,
+  transact,
   async handle(payload, ctx) {
     const reviewer = reviewerOf(payload.agent_type);
     const fixer = isFixer(payload.agent_type);

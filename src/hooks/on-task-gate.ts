@@ -3,11 +3,13 @@ import { gatesSession } from '../core/gates';
 import { stateOf } from '../core/loop-state';
 import { PreToolUsePayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
+import { transact } from '../shell/transact';
 
-await runHook({
+void runHook({
   name: 'on-task-gate',
   event: 'PreToolUse',
   payload: PreToolUsePayload,
+  transact,
   handle(payload, ctx) {
     const raw = payload.tool_input.subagent_type;
     const subagentType = typeof raw === 'string' && raw.trim() !== '' ? raw : null;

@@ -5,12 +5,10 @@
  */
 import { Buffer } from 'node:buffer';
 import { normaliseFile } from './fingerprint';
-import { alternativeNeedles, literalNeedles, type EvidenceReading, type Needle } from './readings';
+import { alternativeNeedles, literalNeedles, type EvidenceReading, type FileReading, type Needle } from './readings';
 import { SourceIndex, type FlatText } from './source-index';
 
-/** How the shell found the file a finding names (the path as written, or another reading of it). */
-export const FILE_READINGS = ['as-written', 'without-diff-prefix', 'case-insensitive'] as const;
-export type FileReading = (typeof FILE_READINGS)[number];
+export { FILE_READINGS, type FileReading } from './readings';
 
 /** What the shell saw of each file a finding names. */
 export type Source =

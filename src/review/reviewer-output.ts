@@ -1,7 +1,13 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Counts } from '../state/schema';
+import { count, describeZodError, preprocess } from '../zod';
 
-/** One reviewer's findings: `.agents/tmp/phases/review-N/r1-<reviewer>.json`. */
+export { describeZodError };
+
+/**
+ * One reviewer's findings: `.agents/tmp/phases/review-N/r1-<reviewer>.json`. The object schemas are
+ * built on first use (z.lazy): the hooks that never read a review never pay for building them.
+ */
 export const Severity = z.enum(['critical', 'warning', 'info']);
 export type Severity = z.infer<typeof Severity>;
 
@@ -11,52 +17,65 @@ const SEVERITY_WORDS: Record<string, Severity> = {
   warning: 'warning', warn: 'warning', medium: 'warning', major: 'warning', moderate: 'warning',
   info: 'info', low: 'info', minor: 'info', nit: 'info', suggestion: 'info', note: 'info',
 };
-const severity = z.preprocess((v) => (typeof v === 'string' ? (SEVERITY_WORDS[v.trim().toLowerCase()] ?? v) : v), Severity);
+const severity = preprocess((v) => (typeof v === 'string' ? (SEVERITY_WORDS[v.trim().toLowerCase()] ?? v) : v), Severity);
+/** A string with blanks trimmed that must not be empty, and what to say when it is. */
+const text = (message: string) => z.string().check(z.trim(), z.minLength(1, message));
 
-export const Finding = z.object({
-  severity,
-  category: z.string().trim().min(1, 'must name a category, e.g. "logic-error"'),
-  file: z.string().trim().min(1, 'must be a path relative to the project root'),
-  /** null (or absent, or 0) for a whole-file finding. */
-  line: z.preprocess((v) => {
-    const n = typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
-    return n === undefined || n === 0 ? null : n;
-  }, z.number().int().positive().nullable()),
-  description: z.string().trim().min(1, 'must say what is wrong'),
-  evidence: z.string().default(''),
-  suggestion: z.string().default(''),
-});
+export const Finding = z.lazy(() =>
+  z.object({
+    severity,
+    category: text('must name a category, e.g. "logic-error"'),
+    file: text('must be a path relative to the project root'),
+    /** null (or absent, or 0) for a whole-file finding. */
+    line: preprocess((v) => {
+      const n = typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
+      return n === undefined || n === 0 ? null : n;
+    }, z.nullable(z.int().check(z.positive()))),
+    description: text('must say what is wrong'),
+    evidence: z._default(z.string(), ''),
+    suggestion: z._default(z.string(), ''),
+  }),
+);
 export type Finding = z.infer<typeof Finding>;
 
 /** From iteration 2 a reviewer may answer for earlier findings, by fingerprint. */
-export const PreviousMark = z.object({
-  fingerprint: z.string().min(1),
-  status: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase().replace(/[\s-]+/g, '_') : v), z.enum(['FIXED', 'PARTIAL', 'NOT_FIXED'])),
-  note: z.string().optional(),
-});
+export const PreviousMark = z.lazy(() =>
+  z.object({
+    fingerprint: z.string().check(z.minLength(1)),
+    status: preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase().replace(/[\s-]+/g, '_') : v), z.enum(['FIXED', 'PARTIAL', 'NOT_FIXED'])),
+    note: z.optional(z.string()),
+  }),
+);
 export type PreviousMark = z.infer<typeof PreviousMark>;
 
+/** What the critic recommends for an escalated class. */
+export const Recommendation = z.enum(['structural', 'patch']);
+
 /** The critic's answer for an escalated finding class (escalation.json): what the failed fixes share. */
-export const Diagnosis = z.object({
-  class: z.string().trim().min(1, 'must name the class id from escalation.json'),
-  rootCause: z.string().trim().min(1, 'must say what all the failed attempts share'),
-  fix: z.string().trim().min(1, 'must name the root-level fix'),
-  recommend: z.enum(['structural', 'patch']).default('structural'),
-});
+export const Diagnosis = z.lazy(() =>
+  z.object({
+    class: text('must name the class id from escalation.json'),
+    rootCause: text('must say what all the failed attempts share'),
+    fix: text('must name the root-level fix'),
+    recommend: z._default(Recommendation, 'structural'),
+  }),
+);
 export type Diagnosis = z.infer<typeof Diagnosis>;
 
-export const ReviewerOutput = z.object({
-  reviewer: z.string().optional(),
-  issues: z.array(Finding),
-  previous: z.array(PreviousMark).default([]),
-  diagnosis: z.array(Diagnosis).default([]),
-  summary: z.object({
-    critical: z.number().int().nonnegative().optional(),
-    warning: z.number().int().nonnegative().optional(),
-    info: z.number().int().nonnegative().optional(),
-    verdict: z.enum(['clean', 'issues_found']),
+export const ReviewerOutput = z.lazy(() =>
+  z.object({
+    reviewer: z.optional(z.string()),
+    issues: z.array(Finding),
+    previous: z._default(z.array(PreviousMark), []),
+    diagnosis: z._default(z.array(Diagnosis), []),
+    summary: z.object({
+      critical: z.optional(count()),
+      warning: z.optional(count()),
+      info: z.optional(count()),
+      verdict: z.enum(['clean', 'issues_found']),
+    }),
   }),
-});
+);
 export type ReviewerOutput = z.infer<typeof ReviewerOutput>;
 
 export type ParsedReview =
@@ -120,14 +139,4 @@ export function extractJsonFromMessage(message: string | null | undefined): stri
   }
   const whole = message.trim();
   return whole.startsWith('{') && whole.endsWith('}') ? whole : null;
-}
-
-export function describeZodError(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 8)
-    .map((issue) => {
-      const where = issue.path.length ? issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') : '(top level)';
-      return `${where}: ${issue.message}`;
-    })
-    .join('; ');
 }

@@ -1,5 +1,5 @@
 /** The few git facts the prompts need. Never throws: outside a repository the answers are empty. */
-import { execFileSync } from 'node:child_process';
+import { execFileSync } from './child-process';
 
 function git(root: string, args: string[]): string | null {
   try {

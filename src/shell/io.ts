@@ -1,17 +1,40 @@
-/** stdin and stdout for a hook process. */
+/**
+ * stdin and stdout for a hook process. They are read and written with plain fs calls on fds 0 and 1:
+ * creating process.stdin / process.stdout (streams over libuv pipes) costs a hook a few percent of a
+ * node start. A non-blocking descriptor (EAGAIN) falls back to the streams.
+ */
+import fs from 'node:fs';
 import type { Effect } from '../core/events';
 
 /** Payloads over this size are refused as malformed rather than parsed. */
 export const MAX_PAYLOAD_BYTES = 8 * 1024 * 1024;
 
+const tooLarge = (limit: number): Error => new Error(`the payload is larger than ${limit} bytes`);
+const isEagain = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'EAGAIN';
+
+/** Reads the payload; a terminal on stdin (a hook run by hand) gives ''. */
 export async function readStdin(limit = MAX_PAYLOAD_BYTES): Promise<string> {
-  if (process.stdin.isTTY) return '';
+  // fstat rather than tty.isatty: loading node:tty loads node:net, a few percent of a node start.
+  if (fs.fstatSync(0).isCharacterDevice()) return '';
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of process.stdin) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new Error(`the payload is larger than ${limit} bytes`);
-    chunks.push(chunk as Buffer);
+  const add = (chunk: Buffer): void => {
+    size += chunk.length;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(chunk);
+  };
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  for (;;) {
+    let n: number;
+    try {
+      n = fs.readSync(0, buffer, 0, buffer.length, null);
+    } catch (err) {
+      if (!isEagain(err)) throw err;
+      for await (const chunk of process.stdin) add(chunk as Buffer);
+      break;
+    }
+    if (n === 0) break;
+    add(Buffer.from(buffer.subarray(0, n)));
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -54,7 +77,17 @@ export function renderOutput(event: HookEventName, effects: readonly Effect[]): 
 }
 
 export function writeStdout(output: Record<string, unknown> | null): void {
-  if (output) process.stdout.write(`${JSON.stringify(output)}\n`);
+  if (!output) return;
+  const data = Buffer.from(`${JSON.stringify(output)}\n`);
+  for (let written = 0; written < data.length; ) {
+    try {
+      written += fs.writeSync(1, data, written);
+    } catch (err) {
+      if (!isEagain(err)) throw err;
+      process.stdout.write(data.subarray(written));
+      return;
+    }
+  }
 }
 
 export function reportError(hook: string, message: string, detail?: unknown): void {

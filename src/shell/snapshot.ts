@@ -8,7 +8,7 @@
  * What a snapshot covers: the files under the project root that git would see with `git add -A`
  * (tracked and untracked, .gitignore honoured), without the plugin's own `.agents/`.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync } from './child-process';
 import fs from 'node:fs';
 import path from 'node:path';
 

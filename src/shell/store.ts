@@ -8,7 +8,7 @@ import path from 'node:path';
 import { REVIEWERS } from '../core/agents';
 import type { Effect, Loaded, Outcome, Tamper } from '../core/events';
 import { currentIteration } from '../core/loop-state';
-import { describeZodError } from '../review/reviewer-output';
+import { describeZodError } from '../zod';
 import { sha256 } from '../state/digest';
 import { stateProblems } from '../state/invariants';
 import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, TMP_DIR, isRecorded, reviewerFile } from '../state/paths';

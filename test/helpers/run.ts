@@ -35,9 +35,10 @@ export function hookEntries(pluginRoot = REPO_ROOT): HookEntry[] {
   );
 }
 
-/** The hooks.json entry whose command runs dist/<name>.mjs. */
+/** The hooks.json entry whose command runs dist/<name>.cjs (through dist/launch.cjs). */
 export function hookEntry(name: HookName, pluginRoot = REPO_ROOT): HookEntry {
-  const found = hookEntries(pluginRoot).filter((e) => e.command.includes(`/dist/${name}.mjs`));
+  const runs = new RegExp(`/dist/(?:launch\\.cjs"? )?${name}(?:\\.cjs)?(?:"|\\s|$)`);
+  const found = hookEntries(pluginRoot).filter((e) => runs.test(e.command));
   if (found.length !== 1) throw new Error(`hooks.json has ${found.length} commands for ${name}`);
   return found[0]!;
 }
@@ -102,8 +103,18 @@ export function spawnProcess(command: string, args: string[], options: SpawnOpti
 
 let pluginData: string | null = null;
 
-/** The plugin's data folder the hooks are given (CLAUDE_PLUGIN_DATA): one per test process, removed with the test dirs. */
+/** The run's plugin data folder, made by test/helpers/hooks-setup.ts. */
+export const PLUGIN_DATA_ENV = 'MINIONS_TEST_PLUGIN_DATA';
+
+/**
+ * The plugin's data folder the hooks are given (CLAUDE_PLUGIN_DATA): one per run, as the host has one
+ * per plugin, so the hooks' code cache (dist/launch.cjs) is compiled once per bundle; outside the
+ * hooks project, one per test process, removed with the test dirs. What the hooks keep there is
+ * keyed by project, so tests do not see each other's.
+ */
 export function pluginDataDir(): string {
+  const shared = process.env[PLUGIN_DATA_ENV];
+  if (shared) return shared;
   if (!pluginData || !fs.existsSync(pluginData)) pluginData = tempDir('minions-data-');
   return pluginData;
 }

@@ -178,8 +178,8 @@ describe.concurrent('the fixer writes project files, not .agents/ or the git dir
     ['echo done > .agents/tmp/phases/review-1/r2-fix-summary.md', /^minions R2: the fixer's shell may not write under \.agents\/ \(.*r2-fix-summary\.md\)\. Write \.agents\/tmp\/phases\/review-1\/r2-fix-summary\.md and its \.json with the Write tool/],
     ["cat > .agents/tmp/phases/review-1/r1-critic.json <<'EOF'\n{}\nEOF", /the fixer's shell may not write under \.agents\//],
     ['echo x > .git/hooks/pre-commit', /may not write .*\.git\/hooks\/pre-commit: the git directory and git's configuration/],
-    ['echo "process.exit(0)" > "$CLAUDE_PLUGIN_ROOT/dist/on-bash-gate.mjs"', /cannot tell which file/],
-    [`echo "process.exit(0)" > ${REPO_ROOT}/dist/on-bash-gate.mjs`, /the plugin's own files and its records are not the loop's to change/],
+    ['echo "process.exit(0)" > "$CLAUDE_PLUGIN_ROOT/dist/on-bash-gate.cjs"', /cannot tell which file/],
+    [`echo "process.exit(0)" > ${REPO_ROOT}/dist/on-bash-gate.cjs`, /the plugin's own files and its records are not the loop's to change/],
     ['rm "$TARGET"', /cannot tell which file `"\$TARGET"` is until the command runs.*Name the files literally, or make the change with Edit\./],
   ] as [string, RegExp][])('`%s` is refused', async (command, reason) => {
     expect(denyReason(await new Loop(r2).gateBash(command, FIXER))).toMatch(reason);

@@ -85,7 +85,7 @@ describe('the idle path', () => {
     const c = loop.common();
     await loop.hook('on-prompt-submit', userPromptSubmit('/minions:review x', c), { env: { PATH: `${stubBin}:/usr/bin:/bin` } });
     expect(nodeCalls()).toHaveLength(1);
-    expect(nodeCalls()[0]).toMatch(/\/dist\/on-prompt-submit\.mjs$/);
+    expect(nodeCalls()[0]).toMatch(/\/dist\/launch\.cjs on-prompt-submit$/);
 
     dir.write(STATE, '{}');
     try {

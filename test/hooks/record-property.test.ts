@@ -19,7 +19,7 @@ import { isActive, stateOf } from '../../src/core/loop-state';
 import type { Effect, Event, Loaded } from '../../src/core/events';
 import { fixerObservations } from '../../src/shell/observe';
 import { reviewerStopObservation } from '../../src/shell/observe-round';
-import { transact } from '../../src/shell/run-hook';
+import { transact } from '../../src/shell/transact';
 import { load } from '../../src/shell/store';
 import { stateProblems } from '../../src/state/invariants';
 import { Loop, messages, projectTestdir } from '../helpers/loop';

@@ -27,8 +27,8 @@ describe.concurrent('the plugin from a copy of plugin/', () => {
     for (const rel of ['hooks/hooks.json', '.claude-plugin/plugin.json', 'commands/review.md', 'commands/status.md', 'commands/cancel.md']) {
       expect(fs.existsSync(path.join(pluginRoot, rel)), rel).toBe(true);
     }
-    for (const bundle of ['on-prompt-submit', 'on-task-gate', 'on-edit-gate', 'on-bash-gate', 'on-subagent-stop', 'on-stop', 'cli']) {
-      expect(fs.existsSync(path.join(pluginRoot, 'dist', `${bundle}.mjs`)), bundle).toBe(true);
+    for (const bundle of ['launch.cjs', 'on-prompt-submit.cjs', 'on-task-gate.cjs', 'on-edit-gate.cjs', 'on-bash-gate.cjs', 'on-subagent-stop.cjs', 'on-stop.cjs', 'cli.mjs']) {
+      expect(fs.existsSync(path.join(pluginRoot, 'dist', bundle)), bundle).toBe(true);
     }
     for (const asset of ['web-tree-sitter.wasm', 'tree-sitter-bash.wasm']) expect(fs.existsSync(path.join(pluginRoot, 'dist', asset)), asset).toBe(true);
     for (let dir = pluginRoot; ; dir = path.dirname(dir)) {

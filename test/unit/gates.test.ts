@@ -127,7 +127,7 @@ describe('bashGate: who may run what', () => {
     ["printf '[diff]\\n\\texternal = rm -rf src\\n' >> ~/.gitconfig", 'protected', 'protected', 'protected'],
     ['cp /tmp/evil ~/.config/git/config', 'protected', 'protected', 'protected'],
     // The plugin's own code: replacing a hook replaces the gate.
-    ['echo "process.exit(0)" > ~/.claude/plugins/minions/dist/on-bash-gate.mjs', 'protected', 'protected', 'protected'],
+    ['echo "process.exit(0)" > ~/.claude/plugins/minions/dist/on-bash-gate.cjs', 'protected', 'protected', 'protected'],
     ['echo x > ~/notes.txt', 'allow', 'allow', 'allow'],
     // .agents/ beyond the hooks' files: the fixer's summaries go through Write.
     ['echo done > .agents/tmp/phases/review-1/r2-fix-summary.md', 'write', 'agents', 'write'],

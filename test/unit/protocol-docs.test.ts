@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REVIEWERS, type Reviewer } from '../../src/core/agents';
 import * as msg from '../../src/messages';
-import { Diagnosis, ReviewerOutput } from '../../src/review/reviewer-output';
+import { Recommendation, ReviewerOutput } from '../../src/review/reviewer-output';
 import { FixKind, FixStatus, FixSummary } from '../../src/review/verdict-schema';
 import {
   ROUND_FILES,
@@ -167,7 +167,7 @@ describe('the vocabulary matches the schemas', () => {
   });
 
   it('the diagnosis the R1 prompt and escalation.json ask the critic for', () => {
-    const recommend = Diagnosis.shape.recommend.unwrap().options;
+    const recommend = Recommendation.options;
     expect(alternatives(r1Context(), 'recommend')).toEqual([recommend]);
     expect(alternatives(msg.escalationRequest(), 'recommend')).toEqual([recommend]);
   });

@@ -1,0 +1,169 @@
+/**
+ * What a hook loads when it starts (its cost is budgeted: bench/hooks.bench.ts). Measured without a
+ * clock: which sources each bundle holds, which node builtins a run loads, and whether dist/launch.cjs
+ * ran the bundle from V8's code cache.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Loop, denyReason, messages, projectTestdir } from '../helpers/loop';
+import { REVIEWERS, agentType, cleanReview } from '../helpers/reviews';
+import { REPO_ROOT, type HookResult } from '../helpers/run';
+import { cloneTestdir, removeTestdirs, tempDir, type TestDir } from '../helpers/testdir';
+
+afterAll(removeTestdirs);
+
+const HOOKS = ['on-prompt-submit', 'on-task-gate', 'on-edit-gate', 'on-bash-gate', 'on-subagent-stop', 'on-stop'] as const;
+
+describe('what each hook bundle holds', () => {
+  // Built once per run from src/ by test/helpers/hooks-setup.ts.
+  const { sources } = inject('build');
+
+  it('the read-only gates hold no transition, phase handlers, aggregation, grounding or git', () => {
+    for (const gate of ['on-edit-gate.cjs', 'on-bash-gate.cjs']) {
+      expect(sources[gate], gate).toContain('src/core/gates.ts');
+      for (const heavy of ['src/core/transition.ts', 'src/shell/transact.ts', 'src/core/round.ts', 'src/review/aggregate.ts', 'src/review/grounding.ts', 'src/shell/snapshot.ts', 'src/shell/git.ts']) {
+        expect(sources[gate], `${gate} holds ${heavy}`).not.toContain(heavy);
+      }
+    }
+  });
+
+  it('no hook holds the classic zod API (zod/mini is a fraction of its start-up cost)', () => {
+    for (const hook of HOOKS) {
+      const bundle = sources[`${hook}.cjs`]!;
+      expect(bundle.some((s) => s.includes('zod/v4/mini/')), hook).toBe(true);
+      expect(bundle.filter((s) => s.includes('zod/v4/classic/')), hook).toEqual([]);
+    }
+  });
+
+  it('no hook loads node:child_process, node:net or node:tty as it starts (only on first use)', () => {
+    for (const hook of HOOKS) {
+      const text = fs.readFileSync(path.join(REPO_ROOT, 'dist', `${hook}.cjs`), 'utf8');
+      expect(text.match(/require\("node:(?:child_process|net|tty)"\)/g), hook).toBeNull();
+    }
+  });
+});
+
+describe('the node builtins a hook run loads', () => {
+  let r1: TestDir;
+  let recorder: string;
+  beforeAll(async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 2 startup');
+    r1 = loop.dir;
+    recorder = path.join(tempDir('minions-recorder-'), 'record.cjs');
+    fs.writeFileSync(
+      recorder,
+      "process.on('exit', () => require('fs').appendFileSync(process.env.MINIONS_TEST_MODULES, JSON.stringify(process.moduleLoadList) + '\\n'));\n",
+    );
+  });
+
+  /** Runs one hook with a preload that records the builtins it loaded. */
+  async function loaded(run: (loop: Loop) => Promise<HookResult>): Promise<{ result: HookResult; modules: string[] }> {
+    const dir = cloneTestdir(r1);
+    const log = dir.abs('../modules.log');
+    const loop = new Loop(dir, undefined, { env: { NODE_OPTIONS: `--require ${recorder}`, MINIONS_TEST_MODULES: log } });
+    const result = await run(loop);
+    return { result, modules: JSON.parse(fs.readFileSync(log, 'utf8').trim().split('\n').at(-1)!) as string[] };
+  }
+  const NOT_ON_START = ['NativeModule child_process', 'NativeModule net', 'NativeModule tty'];
+
+  it.each([
+    ['the edit gate denying the orchestrator', (l: Loop) => l.gateWrite(l.dir.abs('src/a.ts'), null), (r: HookResult) => expect(denyReason(r)).toMatch(/R1/)],
+    ['the Bash gate', (l: Loop) => l.gateBash('git status', null), (r: HookResult) => expect(r.raw).toBe('')],
+    ['the task gate dispatching a reviewer', (l: Loop) => l.dispatch(agentType('critic')), (r: HookResult) => expect(r.raw).toBe('')],
+  ] as const)('%s: no child_process, net or tty', async (_, run, check) => {
+    const { result, modules } = await loaded(run);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    check(result);
+    expect(modules.filter((m) => NOT_ON_START.includes(m))).toEqual([]);
+  });
+
+  it('starting a loop runs git, and so loads child_process (the recorder sees it)', async () => {
+    const { result, modules } = await loaded((l) => l.start('--max-iterations 2 again --force'));
+    expect(result.stdout?.hookSpecificOutput?.additionalContext).toMatch(/\[PHASE R1\]/);
+    expect(modules).toContain('NativeModule child_process');
+  });
+});
+
+describe('dist/launch.cjs and the code cache', () => {
+  let r1: TestDir;
+  beforeAll(async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 2 cache');
+    r1 = loop.dir;
+  });
+
+  /** The edit gate denying the orchestrator, with this plugin data folder; returns its answer and the cache line. */
+  async function gate(pluginData: string | undefined): Promise<{ denied: string | undefined; cache: string | undefined; stderr: string }> {
+    const loop = new Loop(cloneTestdir(r1), undefined, { env: { CLAUDE_PLUGIN_DATA: pluginData, MINIONS_DEBUG: '1' } });
+    const r = await loop.gateWrite(loop.dir.abs('src/a.ts'), null);
+    expect(r.code).toBe(0);
+    const lines = r.stderr.trim().split('\n').filter(Boolean);
+    return { denied: denyReason(r), cache: /code cache (\w+)/.exec(r.stderr)?.[1], stderr: lines.filter((l) => !/code cache/.test(l)).join('\n') };
+  }
+  const cacheFiles = (data: string): string[] => (fs.existsSync(path.join(data, 'code-cache')) ? fs.readdirSync(path.join(data, 'code-cache')) : []);
+
+  it('the first run compiles and keeps the code, the next runs from it, and both answer the same', async () => {
+    const data = tempDir('minions-plugin-data-');
+    const first = await gate(data);
+    expect(first).toMatchObject({ cache: 'miss', stderr: '' });
+    expect(cacheFiles(data)).toEqual([expect.stringMatching(/^on-edit-gate-\d+-\d+-v[\d.]+-\w+\.bin$/)]);
+    const second = await gate(data);
+    expect(second).toEqual({ ...first, cache: 'hit' });
+    expect(second.denied).toMatch(/project files are changed only by minions:review-fixer/);
+  });
+
+  it('a corrupt cache file is refused by V8, the hook still answers, and the file is rewritten', async () => {
+    const data = tempDir('minions-plugin-data-');
+    await gate(data);
+    const [file] = cacheFiles(data);
+    fs.writeFileSync(path.join(data, 'code-cache', file!), 'not a code cache');
+    const corrupt = await gate(data);
+    expect(corrupt).toMatchObject({ cache: 'rejected', stderr: '' });
+    expect(corrupt.denied).toMatch(/project files are changed only by minions:review-fixer/);
+    expect((await gate(data)).cache).toBe('hit');
+  });
+
+  it('without a data folder, or with one it cannot write, the hook runs uncached and says nothing', async () => {
+    const none = await gate(undefined);
+    expect(none).toMatchObject({ cache: 'miss', stderr: '' });
+    expect(none.denied).toMatch(/project files are changed only by minions:review-fixer/);
+    // Under a regular file: no folder can be made there, not even by root.
+    const file = path.join(tempDir('minions-plugin-data-'), 'a-file');
+    fs.writeFileSync(file, '');
+    const blocked = await gate(path.join(file, 'data'));
+    expect(blocked).toMatchObject({ cache: 'miss', stderr: '', denied: none.denied });
+    expect((await gate(path.join(file, 'data'))).cache).toBe('miss');
+  });
+
+  it('a cache of an older bundle is removed when the new one is written', async () => {
+    const data = tempDir('minions-plugin-data-');
+    fs.mkdirSync(path.join(data, 'code-cache'));
+    fs.writeFileSync(path.join(data, 'code-cache', 'on-edit-gate-1-1-v0.0.0-x64.bin'), 'old');
+    fs.writeFileSync(path.join(data, 'code-cache', 'on-stop-1-1-v0.0.0-x64.bin'), 'another hook');
+    await gate(data);
+    const files = cacheFiles(data);
+    expect(files).toHaveLength(2);
+    expect(files).toContain('on-stop-1-1-v0.0.0-x64.bin');
+    expect(files.filter((f) => f.startsWith('on-edit-gate-'))).toEqual([expect.not.stringMatching(/-1-1-v0\.0\.0-/)]);
+  });
+
+  it('the hooks of a whole round answer the same from the cache', async () => {
+    const data = tempDir('minions-plugin-data-');
+    // Every line the hooks print, in any order: which of the five concurrent stops aggregates varies.
+    const round = async (): Promise<string[]> => {
+      const loop = new Loop(cloneTestdir(r1), undefined, { env: { CLAUDE_PLUGIN_DATA: data } });
+      const results = [...(await loop.dispatchReviewers()), await loop.stop()];
+      for (const r of REVIEWERS) loop.writeReview(1, r, cleanReview(r));
+      results.push(...(await loop.reviewersStop()), await loop.stop());
+      for (const r of results) expect(r).toMatchObject({ code: 0, stderr: '' });
+      const contexts = results.flatMap((r) => (r.stdout?.hookSpecificOutput?.additionalContext ? [r.stdout.hookSpecificOutput.additionalContext as string] : []));
+      return [...messages(results), ...contexts].map((text) => text.split(loop.root).join('<root>')).sort();
+    };
+    const cold = await round();
+    expect(cold.some((l) => l.includes('→ DONE'))).toBe(true);
+    expect(cacheFiles(data).length).toBeGreaterThanOrEqual(3);
+    expect(await round()).toEqual(cold);
+  });
+});
