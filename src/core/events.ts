@@ -99,7 +99,7 @@ export type Event =
       /** The project's checks, run once before the loop starts (and before the base snapshot). */
       baseline?: CheckRun[];
     })
-  | (Base & { kind: 'prompt'; changedFiles: string[] })
+  | (Base & { kind: 'prompt' })
   | (Base & { kind: 'dispatch'; /** null: an Agent call without subagent_type (a general-purpose agent). */ subagentType: string | null })
   | (Base & {
       kind: 'reviewer-stop';
@@ -155,11 +155,13 @@ export type Event =
       cost?: CostReading | null;
       /** The project's checks on the tree this round reviewed, for its REVIEW.md. */
       reviewedChecks?: ChecksReport | null;
+      /** The project's changed files now, for the next round's R1 prompts (absent: as the state has them). */
+      changedFiles?: string[];
     })
   /** The lock's previous holder died while aggregating (r1.aggregation was still set). */
   | (Base & { kind: 'aggregation-died' })
   /** The loaded state (or another hook-owned file) is not what the hooks wrote. */
   | (Base & { kind: 'tampered'; problems: Tamper[] })
   /** facts: taken when the loop has ended, for the outcome line. */
-  | (Base & { kind: 'stop'; running: string[]; changedFiles: string[]; facts?: LoopFacts | null });
+  | (Base & { kind: 'stop'; running: string[]; facts?: LoopFacts | null });
 

@@ -150,7 +150,7 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
     };
     return { state: stopped, effects: [...pins, ...reports, ...report, { type: 'write-report' }, { type: 'notify', text: msg.notify.budgetSpent(n, stopped) }] };
   }
-  const round = startRound(advanceIteration(finished, event.now), event.patches, escalation);
+  const round = startRound({ ...advanceIteration(finished, event.now), changedFiles: event.changedFiles ?? state.changedFiles }, event.patches, escalation);
   const next = round.state;
   return {
     state: next,

@@ -43,10 +43,10 @@ export function advanceIteration(state: State, now: string): State {
   return { ...state, iteration, currentPhase: 'R1', updatedAt: now, stopGuard: { key: '', blocks: 0 }, iterations: [...state.iterations, newIteration(iteration, now, start)] };
 }
 
-export function phasePrompt(state: State, changedFiles: readonly string[]): string {
+export function phasePrompt(state: State): string {
   const current = currentIteration(state);
   if (state.currentPhase === 'R2' && current.verdict) return msg.r2Prompt(state, current.verdict);
-  return msg.r1Prompt(state, changedFiles, missingReviewers(state));
+  return msg.r1Prompt(state, state.changedFiles, missingReviewers(state));
 }
 
 export function missingReviewers(state: State): Reviewer[] {

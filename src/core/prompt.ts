@@ -7,6 +7,6 @@ export function onPrompt(state: State, event: Extract<Event, { kind: 'prompt' }>
   if (!isActive(state)) return { state, effects: [] };
   // A new turn: the idle guard starts again, and the model is reminded where the loop stands.
   const next: State = { ...state, stopGuard: { key: '', blocks: 0 }, updatedAt: event.now };
-  return { state: next, effects: [{ type: 'context', text: phasePrompt(next, event.changedFiles) }] };
+  return { state: next, effects: [{ type: 'context', text: phasePrompt(next) }] };
 }
 

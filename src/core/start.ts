@@ -24,6 +24,7 @@ export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command
     root: event.root ?? null,
     checks: { commands: command.checks.commands, timeoutSeconds: command.checks.timeoutSeconds, baseline: baseline.map(outcomeOf) },
     layer0: { disabled: command.layer0.disabled },
+    changedFiles: event.changedFiles,
   };
   const { state, effects: round } = startRound(initial, event.patches, null);
   // Whatever was there (a finished run's phases, a replaced or broken state) goes to the archive first.
@@ -33,7 +34,7 @@ export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command
     { type: 'mkdir', path: reviewDir(1) },
     { type: 'write', path: `${PHASES_DIR}/run.json`, content: json({ runId: state.runId, task: state.task, startedAt: state.startedAt, maxIterations: state.maxIterations }) },
     ...round,
-    { type: 'context', text: msg.r1Prompt(state, event.changedFiles) },
+    { type: 'context', text: msg.r1Prompt(state, state.changedFiles) },
     { type: 'notify', text: msg.notify.started(state, prev ? `.agents/tmp/archive/${prev.runId}/` : null) },
   );
   return { state, effects };
@@ -103,6 +104,7 @@ export function initialState(
     checks: { commands: [], timeoutSeconds: 300, baseline: [] },
     layer0: { disabled: [] },
     stopGuard: { key: '', blocks: 0 },
+    changedFiles: [],
     openIssues: [],
     iterations: [newIteration(1, now, tree)],
   };

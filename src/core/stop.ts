@@ -49,7 +49,7 @@ export function onStop(state: State, event: Extract<Event, { kind: 'stop' }>): O
   return {
     state: next,
     effects: [
-      { type: 'block', reason: phasePrompt(next, event.changedFiles) },
+      { type: 'block', reason: phasePrompt(next) },
       { type: 'notify', text: msg.notify.reinject(next, what) },
     ],
   };

@@ -5,7 +5,7 @@ import { isActive, stateOf } from '../core/loop-state';
 import { mayStart } from '../core/start';
 import { CONFIG_FILE, DEFAULT_SETTINGS, settingsFromConfig, validateConfig } from '../config/project-config';
 import * as msg from '../messages';
-import { changedFiles, head } from '../shell/git';
+import { startFacts } from '../shell/git';
 import { readOrNull } from '../shell/observe';
 import { roundPatches } from '../shell/observe-tree';
 import { runChecks } from '../shell/run-checks';
@@ -38,7 +38,7 @@ void runHook({
       const state = stateOf(loaded);
       const foreign = loaded.kind === 'tampered' && !state;
       if (!foreign && (!state || state.sessionId !== sessionId || !isActive(state))) return [];
-      return ctx.transact((l) => ({ kind: 'prompt', sessionId, now: ctx.now, changedFiles: l.kind === 'ok' ? changedFiles(ctx.root, l.state.base) : [] }));
+      return ctx.transact(() => ({ kind: 'prompt', sessionId, now: ctx.now }));
     }
     // /minions:status and /minions:cancel run dist/cli.mjs from their command files.
     if (command.kind !== 'review') return [];
@@ -49,9 +49,9 @@ void runHook({
         ? await runChecks(ctx.root, command.checks.commands, { timeoutSeconds: command.checks.timeoutSeconds })
         : [];
     return ctx.transact(() => {
-      const base = head(ctx.root);
+      const { head, changedFiles } = startFacts(ctx.root);
       const tree = snapshotTree(ctx.root);
-      return { kind: 'command', command, sessionId, now: ctx.now, head: base, changedFiles: changedFiles(ctx.root, base), root: ctx.root, tree, patches: roundPatches(ctx.root, base, tree), baseline };
+      return { kind: 'command', command, sessionId, now: ctx.now, head, changedFiles, root: ctx.root, tree, patches: roundPatches(ctx.root, head, tree), baseline };
     });
   },
 });

@@ -1,6 +1,5 @@
 /** Stop: re-injects the phase prompt while the loop runs; lets the session go when it ends or idles. */
 import { isActive, stateOf } from '../core/loop-state';
-import { changedFiles } from '../shell/git';
 import { StopPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
 import { PHASES_DIR } from '../state/paths';
@@ -26,7 +25,6 @@ void runHook({
       sessionId,
       now: ctx.now,
       running,
-      changedFiles: l.kind === 'ok' && isActive(l.state) && l.state.currentPhase === 'R1' ? changedFiles(ctx.root, l.state.base) : [],
       facts: reports && l.kind === 'ok' && !isActive(l.state) ? reports.gatherFacts(ctx.root, { state: l.state, phasesDir: `${PHASES_DIR}/` }) : null,
     }));
   },

@@ -2,6 +2,7 @@
 import { isFixer, reviewerOf } from '../core/agents';
 import { fixerStopRunsChecks } from '../core/fix-stop';
 import { isActive, stateOf } from '../core/loop-state';
+import { changedFiles } from '../shell/git';
 import { fixerObservations, readVerdict } from '../shell/observe';
 import { fixObservation } from '../shell/observe-fix';
 import { reviewerStopObservation } from '../shell/observe-round';
@@ -49,6 +50,8 @@ void runHook({
           ...fix,
           cost,
           reviewedChecks: readReviewedChecks(ctx.root, current.iteration),
+          // For the next round's R1 prompts (Stop and prompts re-inject them from the state).
+          changedFiles: changedFiles(ctx.root, current.base),
         };
       });
     }

@@ -168,6 +168,11 @@ export const State = z.object({
   layer0: z._default(z.object({ disabled: z.array(z.string()) }), { disabled: [] }),
   /** Consecutive Stop blocks without progress, keyed by a digest of the progress made so far. */
   stopGuard: z.object({ key: z.string(), blocks: count() }),
+  /**
+   * The project's changed files (against base) when this round's review began, for its R1 prompts:
+   * the Stop and prompt hooks re-inject them without running git.
+   */
+  changedFiles: z._default(z.array(z.string()), []),
   /** The issues still open when the loop STOPPED (first 20), for the closing message. */
   openIssues: z._default(
     z.array(z.object({ severity: z.enum(['critical', 'warning', 'info']), file: z.string(), line: z.nullable(z.number()), description: z.string() })),

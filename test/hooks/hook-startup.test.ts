@@ -72,6 +72,8 @@ describe('the node builtins a hook run loads', () => {
     ['the edit gate denying the orchestrator', (l: Loop) => l.gateWrite(l.dir.abs('src/a.ts'), null), (r: HookResult) => expect(denyReason(r)).toMatch(/R1/)],
     ['the Bash gate', (l: Loop) => l.gateBash('git status', null), (r: HookResult) => expect(r.raw).toBe('')],
     ['the task gate dispatching a reviewer', (l: Loop) => l.dispatch(agentType('critic')), (r: HookResult) => expect(r.raw).toBe('')],
+    ['Stop re-injecting R1', (l: Loop) => l.stop(), (r: HookResult) => expect(r.stdout?.hookSpecificOutput?.additionalContext).toMatch(/\[PHASE R1\]/)],
+    ['a prompt in the owning session', (l: Loop) => l.prompt('how far is it?'), (r: HookResult) => expect(r.stdout?.hookSpecificOutput?.additionalContext).toMatch(/\[PHASE R1\]/)],
   ] as const)('%s: no child_process, net or tty', async (_, run, check) => {
     const { result, modules } = await loaded(run);
     expect(result).toMatchObject({ code: 0, stderr: '' });

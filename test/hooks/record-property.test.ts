@@ -133,14 +133,14 @@ function inProcess(dir: TestDir): Driver {
       const loaded = load(root, env);
       const state = stateOf(loaded);
       if (loaded.kind === 'none' || (state && state.sessionId !== SESSION)) return [];
-      return run(() => ({ kind: 'stop', sessionId: SESSION, now: now(), running: [], changedFiles: [] }));
+      return run(() => ({ kind: 'stop', sessionId: SESSION, now: now(), running: [] }));
     },
     prompt: async () => {
       const loaded = load(root, env);
       const state = stateOf(loaded);
       const foreign = loaded.kind === 'tampered' && !state;
       if (!foreign && (!state || state.sessionId !== SESSION || !isActive(state))) return [];
-      return run(() => ({ kind: 'prompt', sessionId: SESSION, now: now(), changedFiles: [] }));
+      return run(() => ({ kind: 'prompt', sessionId: SESSION, now: now() }));
     },
   };
 }

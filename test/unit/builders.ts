@@ -134,5 +134,5 @@ export const fixerStop = (summary: string | null, summaryJson: string | null, pr
 });
 export const answers = (fps: string[], status = 'fixed') => JSON.stringify({ fixes: fps.map((fingerprint) => ({ fingerprint, status, reason: 'r', ...(status === 'fixed' ? { kind: 'patch' } : {}) })) });
 
-export const stop = (running: string[] = [], sessionId = OWNER): Event => ({ kind: 'stop', sessionId, now: LATER, running, changedFiles: ['src/a.ts'] });
+export const stop = (running: string[] = [], sessionId = OWNER): Event => ({ kind: 'stop', sessionId, now: LATER, running });
 export const dispatch = (subagentType: string | null, sessionId = OWNER): Event => ({ kind: 'dispatch', sessionId, now: LATER, subagentType });

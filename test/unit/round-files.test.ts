@@ -83,7 +83,7 @@ describe('the fixer stops: the next round’s patches', () => {
     );
     expect(files['.agents/tmp/phases/review-3/diff.patch']).toContain(CHANGE.text);
     expect(out.state!.iterations[2]!.patches).toEqual({ diff: { count: 2, files: ['src/a.ts', 'logo.png'], truncated: false }, fixDelta: { count: 1, files: ['src/a.ts'], truncated: false } });
-    const prompt = transition({ kind: 'ok', state: out.state! }, { kind: 'stop', sessionId: OWNER, now: LATER, running: [], changedFiles: [] }).effects.find((e) => e.type === 'block');
+    const prompt = transition({ kind: 'ok', state: out.state! }, { kind: 'stop', sessionId: OWNER, now: LATER, running: [] }).effects.find((e) => e.type === 'block');
     expect(prompt?.type === 'block' && prompt.reason).toMatch(
       /^Previous round — verify it first: what the fixer changed in round 2, \/home\/me\/shop\/\.agents\/tmp\/phases\/review-3\/fix-delta\.patch \(1 file: src\/a\.ts; fixes introduce regressions\); the findings it was given, \/home\/me\/shop\/\.agents\/tmp\/phases\/review-2\/r2-findings\.json/m,
     );
@@ -145,7 +145,7 @@ describe('the fixer’s answers', () => {
       'minions: fix round 2 done (2 fixed) → R1, Iteration 3/3',
       'minions: finding class c1c1c1c1c1c1 back after two fix rounds → the critic of review 3 gives a structural diagnosis; the loop stops for you if it is still there',
     ]);
-    const prompt = transition({ kind: 'ok', state: out.state! }, { kind: 'stop', sessionId: OWNER, now: LATER, running: [], changedFiles: [] }).effects.find((e) => e.type === 'block');
+    const prompt = transition({ kind: 'ok', state: out.state! }, { kind: 'stop', sessionId: OWNER, now: LATER, running: [] }).effects.find((e) => e.type === 'block');
     expect(prompt?.type === 'block' && prompt.reason).toMatch(/^Escalation — for minions:critic only: \/home\/me\/shop\/\.agents\/tmp\/phases\/review-3\/escalation\.json holds the full history of 1 finding class: c1c1c1c1c1c1 \(two fix rounds did not remove\)\./m);
     expect(prompt?.type === 'block' && prompt.reason).toContain('The escalation file goes to minions:critic only.');
   });
@@ -193,7 +193,7 @@ describe('a round that goes straight to another review', () => {
     const written = writes(out.effects);
     expect(written['.agents/tmp/phases/review-2/diff.patch']).toContain(CHANGE.text);
     expect(Object.keys(written)).not.toContain('.agents/tmp/phases/review-2/fix-delta.patch');
-    const prompt = transition({ kind: 'ok', state: out.state! }, { kind: 'stop', sessionId: OWNER, now: LATER, running: [], changedFiles: [] }).effects.find((e) => e.type === 'block');
+    const prompt = transition({ kind: 'ok', state: out.state! }, { kind: 'stop', sessionId: OWNER, now: LATER, running: [] }).effects.find((e) => e.type === 'block');
     expect(prompt?.type === 'block' && prompt.reason).toContain('No fix round ran after review 1: it sent no finding to the fixer.');
     expect(prompt?.type === 'block' && prompt.reason).not.toContain('Previous round — verify it first');
   });
@@ -215,7 +215,7 @@ describe('r2-findings.json groups the findings by class', () => {
       { class: brief.findings[0].class, category: 'docs', fingerprints: brief.findings.map((f: { fingerprint: string }) => f.fingerprint), sites: ['README.md:1', 'docs/guide.md:1'], instruction: 'fix_together', attempts: [] },
     ]);
     expect(out.state!.iterations[0]!.verdict!.classes).toEqual([expect.objectContaining({ id: brief.findings[0].class, rung: 'new' })]);
-    const prompt = transition({ kind: 'ok', state: out.state! }, { kind: 'stop', sessionId: OWNER, now: LATER, running: [], changedFiles: [] }).effects.find((e) => e.type === 'block');
+    const prompt = transition({ kind: 'ok', state: out.state! }, { kind: 'stop', sessionId: OWNER, now: LATER, running: [] }).effects.find((e) => e.type === 'block');
     expect(prompt?.type === 'block' && prompt.reason).toContain(
       `Findings of one class (one defect pattern at several sites) are grouped under "classes" in the findings file: fix each class together, in one change that covers every site (${brief.findings[0].class}: README.md:1, docs/guide.md:1).`,
     );

@@ -69,7 +69,7 @@ describe('a tampered record', () => {
 
   it("another session's events leave a tampered loop alone", () => {
     const loaded: Loaded = { kind: 'tampered', state: stateBuilder().build(), problems: [STATE_CHANGED] };
-    expect(transition(loaded, { kind: 'stop', sessionId: OTHER, now: LATER, running: [], changedFiles: [] })).toEqual({ state: null, effects: [] });
+    expect(transition(loaded, { kind: 'stop', sessionId: OTHER, now: LATER, running: [] })).toEqual({ state: null, effects: [] });
   });
 });
 

@@ -3,6 +3,7 @@ import { REVIEWERS } from '../../src/core/agents';
 import { transition, type Effect, type Event, type Loaded } from '../../src/core/transition';
 import { DEFAULT_RULES } from '../../src/review/aggregate';
 import { sha256 } from '../../src/state/digest';
+import { State } from '../../src/state/schema';
 import { LATER, NOW, OTHER, OWNER, answers, dispatch, finding, fixerStop, noFiles, reviewJson, reviewerStop, stateBuilder, stop, throughRound } from './builders';
 
 const types = (effects: Effect[]) => effects.map((e) => e.type);
@@ -427,16 +428,51 @@ describe('the orchestrator stops', () => {
   });
 });
 
+describe("the R1 prompts' changed files", () => {
+  const changedLine = (text: string) => text.split('\n').find((l) => l.startsWith('Changed files'));
+
+  it('are taken when the loop starts and re-injected from the state, without git, by Stop and prompts', () => {
+    const started = transition(NONE, { ...(start() as Extract<Event, { kind: 'command' }>), changedFiles: ['src/a.ts', 'src/b.ts'] });
+    expect(started.state!.changedFiles).toEqual(['src/a.ts', 'src/b.ts']);
+    expect(changedLine(find(started.effects, 'context')!.text)).toBe('Changed files (against def456): src/a.ts, src/b.ts');
+    const loaded: Loaded = { kind: 'ok', state: started.state! };
+    expect(changedLine(find(transition(loaded, stop()).effects, 'block')!.reason)).toBe('Changed files (against def456): src/a.ts, src/b.ts');
+    expect(changedLine(find(transition(loaded, { kind: 'prompt', sessionId: OWNER, now: LATER }).effects, 'context')!.text)).toBe(
+      'Changed files (against def456): src/a.ts, src/b.ts',
+    );
+  });
+
+  it("are taken again when the fixer's round ends, for the next round's review", () => {
+    const json = answers(['fp0', 'fp1']);
+    const r2 = stateBuilder({ changedFiles: ['src/a.ts'] }).inR2().r2({ status: 'running', dispatches: 1 }).loaded();
+    const next = transition(r2, { ...fixerStop('- [fixed] a\n- [fixed] b', json), changedFiles: ['src/a.ts', 'src/fixed.ts'] });
+    expect(next.state).toMatchObject({ currentPhase: 'R1', iteration: 2, changedFiles: ['src/a.ts', 'src/fixed.ts'] });
+    const block = find(transition({ kind: 'ok', state: next.state! }, stop()).effects, 'block')!.reason;
+    expect(changedLine(block)).toBe('Changed files (against abc123): src/a.ts, src/fixed.ts');
+    // A fixer stop that observed none keeps the list.
+    const kept = transition(r2, fixerStop('- [fixed] a\n- [fixed] b', json));
+    expect(kept.state!.changedFiles).toEqual(['src/a.ts']);
+  });
+
+  it('a state file written before they were recorded reads as none', () => {
+    const { changedFiles: _, ...old } = stateBuilder().build();
+    const parsed = State.safeParse(JSON.parse(JSON.stringify(old)));
+    expect(parsed.success && parsed.data.changedFiles).toEqual([]);
+    const out = transition({ kind: 'ok', state: parsed.data! }, stop());
+    expect(changedLine(find(out.effects, 'block')!.reason)).toBe('Changed files (against abc123): none detected; review what the task names.');
+  });
+});
+
 describe('prompts in the owning session', () => {
   it('reset the idle guard and remind the model of the phase', () => {
     const b = stateBuilder().with({ stopGuard: { key: 'k', blocks: 2 } });
-    const out = transition(b.loaded(), { kind: 'prompt', sessionId: OWNER, now: LATER, changedFiles: [] });
+    const out = transition(b.loaded(), { kind: 'prompt', sessionId: OWNER, now: LATER });
     expect(out.state!.stopGuard).toEqual({ key: '', blocks: 0 });
     expect(find(out.effects, 'context')!.text).toContain('[PHASE R1]');
   });
   it('say nothing in another session or after the loop', () => {
-    expect(transition(stateBuilder().loaded(), { kind: 'prompt', sessionId: OTHER, now: LATER, changedFiles: [] }).effects).toEqual([]);
-    expect(transition(stateBuilder({ status: 'done', currentPhase: 'DONE' }).loaded(), { kind: 'prompt', sessionId: OWNER, now: LATER, changedFiles: [] }).effects).toEqual([]);
+    expect(transition(stateBuilder().loaded(), { kind: 'prompt', sessionId: OTHER, now: LATER }).effects).toEqual([]);
+    expect(transition(stateBuilder({ status: 'done', currentPhase: 'DONE' }).loaded(), { kind: 'prompt', sessionId: OWNER, now: LATER }).effects).toEqual([]);
   });
 });
 
