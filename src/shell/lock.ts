@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { HookFailure } from './errors';
-import { HOST, isRunning, tempPath } from './files';
+import { HOST, isRunning, removeFile, tempPath } from './files';
 
 export const MAX_HOLD_MS = 120_000;
 /** A legacy lock directory (proper-lockfile's) is stale after this long without an update. */
@@ -87,7 +87,7 @@ function tryAcquire(lockPath: string, token: string, tempRoot: string): boolean 
       throw err;
     }
   } finally {
-    fs.rmSync(ticket, { force: true });
+    removeFile(ticket);
   }
 }
 

@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sha256 } from '../state/digest';
-import { writeAtomic } from './files';
+import { removeFile, writeAtomic } from './files';
 
 export const RECORD_VERSION = 1;
 
@@ -121,7 +121,7 @@ export function pruneObjects(dir: string, keep: ReadonlySet<string>): void {
   } catch {
     return;
   }
-  for (const name of names) if (!keep.has(name)) fs.rmSync(path.join(dir, 'objects', name), { force: true });
+  for (const name of names) if (!keep.has(name)) removeFile(path.join(dir, 'objects', name));
 }
 
 export type FileCheck = { ok: true } | { ok: false; problem: 'changed' | 'deleted' | 'added' };
@@ -160,7 +160,7 @@ export function setMarker(env: NodeJS.ProcessEnv, on: boolean): void {
         fs.writeFileSync(marker, `${env.CLAUDE_PROJECT_DIR}\n`);
       }
     } else {
-      fs.rmSync(marker, { force: true });
+      removeFile(marker);
     }
   } catch {
     // a hint only: without it a deleted state.json is noticed at the next hook that starts node anyway

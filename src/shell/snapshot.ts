@@ -11,6 +11,7 @@
 import { execFileSync } from './child-process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { removeFile } from './files';
 
 /** git's well-known empty tree: the "before" of a file that did not exist. */
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -92,8 +93,8 @@ export function snapshotTree(root: string): string | null {
   } catch {
     return null;
   } finally {
-    fs.rmSync(mine, { force: true });
-    fs.rmSync(`${mine}.lock`, { force: true });
+    removeFile(mine);
+    removeFile(`${mine}.lock`);
   }
 }
 
@@ -197,13 +198,13 @@ export function restorePaths(root: string, tree: string, paths: readonly string[
     const [mode, type, id] = entry.split(/\s+/);
     try {
       if (!entry || type !== 'blob' || !id) {
-        fs.rmSync(file, { force: true });
+        removeFile(file);
         result.deleted.push(rel);
         continue;
       }
       const content = execFileSync('git', ['cat-file', 'blob', id], { cwd: root, maxBuffer: MAX_OUTPUT, stdio: ['ignore', 'pipe', 'ignore'] });
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.rmSync(file, { force: true });
+      removeFile(file);
       if (mode === '120000') fs.symlinkSync(content.toString('utf8'), file);
       else fs.writeFileSync(file, content, { mode: mode === '100755' ? 0o755 : 0o644 });
       result.written.push(rel);
