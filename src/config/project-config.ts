@@ -3,36 +3,34 @@
  * /minions:review. One zod schema (schema/minions-config.schema.json is generated from it);
  * validateConfig returns the config or every problem, each naming its key, and never throws.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { LAYER0_CHECKS, type Layer0Check } from '../checks/layer0/names';
+import { described } from '../zod';
 import { MAX_CHECKS, MAX_CHECK_LENGTH, MAX_TOKENS, NUMERIC_DEFAULTS, NUMERIC_OPTIONS, type NumericKey, type NumericOption, type NumericSettings } from './options';
 
 export const CONFIG_FILE = '.minions.json';
 
-const numeric = (o: NumericOption) => {
-  const n = o.whole ? z.number().int() : z.number();
-  return n.min(o.min).max(o.max).optional().describe(`${o.description}; --${o.flag} overrides it (default ${o.default}, ${o.min}–${o.max})`);
-};
+const numeric = (o: NumericOption) =>
+  described(
+    z.optional((o.whole ? z.int() : z.number()).check(z.minimum(o.min), z.maximum(o.max))),
+    `${o.description}; --${o.flag} overrides it (default ${o.default}, ${o.min}–${o.max})`,
+  );
 
 export const ProjectConfig = z.strictObject({
-  $schema: z.string().optional().describe('the JSON Schema of this file, for editors'),
-  checks: z
-    .array(z.string().trim().min(1).max(MAX_CHECK_LENGTH))
-    .max(MAX_CHECKS)
-    .optional()
-    .describe('shell commands run in the project root when the loop starts and after every fix round, e.g. ["npm test", "npx tsc --noEmit"]; --check replaces them'),
+  $schema: described(z.optional(z.string()), 'the JSON Schema of this file, for editors'),
+  checks: described(
+    z.optional(z.array(z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_CHECK_LENGTH))).check(z.maxLength(MAX_CHECKS))),
+    'shell commands run in the project root when the loop starts and after every fix round, e.g. ["npm test", "npx tsc --noEmit"]; --check replaces them',
+  ),
   ...(Object.fromEntries(NUMERIC_OPTIONS.map((o) => [o.key, numeric(o)])) as Record<NumericKey, ReturnType<typeof numeric>>),
-  maxTokens: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_TOKENS)
-    .optional()
-    .describe(`the token budget: once the agents have used this many tokens no fix round and no new review starts (stop reason budget); --max-tokens overrides it (default: no budget, 1–${MAX_TOKENS})`),
-  layer0: z
-    .strictObject({ disable: z.array(z.enum(LAYER0_CHECKS)).default([]).describe('Layer-0 checks that do not fit this project') })
-    .optional()
-    .describe("the hooks' token-free checks on what each fix round changed"),
+  maxTokens: described(
+    z.optional(z.int().check(z.minimum(1), z.maximum(MAX_TOKENS))),
+    `the token budget: once the agents have used this many tokens no fix round and no new review starts (stop reason budget); --max-tokens overrides it (default: no budget, 1–${MAX_TOKENS})`,
+  ),
+  layer0: described(
+    z.optional(z.strictObject({ disable: described(z._default(z.array(z.enum(LAYER0_CHECKS)), []), 'Layer-0 checks that do not fit this project') })),
+    "the hooks' token-free checks on what each fix round changed",
+  ),
 });
 export type ProjectConfig = z.infer<typeof ProjectConfig>;
 

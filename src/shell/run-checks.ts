@@ -3,7 +3,7 @@
  * one temporary file (in the order written), its own process group, a timeout. Whatever the command
  * leaves running is killed with its group. Returns plain data and never throws.
  */
-import { spawn } from 'node:child_process';
+import { spawn } from './child-process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

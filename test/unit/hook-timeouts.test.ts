@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CHECKS_BUDGET_SECONDS, HOOK_MARGIN_SECONDS, NUMERIC_OPTIONS } from '../../src/config/options';
 
 const hooks = JSON.parse(fs.readFileSync(path.join(__dirname, '../../hooks/hooks.json'), 'utf8')).hooks as Record<string, { hooks: { command: string; timeout: number }[] }[]>;
-const timeoutOf = (bundle: string): number => Object.values(hooks).flat().flatMap((g) => g.hooks).find((h) => h.command.includes(`/dist/${bundle}.mjs`))!.timeout;
+const timeoutOf = (bundle: string): number => Object.values(hooks).flat().flatMap((g) => g.hooks).find((h) => h.command.endsWith(`/dist/launch.cjs" ${bundle}`))!.timeout;
 
 describe('hook timeouts and the checks', () => {
   it.each(['on-prompt-submit', 'on-subagent-stop'])('%s (runs the checks) outlasts their budget plus its own work', (bundle) => {
