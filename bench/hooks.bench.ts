@@ -145,8 +145,17 @@ const cases: Case[] = [
   hookCase('edit gate, owning session (deny)', true, hookCommand('PreToolUse', EDIT), editPayload(SESSION), restore('r1'), /"permissionDecision":"deny"/),
   hookCase("edit gate, another session's loop", true, hookCommand('PreToolUse', EDIT), editPayload('other-session'), restore('r1'), /^$/),
   hookCase(
-    'Bash gate, owning session',
+    'Bash gate, plain words (no parser)',
     true,
+    hookCommand('PreToolUse', 'Bash'),
+    payload('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'git status' } }),
+    restore('r1'),
+    /^$/,
+  ),
+  // Shell syntax loads the tree-sitter parser (WebAssembly): reported, not budgeted (README, Bash gate).
+  hookCase(
+    'Bash gate, shell syntax (parser loaded)',
+    false,
     hookCommand('PreToolUse', 'Bash'),
     payload('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'git status && npm test' } }),
     restore('r1'),
