@@ -1,2 +1,0 @@
-import{createRequire as __minionsRequire}from'node:module';import{fileURLToPath as __minionsPath}from'node:url';const require=__minionsRequire(import.meta.url);const __filename=__minionsPath(import.meta.url);
-import{b as a,c as b,d as c,e as d,f as e,g as f,h as g}from"./chunk-WMIJUI6D.mjs";import"./chunk-SANF542Z.mjs";import"./chunk-GGT3Z5DR.mjs";export{a as PHASES,f as gatherFacts,b as inPhases,d as readAnswers,c as readVerdicts,g as reportWrite,e as totalChange};
