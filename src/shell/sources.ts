@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { normaliseFile } from '../review/fingerprint';
 import type { FileReading, Source, Sources } from '../review/grounding';
+import { parseReview } from '../review/reviewer-output';
 import { realpathLoose, relativeInside } from './project';
 
 export interface SourceCaps {
@@ -23,11 +24,20 @@ export const SOURCE_CAPS: SourceCaps = { names: 20_000, files: 5_000, fileBytes:
 
 const MB = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(bytes < 10 * 1024 ** 2 ? 1 : 0)} MB`;
 
-/** The file names the reviews' findings give, normalised, in order of first mention. */
+/**
+ * The file names the reviews' findings give, normalised, in order of first mention. A review that
+ * validates is read through parseReview, which keeps its result for the core's own validation of the
+ * same text (a review of thousands of findings is parsed once per hook, not twice).
+ */
 export function namedFiles(texts: readonly (string | null)[]): string[] {
   const names = new Set<string>();
   for (const text of texts) {
     if (!text) continue;
+    const parsed = parseReview(text);
+    if (parsed.ok) {
+      for (const issue of parsed.issues) names.add(normaliseFile(issue.file));
+      continue;
+    }
     try {
       const issues = (JSON.parse(text) as { issues?: unknown }).issues;
       if (Array.isArray(issues)) for (const issue of issues) if (typeof issue?.file === 'string' && issue.file.trim()) names.add(normaliseFile(issue.file));
