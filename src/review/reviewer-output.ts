@@ -111,7 +111,7 @@ function parseReviewOnce(text: string): ParsedReview {
   } catch (err) {
     return { ok: false, error: `not valid JSON (${(err as Error).message})` };
   }
-  const result = ReviewerOutput.safeParse(data);
+  const result = validateReview(data);
   if (!result.success) return { ok: false, error: describeZodError(result.error) };
   const { issues, summary, previous, diagnosis } = result.data;
   if (summary.verdict === 'issues_found' && issues.length === 0) {
@@ -127,6 +127,48 @@ function parseReviewOnce(text: string): ParsedReview {
     if (said !== undefined && said !== counts[key]) notes.push(`summary.${key} said ${said}, the list has ${counts[key]}`);
   }
   return { ok: true, issues, previous, diagnosis, counts, verdict: issues.length > 0 ? 'issues_found' : 'clean', notes };
+}
+
+/**
+ * ReviewerOutput.safeParse, with the findings read by canonicalFinding when every one of them is already
+ * in the form the schema gives (the usual case): zod's general parse of a finding costs about 10 µs in a
+ * hook's cold process, and a review may list thousands. The rest of the review still goes through zod,
+ * and a review with any other finding goes through zod whole, so errors read exactly as before.
+ */
+function validateReview(data: unknown): z.ZodSafeParseResult<ReviewerOutput> {
+  const issues = (data as { issues?: unknown } | null)?.issues;
+  const canonical = Array.isArray(issues) ? canonicalFindings(issues) : null;
+  if (canonical === null) return ReviewerOutput.safeParse(data);
+  const rest = ReviewerOutput.safeParse({ ...(data as object), issues: [] });
+  return rest.success ? { ...rest, data: { ...rest.data, issues: canonical } } : rest;
+}
+
+function canonicalFindings(issues: readonly unknown[]): Finding[] | null {
+  const out: Finding[] = [];
+  for (const issue of issues) {
+    const finding = canonicalFinding(issue);
+    if (finding === null) return null;
+    out.push(finding);
+  }
+  return out;
+}
+
+const SEVERITIES: ReadonlySet<unknown> = new Set(Severity.options);
+const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+const optionalText = (v: unknown): string | null => (v === undefined ? '' : typeof v === 'string' ? v : null);
+
+/**
+ * What Finding.parse gives for an issue that needs none of its readings (a severity as named, a line
+ * as a positive integer or null); null for anything else, which zod then reads or refuses.
+ * test/unit/reviewer-output.test.ts checks on generated issues that the two agree.
+ */
+export function canonicalFinding(issue: unknown): Finding | null {
+  if (typeof issue !== 'object' || issue === null || Object.getPrototypeOf(issue) !== Object.prototype) return null;
+  const { severity, category, file, line, description, evidence, suggestion } = issue as Record<string, unknown>;
+  if (!SEVERITIES.has(severity) || !(line === null || (Number.isSafeInteger(line) && (line as number) > 0))) return null;
+  const fields = { category: text(category), file: text(file), description: text(description), evidence: optionalText(evidence), suggestion: optionalText(suggestion) };
+  if (fields.category === null || fields.file === null || fields.description === null || fields.evidence === null || fields.suggestion === null) return null;
+  return { severity: severity as Severity, category: fields.category, file: fields.file, line: line as number | null, description: fields.description, evidence: fields.evidence, suggestion: fields.suggestion };
 }
 
 /** The JSON a reviewer put in its final message: the last ```json fence, else the whole message. */

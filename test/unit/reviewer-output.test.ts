@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { extractJsonFromMessage, parseReview } from '../../src/review/reviewer-output';
+import { Finding, canonicalFinding, extractJsonFromMessage, parseReview } from '../../src/review/reviewer-output';
 import { finding, reviewJson } from './builders';
 
 describe('parseReview', () => {
@@ -61,5 +62,47 @@ describe('extractJsonFromMessage', () => {
     [null, null],
   ])('%j → %j', (message, json) => {
     expect(extractJsonFromMessage(message)).toBe(json);
+  });
+});
+
+describe('canonicalFinding (the fast path of parseReview)', () => {
+  const anyValue = fc.oneof(fc.constant(undefined), fc.constant(null), fc.integer({ min: -3, max: 3 }), fc.double(), fc.boolean(), fc.string({ maxLength: 4 }), fc.constantFrom(' a ', '\t', '12', ' 7 ', 'x'), fc.constant([]), fc.constant({}));
+  const field = (...usual: fc.Arbitrary<unknown>[]) => fc.oneof(...usual, anyValue);
+  const issue = fc.record(
+    {
+      severity: field(fc.constantFrom('critical', 'warning', 'info', 'High', ' info', 'nit', 'severe')),
+      category: field(fc.constantFrom('logic-error', ' naming ', '')),
+      file: field(fc.constantFrom('src/a.ts', ' src/b.ts', '  ')),
+      line: field(fc.integer({ min: 1, max: 2 ** 60 }), fc.constantFrom(0, 1.5, -1, Number.MAX_SAFE_INTEGER + 2, '12')),
+      description: field(fc.constantFrom('wrong', ' wrong ', '')),
+      evidence: field(fc.constantFrom('x = 1', '  y  ', '')),
+      suggestion: field(fc.constantFrom('fix it', '')),
+      extra: anyValue,
+    },
+    { requiredKeys: [] },
+  );
+
+  it('gives what Finding gives, whenever it gives anything', () => {
+    fc.assert(
+      fc.property(issue, (x) => {
+        const fast = canonicalFinding(x);
+        if (fast === null) return;
+        const slow = Finding.safeParse(x);
+        expect(slow.success).toBe(true);
+        expect(fast).toStrictEqual(slow.data);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('reads every finding in the form reviewers are asked for', () => {
+    expect(canonicalFinding({ severity: 'warning', category: 'naming', file: 'src/a.ts', line: 3, description: 'd', evidence: 'e', suggestion: 's' })).not.toBeNull();
+    expect(canonicalFinding({ severity: 'info', category: 'naming', file: 'src/a.ts', line: null, description: 'd' })).toEqual({ severity: 'info', category: 'naming', file: 'src/a.ts', line: null, description: 'd', evidence: '', suggestion: '' });
+  });
+
+  it('leaves a review with one other finding to zod whole, with the same errors', () => {
+    const text = reviewJson([finding(), finding({ severity: 'severe' as never }), finding({ file: '' })]);
+    const parsed = parseReview(text);
+    expect(!parsed.ok && parsed.error).toMatch(/^issues\[1\]\.severity: .*; issues\[2\]\.file: /);
   });
 });
