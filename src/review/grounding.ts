@@ -70,22 +70,34 @@ interface Occurrence {
 /** One index per file's bytes, whichever grounder asks (the shell hands the same bytes to each step of a hook). */
 const byteIndexes = new WeakMap<Uint8Array, SourceIndex>();
 
+type Results = Map<string, Map<string, Map<number | null, Grounding>>>;
+/**
+ * Results by source (evidence → file as named → line), whichever grounder worked them out: the shell
+ * hands the same Source to each step of a hook, so the round's verdict does not ground the fifth review
+ * again after its reviewer's stop did. A name no source is given for is grounded by each grounder.
+ */
+const resultsBySource = new WeakMap<Source, Results>();
+
 /** Grounds the findings of one hook against one set of sources, sharing the files' indexes and the search budget. */
 export class Grounder {
   private spent = 0;
   private readonly indexes = new Map<string, SourceIndex>();
   private readonly needles = new Map<string, Needle[]>();
-  /** evidence → file → line → result: reviewers often report the same finding. */
-  private readonly results = new Map<string, Map<string, Map<number | null, Grounding>>>();
+  /** Results for names without a source; the others are kept by source (resultsBySource). */
+  private readonly unsourced: Results = new Map();
 
   constructor(
     private readonly sources: Sources,
     private readonly budget = SEARCH_BUDGET,
   ) {}
 
+  /** Reviewers often report the same finding: each evidence, file and line is grounded once. */
   ground(finding: { file: string; line: number | null; evidence: string }): Grounding {
-    let byFile = this.results.get(finding.evidence);
-    if (!byFile) this.results.set(finding.evidence, (byFile = new Map()));
+    const source = this.sources[normaliseFile(finding.file)];
+    let results = source ? resultsBySource.get(source) : this.unsourced;
+    if (!results) resultsBySource.set(source!, (results = new Map()));
+    let byFile = results.get(finding.evidence);
+    if (!byFile) results.set(finding.evidence, (byFile = new Map()));
     let byLine = byFile.get(finding.file);
     if (!byLine) byFile.set(finding.file, (byLine = new Map()));
     let result = byLine.get(finding.line);

@@ -59,7 +59,7 @@ export function readSources(root: string, texts: readonly (string | null)[], cap
     const found = resolver.resolve(name);
     if (found.kind !== 'found') return void (sources[name] = found.source);
     const seen = read.get(found.rel);
-    if (seen) return void (sources[name] = seen.kind === 'file' ? { ...seen, via: found.via } : seen);
+    if (seen) return void (sources[name] = seen.kind === 'file' ? fileSource(root, seen.text as Buffer, found.rel, found.via) : seen);
     let source: Source;
     if (found.size > caps.fileBytes) source = { kind: 'unchecked', why: `it is ${MB(found.size)}, more than the ${MB(caps.fileBytes)} one file may have` };
     else if (files >= caps.files) source = { kind: 'unchecked', why: `more than ${caps.files} files were read` };
@@ -69,7 +69,7 @@ export function readSources(root: string, texts: readonly (string | null)[], cap
         const text = readCached(path.join(root, found.rel), found.stat);
         files += 1;
         total += text.length;
-        source = { kind: 'file', text, rel: found.rel, via: found.via };
+        source = fileSource(root, text, found.rel, found.via);
       } catch (err) {
         source = { kind: 'unchecked', why: `it could not be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` };
       }
@@ -91,6 +91,20 @@ function readCached(file: string, stat: fs.Stats): Buffer {
   const bytes = fs.readFileSync(file);
   readFiles.set(file, { stat, bytes });
   return bytes;
+}
+
+/**
+ * One Source per file read and reading of its name, while its bytes are the same: grounding keeps its
+ * results by Source, so a hook that reads the sources twice grounds each finding once.
+ */
+const fileSources = new Map<string, Extract<Source, { kind: 'file' }>>();
+function fileSource(root: string, text: Buffer, rel: string, via: FileReading): Source {
+  const key = `${path.join(root, rel)}\0${via}`;
+  const kept = fileSources.get(key);
+  if (kept && kept.text === text) return kept;
+  const source = { kind: 'file', text, rel, via } as const;
+  fileSources.set(key, source);
+  return source;
 }
 
 type Resolved = { kind: 'found'; rel: string; via: FileReading; size: number; stat: fs.Stats } | { kind: 'other'; source: Source };
