@@ -43,7 +43,8 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
       continue;
     }
     reviews[r] = frozenText(store, frozen);
-    if (sha256(onDisk ?? '') !== frozen) rewritten.push(r);
+    // The same text as the frozen copy (the usual case) needs no hash: the copy matched its digest.
+    if (onDisk !== reviews[r] && sha256(onDisk ?? '') !== frozen) rewritten.push(r);
   }
   return {
     reviews,

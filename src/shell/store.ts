@@ -27,11 +27,26 @@ export interface Store {
   dir: string | null;
   /** The record as last read or written; null before the hooks wrote one. */
   record: IntegrityRecord | null;
+  /**
+   * Objects this store has checked or written, by digest: content-addressed, so a text once checked is
+   * that digest's text. One hook checks the frozen reviews when it loads and reads them again for the
+   * verdict; a review of thousands of findings is a megabyte to read and hash.
+   */
+  objects: Map<string, string>;
 }
 
 export function openStore(root: string, env: NodeJS.ProcessEnv = process.env): Store {
   const dir = recordDir(root, env);
-  return { root, env, dir, record: dir ? readRecord(dir) : null };
+  return { root, env, dir, record: dir ? readRecord(dir) : null, objects: new Map() };
+}
+
+/** A stored object's text, or null when it is missing or does not match its digest. */
+function objectText(store: Store, digest: string): string | null {
+  const kept = store.objects.get(digest);
+  if (kept !== undefined || !store.dir) return kept ?? null;
+  const text = getObject(store.dir, digest);
+  if (text !== null) store.objects.set(digest, text);
+  return text;
 }
 
 type Raw = { kind: 'absent' } | { kind: 'unreadable'; problem: string } | { kind: 'text'; text: string };
@@ -127,7 +142,7 @@ function ownedFileProblems(store: Store, state: State): Tamper[] {
   const runs = currentIteration(state).r1.reviewers;
   for (const r of REVIEWERS) {
     const frozen = runs[r].frozen;
-    if (frozen !== null && getObject(store.dir!, frozen) === null) problems.push({ file: `${reviewerFile(state.iteration, r)} (the hooks' copy)`, problem: 'deleted' });
+    if (frozen !== null && objectText(store, frozen) === null) problems.push({ file: `${reviewerFile(state.iteration, r)} (the hooks' copy)`, problem: 'deleted' });
   }
   return problems;
 }
@@ -153,7 +168,7 @@ export function load(root: string, env: NodeJS.ProcessEnv = process.env): Loaded
 
 /** A recorded review's text as the hooks froze it, or null. */
 export function frozenText(store: Store, digest: string): string | null {
-  return store.dir ? getObject(store.dir, digest) : null;
+  return store.dir ? objectText(store, digest) : null;
 }
 
 /** Runs fn under the project's lock, after sweeping temporary files that killed hooks left behind. */
