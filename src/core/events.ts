@@ -34,7 +34,11 @@ export type Effect =
   /** Before the new state is saved: moves any state file and phases/ into the archive (into: null → the shell names it). */
   | { type: 'archive-previous'; into: string | null }
   /** REPORT.md for the loop as it will be saved: the runner renders it into a 'write' before the save. */
-  | { type: 'write-report' }
+  | {
+      type: 'write-report';
+      /** The round's verdict, when the same outcome writes it: the report uses it instead of reading back and validating a file of thousands of findings. */
+      verdict?: Verdict;
+    }
   /** After the state is saved: moves the state file (and phases/ when asked) into archive/<into>/. */
   | { type: 'archive-run'; into: string; phases: boolean }
   /** Keeps a recorded review's text in the hooks' record, under its sha256 (ReviewerRun.frozen). */

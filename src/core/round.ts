@@ -87,10 +87,10 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
   next = { ...next, stopGuard: { key: '', blocks: 0 } };
   if (verdict.next === 'DONE') {
     next = { ...next, status: 'done', currentPhase: 'DONE' };
-    effects.push({ type: 'write-report' });
+    effects.push({ type: 'write-report', verdict });
   } else if (verdict.next === 'STOPPED') {
     next = { ...next, status: 'stopped', currentPhase: 'STOPPED', stopReason: verdict.stopReason, stopDetail: verdict.stopDetail, openIssues: openIssuesOf(open) };
-    effects.push({ type: 'write-report' });
+    effects.push({ type: 'write-report', verdict });
   } else if (verdict.next === 'R2') {
     next = { ...next, currentPhase: 'R2' };
     effects.push({ type: 'write', path: findingsFile(next.iteration), content: json(fixerBrief(next, verdict, open)) });

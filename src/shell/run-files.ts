@@ -41,8 +41,9 @@ function readJson<T>(root: string, rel: string, schema: { safeParse(data: unknow
 
 const rounds = (state: State): number[] => state.iterations.map((it) => it.iteration);
 
-export const readVerdicts = (root: string, run: RunFiles, pending: Pending = NONE): (Verdict | null)[] =>
-  rounds(run.state).map((n) => readJson(root, inPhases(run.phasesDir, verdictFile(n)), Verdict, pending));
+/** Each round's verdict; `known`, when given, is one the caller holds (the round just aggregated), used as it is. */
+export const readVerdicts = (root: string, run: RunFiles, pending: Pending = NONE, known?: Verdict): (Verdict | null)[] =>
+  rounds(run.state).map((n) => (known?.iteration === n ? known : readJson(root, inPhases(run.phasesDir, verdictFile(n)), Verdict, pending)));
 
 export const readAnswers = (root: string, run: RunFiles, pending: Pending = NONE): (FixSummary | null)[] =>
   rounds(run.state).map((n) => readJson(root, inPhases(run.phasesDir, fixSummaryJsonFile(n)), FixSummary, pending));
@@ -54,17 +55,20 @@ export function totalChange(root: string, state: State): string | null {
   return diffStat(root, state.baseTree, to);
 }
 
-export function gatherFacts(root: string, run: RunFiles, pending: Pending = NONE): LoopFacts {
+export function gatherFacts(root: string, run: RunFiles, pending: Pending = NONE, known?: Verdict): LoopFacts {
   return loopFacts({
     state: run.state,
-    verdicts: readVerdicts(root, run, pending),
+    verdicts: readVerdicts(root, run, pending, known),
     checks: roundChecks(run.state),
     totalChange: totalChange(root, run.state),
     phasesDir: run.phasesDir,
   });
 }
 
-/** The write a 'write-report' effect stands for: REPORT.md of `state` as it is about to be saved, beside the live phases. */
-export function reportWrite(root: string, state: State, pending: Pending): Extract<Effect, { type: 'write' }> {
-  return { type: 'write', path: REPORT_FILE, content: renderLoopReport(gatherFacts(root, { state, phasesDir: PHASES }, pending)) };
+/**
+ * The write a 'write-report' effect stands for: REPORT.md of `state` as it is about to be saved, beside
+ * the live phases; `verdict` is the round's verdict when the same outcome writes it.
+ */
+export function reportWrite(root: string, state: State, pending: Pending, verdict?: Verdict): Extract<Effect, { type: 'write' }> {
+  return { type: 'write', path: REPORT_FILE, content: renderLoopReport(gatherFacts(root, { state, phasesDir: PHASES }, pending, verdict)) };
 }

@@ -46,13 +46,14 @@ export async function transact(root: string, now: string, makeEvent: (loaded: Lo
  * report that cannot be rendered costs the loop nothing: one line on stderr, and the rest goes ahead.
  */
 async function withReport(root: string, outcome: Outcome): Promise<Outcome> {
-  if (!outcome.effects.some((e) => e.type === 'write-report')) return outcome;
+  const request = outcome.effects.find((e) => e.type === 'write-report');
+  if (!request) return outcome;
   const state = outcome.state;
   let report: Effect | null = null;
   if (state) {
     try {
       const { reportWrite } = await import('./run-files');
-      report = reportWrite(root, state, new Map(outcome.effects.flatMap((e) => (e.type === 'write' ? [[e.path, e.content] as const] : []))));
+      report = reportWrite(root, state, new Map(outcome.effects.flatMap((e) => (e.type === 'write' ? [[e.path, e.content] as const] : []))), request.verdict);
     } catch (err) {
       reportError('report', `could not write the loop's REPORT.md: ${(err as Error)?.message ?? String(err)}`, err);
     }

@@ -67,7 +67,7 @@ describe('the token budget (--max-tokens)', () => {
     const verdict = JSON.parse(out.effects.find((e): e is Extract<Effect, { type: 'write' }> => e.type === 'write' && e.path.endsWith('r1-verdict.json'))!.content);
     expect(verdict).toMatchObject({ next: 'STOPPED', stopReason: 'budget' });
     expect(writes(out.effects)).not.toContain('.agents/tmp/phases/review-1/r2-findings.json');
-    expect(find(out.effects, 'write-report')).toEqual({ type: 'write-report' });
+    expect(find(out.effects, 'write-report')).toMatchObject({ type: 'write-report', verdict: { next: 'STOPPED', stopReason: 'budget' } });
     expect(out.effects.filter((e) => e.type === 'notify').at(-1)).toMatchObject({ text: expect.stringMatching(/→ STOPPED \(the token budget is spent\)$/) });
   });
 
