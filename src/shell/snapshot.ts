@@ -46,11 +46,19 @@ interface Repo {
   prefix: string;
 }
 
+/** Repositories found by this process, by project root: a hook asks for one several times (snapshot, base tree). */
+const repos = new Map<string, Repo>();
+
 function repoOf(root: string): Repo | null {
+  const known = repos.get(root);
+  if (known) return known;
   const out = gitIn(root)(['rev-parse', '--absolute-git-dir', '--show-prefix']);
   if (out === null) return null;
   const [gitDir, prefix = ''] = out.split('\n');
-  return gitDir ? { gitDir, prefix } : null;
+  if (!gitDir) return null;
+  const repo = { gitDir, prefix };
+  repos.set(root, repo);
+  return repo;
 }
 
 /** The plugin's folder inside the git dir, for files agents are never pointed at. */
