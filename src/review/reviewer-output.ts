@@ -135,7 +135,7 @@ function parseReviewOnce(text: string): ParsedReview {
  * hook's cold process, and a review may list thousands. The rest of the review still goes through zod,
  * and a review with any other finding goes through zod whole, so errors read exactly as before.
  */
-function validateReview(data: unknown): z.ZodSafeParseResult<ReviewerOutput> {
+function validateReview(data: unknown): ReturnType<typeof ReviewerOutput.safeParse> {
   const issues = (data as { issues?: unknown } | null)?.issues;
   const canonical = Array.isArray(issues) ? canonicalFindings(issues) : null;
   if (canonical === null) return ReviewerOutput.safeParse(data);
@@ -154,7 +154,7 @@ function canonicalFindings(issues: readonly unknown[]): Finding[] | null {
 }
 
 const SEVERITIES: ReadonlySet<unknown> = new Set(Severity.options);
-const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+const trimmedText = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 const optionalText = (v: unknown): string | null => (v === undefined ? '' : typeof v === 'string' ? v : null);
 
 /**
@@ -166,7 +166,7 @@ export function canonicalFinding(issue: unknown): Finding | null {
   if (typeof issue !== 'object' || issue === null || Object.getPrototypeOf(issue) !== Object.prototype) return null;
   const { severity, category, file, line, description, evidence, suggestion } = issue as Record<string, unknown>;
   if (!SEVERITIES.has(severity) || !(line === null || (Number.isSafeInteger(line) && (line as number) > 0))) return null;
-  const fields = { category: text(category), file: text(file), description: text(description), evidence: optionalText(evidence), suggestion: optionalText(suggestion) };
+  const fields = { category: trimmedText(category), file: trimmedText(file), description: trimmedText(description), evidence: optionalText(evidence), suggestion: optionalText(suggestion) };
   if (fields.category === null || fields.file === null || fields.description === null || fields.evidence === null || fields.suggestion === null) return null;
   return { severity: severity as Severity, category: fields.category, file: fields.file, line: line as number | null, description: fields.description, evidence: fields.evidence, suggestion: fields.suggestion };
 }
