@@ -2,19 +2,12 @@
 import path from 'node:path';
 import { ChecksReport } from '../checks/reports';
 import { baselineChecksFile, checksFile } from '../state/paths';
-import { readOrNull } from './observe';
+import { readParsed } from './observe';
 
 /**
  * Round 1 reviewed the tree the baseline ran on (`baseline/checks.json`); round N the tree fix round N−1
  * left (`review-(N−1)/checks.json`). null when there is no record, or it does not read as one.
  */
 export function readReviewedChecks(root: string, n: number): ChecksReport | null {
-  const text = readOrNull(path.join(root, n <= 1 ? baselineChecksFile : checksFile(n - 1)));
-  if (text === null) return null;
-  try {
-    const parsed = ChecksReport.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
+  return readParsed(ChecksReport, path.join(root, n <= 1 ? baselineChecksFile : checksFile(n - 1)));
 }

@@ -7,7 +7,7 @@ import { ChecksReport, Layer0Report } from '../checks/reports';
 import type { Verdict } from '../review/verdict-schema';
 import type { State } from '../state/schema';
 import { checksFile, layer0File } from '../state/paths';
-import { readOrNull } from './observe';
+import { readParsed } from './observe';
 import { changedPaths, readBlobs } from './snapshot';
 
 function side(blob: Buffer | null): Side {
@@ -23,16 +23,6 @@ function sides(root: string, from: string, to: string, paths: readonly string[])
   const after = readBlobs(root, to, paths);
   if (before.size !== paths.length || after.size !== paths.length) return null;
   return paths.map((p) => ({ path: p, before: side(before.get(p)!), after: side(after.get(p)!) }));
-}
-
-function parsed<T>(schema: { safeParse(data: unknown): { success: true; data: T } | { success: false } }, text: string | null): T | null {
-  if (text === null) return null;
-  try {
-    const result = schema.safeParse(JSON.parse(text));
-    return result.success ? result.data : null;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -52,7 +42,7 @@ export function fixObservation(root: string, state: State, tree: string | null, 
 /** The hooks' own findings on fix round N (its checks and Layer-0 reports), for round N+1's verdict. */
 export function readMachineFindings(root: string, iteration: number): MachineFinding[] {
   if (iteration < 1) return [];
-  const checks = parsed(ChecksReport, readOrNull(path.join(root, checksFile(iteration))));
-  const layer0 = parsed(Layer0Report, readOrNull(path.join(root, layer0File(iteration))));
+  const checks = readParsed(ChecksReport, path.join(root, checksFile(iteration)));
+  const layer0 = readParsed(Layer0Report, path.join(root, layer0File(iteration)));
   return [...(checks?.findings ?? []), ...(layer0?.findings ?? [])];
 }

@@ -15,6 +15,23 @@ export function readOrNull(file: string): string | null {
   }
 }
 
+/** A schema's safeParse, as every reader of the hooks' JSON files uses it. */
+export type SafeParser<T> = { safeParse(data: unknown): { success: true; data: T } | { success: false } };
+
+/** The text as the schema reads it; null when there is no text, it is not JSON, or it does not validate. */
+export function parseOrNull<T>(schema: SafeParser<T>, text: string | null): T | null {
+  if (!text) return null;
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A JSON file as the schema reads it, or null (see parseOrNull). */
+export const readParsed = <T>(schema: SafeParser<T>, file: string): T | null => parseOrNull(schema, readOrNull(file));
+
 /** Earlier rounds' verdicts, oldest first; an unreadable one is left out. */
 export function readHistory(root: string, iteration: number): Verdict[] {
   const history: Verdict[] = [];
@@ -27,14 +44,7 @@ export function readHistory(root: string, iteration: number): Verdict[] {
 
 /** One round's verdict, or null when it is missing or unreadable. */
 export function readVerdict(root: string, iteration: number): Verdict | null {
-  const text = readOrNull(path.join(root, verdictFile(iteration)));
-  if (!text) return null;
-  try {
-    const parsed = Verdict.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
+  return readParsed(Verdict, path.join(root, verdictFile(iteration)));
 }
 
 /** The fixer's answers of the rounds before this iteration, oldest first: every entry that reads, even in a file that does not validate as a whole. */

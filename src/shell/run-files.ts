@@ -10,7 +10,7 @@ import { FixSummary, Verdict } from '../review/verdict-schema';
 import type { Effect } from '../core/events';
 import type { State } from '../state/schema';
 import { PHASES_DIR, REPORT_FILE, fixSummaryJsonFile, verdictFile } from '../state/paths';
-import { readOrNull } from './observe';
+import { parseOrNull, readOrNull, type SafeParser } from './observe';
 import { diffStat } from './snapshot';
 
 export interface RunFiles {
@@ -28,15 +28,8 @@ export const inPhases = (phasesDir: string, rel: string): string => `${phasesDir
 export type Pending = ReadonlyMap<string, string>;
 const NONE: Pending = new Map();
 
-function readJson<T>(root: string, rel: string, schema: { safeParse(data: unknown): { success: true; data: T } | { success: false } }, pending: Pending): T | null {
-  const text = pending.get(rel) ?? readOrNull(path.join(root, rel));
-  if (text === null) return null;
-  try {
-    const parsed = schema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
+function readJson<T>(root: string, rel: string, schema: SafeParser<T>, pending: Pending): T | null {
+  return parseOrNull(schema, pending.get(rel) ?? readOrNull(path.join(root, rel)));
 }
 
 const rounds = (state: State): number[] => state.iterations.map((it) => it.iteration);
