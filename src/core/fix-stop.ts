@@ -7,7 +7,7 @@ import { outcomeOf, regressions, tailOf } from '../checks/check-runs';
 import type { Layer0Check } from '../checks/layer0';
 import { layer0Round } from '../checks/layer0-round';
 import { checkFailedFinding, type MachineFinding } from '../checks/machine-finding';
-import { checksReport } from '../checks/reports';
+import { checksReport, type ChecksReport } from '../checks/reports';
 import { describeZodError } from '../review/reviewer-output';
 import { similarity } from '../review/simhash';
 import { FixSummary } from '../review/verdict-schema';
@@ -66,15 +66,14 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
   const attempt = current.r2.checkBlocks + 1;
   const checksAfterFix = (findings: MachineFinding[]) =>
     runs ? checksReport({ kind: 'after_fix', iteration: n, attempt, now: event.now, runs, baseline: state.checks.baseline, regressed, logs, findings }) : null;
-  const checkEffects = (findings: MachineFinding[]): Effect[] =>
-    runs
-      ? [...runs.map((run, i): Effect => ({ type: 'write', path: logs[i]!, content: run.output })), { type: 'write', path: checksFile(n), content: json(checksAfterFix(findings)) }]
-      : [];
+  /** checks.json and each check's log. */
+  const checkFiles = (report: ChecksReport | null): Effect[] =>
+    runs && report ? [...runs.map((run, i): Effect => ({ type: 'write', path: logs[i]!, content: run.output })), { type: 'write', path: checksFile(n), content: json(report) }] : [];
   if (runs && regressed.length > 0 && current.r2.checkBlocks < MAX_CHECK_SENDBACKS) {
     const failures = regressed.map((i) => ({ run: runs[i]!, log: absolute(state.root, logs[i]!), tail: tailOf(runs[i]!.output) }));
     return {
       state: updateIteration(state, event.now, (it) => ({ ...it, r2: { ...it.r2, checkBlocks: it.r2.checkBlocks + 1 }, checks: runs.map(outcomeOf) })),
-      effects: [...checkEffects([]), { type: 'block', reason: msg.checksBroken(failures, attempt, MAX_CHECK_SENDBACKS, state.checks.timeoutSeconds) }],
+      effects: [...checkFiles(checksAfterFix([])), { type: 'block', reason: msg.checksBroken(failures, attempt, MAX_CHECK_SENDBACKS, state.checks.timeoutSeconds) }],
     };
   }
   // Sent back enough: what still fails is a finding of the next review, like Layer-0's.
@@ -90,7 +89,8 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
         disabled: state.layer0.disabled as Layer0Check[],
       })
     : null;
-  const reports: Effect[] = [...checkEffects(checkFindings), ...(layer0 ? [{ type: 'write' as const, path: layer0File(n), content: json(layer0) }] : [])];
+  const afterFix = checksAfterFix(checkFindings);
+  const reports: Effect[] = [...checkFiles(afterFix), ...(layer0 ? [{ type: 'write' as const, path: layer0File(n), content: json(layer0) }] : [])];
   const finished = updateIteration(state, event.now, (it) => ({
     ...it,
     r2: { ...it.r2, status: hasSummary ? 'complete' : 'no_summary' },
@@ -106,8 +106,7 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
   ];
   const escalation = escalationAfterFix(finished, event.verdict ?? null, answers.summary);
   // The round's REVIEW.md gains the fixer's answers (from this round's verdict, not another's).
-  const afterFix = checksAfterFix(checkFindings);
-  const report: Effect[] =
+  const reviewMd: Effect[] =
     event.verdict?.iteration === n
       ? [
           {
@@ -134,7 +133,7 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
       stopDetail: `the fix summaries of rounds ${n - 1} and ${n} are ${percent}% similar: the fixer is repeating itself`,
       openIssues: state.openIssues,
     };
-    return { state: stopped, effects: [...pins, ...reports, ...report, { type: 'write-report' }, { type: 'notify', text: msg.notify.fixRepeated(n, stopped) }] };
+    return { state: stopped, effects: [...pins, ...reports, ...reviewMd, { type: 'write-report' }, { type: 'notify', text: msg.notify.fixRepeated(n, stopped) }] };
   }
   // Seed 000's repair budget: no new review once the tokens reach it.
   const over = overBudget(finished);
@@ -148,7 +147,7 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
       stopDetail: msg.budgetDetail(over.spent, over.budget, `review ${n + 1}`),
       openIssues: open.slice(0, 20).map((f) => ({ severity: f.severity, file: f.file, line: f.line, description: f.description })),
     };
-    return { state: stopped, effects: [...pins, ...reports, ...report, { type: 'write-report' }, { type: 'notify', text: msg.notify.budgetSpent(n, stopped) }] };
+    return { state: stopped, effects: [...pins, ...reports, ...reviewMd, { type: 'write-report' }, { type: 'notify', text: msg.notify.budgetSpent(n, stopped) }] };
   }
   const round = startRound({ ...advanceIteration(finished, event.now), changedFiles: event.changedFiles ?? state.changedFiles }, event.patches, escalation);
   const next = round.state;
@@ -157,7 +156,7 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
     effects: [
       ...pins,
       ...reports,
-      ...report,
+      ...reviewMd,
       { type: 'mkdir', path: reviewDir(next.iteration) },
       ...round.effects,
       { type: 'notify', text: tally ? msg.notify.fixDone(n, next, tally) : msg.notify.fixNoSummary(n, next) },

@@ -1,8 +1,8 @@
 /** `minions status --json`: the loop as one typed, machine-readable object. Pure; the CLI finds the state. */
 import { REVIEWERS, type Reviewer } from './agents';
 import { fixSummaryFile, verdictFile } from '../state/paths';
-import type { LoopFacts } from '../report/facts';
-import type { Counts, Phase, ReviewerRun, State } from '../state/schema';
+import type { LoopFacts, LoopHeader } from '../report/facts';
+import type { Counts, ReviewerRun, State } from '../state/schema';
 
 /** Where the CLI found the loop's state. Paths are relative to the project root, POSIX. */
 export type FoundLoop =
@@ -25,19 +25,9 @@ export interface ReviewStatus {
   fixSummary: string | null;
 }
 
-export interface LoopStatus {
+export interface LoopStatus extends LoopHeader {
   /** running: in progress; finished: DONE, STOPPED or CANCELLED (the last loop run here). */
   loop: 'running' | 'finished';
-  runId: string;
-  task: string;
-  phase: Phase;
-  status: State['status'];
-  iteration: number;
-  maxIterations: number;
-  stopReason: string | null;
-  stopDetail: string | null;
-  startedAt: string;
-  updatedAt: string;
   session: { id: string; isThisSession: boolean };
   /** The reviewers of the current iteration. */
   reviewers: { name: Reviewer; status: ReviewerRun['status']; dispatches: number; counts: Counts | null }[];

@@ -44,17 +44,12 @@ export interface RoundFacts {
   files: { review: string; verdict: string };
 }
 
-export interface LoopFacts {
-  runId: string;
-  task: string;
-  status: State['status'];
+/** Which loop, where it stands and why it stopped: what the reports and the status both begin with. */
+export type LoopHeader = Pick<State, 'runId' | 'task' | 'status' | 'iteration' | 'maxIterations' | 'stopReason' | 'stopDetail' | 'startedAt' | 'updatedAt'> & {
   phase: State['currentPhase'];
-  iteration: number;
-  maxIterations: number;
-  stopReason: string | null;
-  stopDetail: string | null;
-  startedAt: string;
-  updatedAt: string;
+};
+
+export interface LoopFacts extends LoopHeader {
   rounds: RoundFacts[];
   /** The best reviewed round, or null before any review finished. */
   best: number | null;
