@@ -25,6 +25,8 @@ export interface ReviewReportInput {
 }
 
 const SEVERITY_ORDER = { critical: 0, warning: 1, info: 2 } as const;
+/** Paths in code-point order: the same on every machine, whatever its locale (and cheaper than localeCompare). */
+const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const GROUP = (f: MergedFinding): number => (f.toFixer ? 0 : f.status === 'CONTESTED' ? 1 : 2);
 
 function statusCell(f: MergedFinding): string {
@@ -57,7 +59,7 @@ export function renderReviewReport({ verdict: v, answers, fix, checks, afterFix 
   out.push('', '## Findings', '');
   if (v.findings.length === 0) out.push('None: every reviewer found the change clean.');
   else {
-    const sorted = [...v.findings].sort((a, b) => GROUP(a) - GROUP(b) || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0));
+    const sorted = [...v.findings].sort((a, b) => GROUP(a) - GROUP(b) || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || byCodePoint(a.file, b.file) || (a.line ?? 0) - (b.line ?? 0));
     out.push(
       table(
         ['#', 'Where', 'Severity', 'Category', 'Reporters', 'Status', 'Finding'],

@@ -1,8 +1,9 @@
 /** REVIEW.md and REPORT.md: snapshots of what a person reads, and the facts in them checked one by one. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findingsChart } from '../../src/report/chart';
 import { loopFacts } from '../../src/report/facts';
-import { code, inline, plain, table } from '../../src/report/markdown';
+import { code, inline, plain, table, thousands } from '../../src/report/markdown';
 import { renderLoopReport } from '../../src/report/report-md';
 import { renderReviewReport } from '../../src/report/review-md';
 import type { CheckStatus } from '../../src/checks/check-runs';
@@ -85,6 +86,44 @@ describe('REVIEW.md', () => {
     expect(table(['a'], [[code('x | `y`')]])).toBe('| a |\n|---|\n| `` x \\| `y` `` |');
     expect(inline('*not* _emphasis_ [link](x) #1')).toBe('\\*not\\* \\_emphasis\\_ \\[link\\](x) \\#1');
     expect(plain('a\u001b]8;;http://x\u0007link\u001b]8;;\u0007b')).toBe('alinkb');
+  });
+});
+
+describe('Markdown helpers', () => {
+  // The helpers' fast paths (text that is one line already) against the obvious versions.
+  const reference = {
+    flat: (t: string) => plain(t).replace(/\s+/g, ' ').trim(),
+    inline(t: string, max = 240) {
+      const flat = reference.flat(t);
+      const cut = flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+      return cut.replace(/[\\`*_[\]<>#]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : `\\${c}`));
+    },
+    code(t: string) {
+      const flat = reference.flat(t);
+      const fence = '`'.repeat(Math.max(0, ...(flat.match(/`+/g) ?? []).map((r) => r.length)) + 1);
+      const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : '';
+      return `${fence}${pad}${flat}${pad}${fence}`;
+    },
+  };
+  const tricky = fc.constantFrom(' ', '  ', '\t', '\n', '\r', '\u00a0', '\u2028', '\ufeff', '\u0085', '\u001b[31m', '\u001b]8;;x\u0007', '\u202e', '\u2066', '`', '``', '*', '_', '#', '<', '>', '\\', '[', ']', '|', 'a', 'é', '😀');
+  const text = fc.oneof(fc.string({ unit: 'grapheme-composite' }), fc.array(fc.oneof(tricky, fc.string()), { maxLength: 12 }).map((parts) => parts.join('')));
+
+  it('inline and code give what the plain versions give, for any text', () => {
+    fc.assert(
+      fc.property(text, fc.integer({ min: 1, max: 30 }), (t, max) => {
+        expect(inline(t, max)).toBe(reference.inline(t, max));
+        expect(inline(t)).toBe(reference.inline(t));
+        expect(code(t)).toBe(reference.code(t));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('thousands groups digits as en-US does (token counts: never negative)', () => {
+    fc.assert(fc.property(fc.oneof(fc.nat(), fc.double({ min: 0, max: 1e15, noNaN: true })), (n) => {
+      expect(thousands(n)).toBe(Math.round(n).toLocaleString('en-US'));
+    }));
+    expect(thousands(1234567)).toBe('1,234,567');
   });
 });
 
