@@ -130,8 +130,16 @@ const CASES: Case[] = [
 
 // ── Driving the hooks ───────────────────────────────────────────────────────────
 
+/**
+ * As the host runs a plugin's hooks. CLAUDE_PLUGIN_DATA (the plugin's data folder) holds dist/launch.cjs's
+ * code cache, which the warm-up sample of each case fills, as a user's first call of the hook does. The
+ * loop's own files are set up without it (their code cache would be written into the measured folder).
+ */
+const hostEnv = (dir: string): NodeJS.ProcessEnv => ({ ...process.env, CLAUDE_PLUGIN_ROOT: root, CLAUDE_PROJECT_DIR: dir });
+const pluginData = fs.mkdtempSync(path.join(os.tmpdir(), 'minions-aggregate-data-'));
+
 function run(dir: string, cmd: string, payload: object): void {
-  const env = { ...process.env, CLAUDE_PLUGIN_ROOT: root, CLAUDE_PROJECT_DIR: dir };
+  const env = hostEnv(dir);
   const out = spawnSync('/bin/sh', ['-c', cmd], { env, cwd: dir, input: JSON.stringify(payload), encoding: 'utf8' });
   if (out.status !== 0) throw new Error(`${cmd} exited ${out.status}: ${out.stderr}`);
 }
@@ -146,7 +154,7 @@ const subagentStop = (dir: string, reviewer: string) => ({
 });
 
 /** A project whose loop waits for the fifth reviewer's stop; returns the command that measures it. */
-function prepare(c: Case): { subject: Command; dir: string } {
+function prepare(c: Case): { subject: Command; dir: string; store: string } {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minions-aggregate-bench-')));
   spawnSync('git', ['init', '-q'], { cwd: dir });
   // Written an hour ago, as a project's files are: a file as new as git's index would be hashed again by
@@ -203,7 +211,8 @@ function prepare(c: Case): { subject: Command; dir: string } {
   else save(); // the fifth was continued once: measure its second stop
   return {
     dir,
-    subject: { argv: ['/bin/sh', '-c', command('SubagentStop')], input: JSON.stringify(subagentStop(dir, last)), env: { ...process.env, CLAUDE_PLUGIN_ROOT: root, CLAUDE_PROJECT_DIR: dir }, cwd: dir, setup: restore },
+    store,
+    subject: { argv: ['/bin/sh', '-c', command('SubagentStop')], input: JSON.stringify(subagentStop(dir, last)), env: { ...hostEnv(dir), CLAUDE_PLUGIN_DATA: pluginData }, cwd: dir, setup: restore },
   };
 }
 
@@ -219,13 +228,14 @@ const results: PairResult[] = [];
 const failures: string[] = [];
 const profile = process.env.BENCH_PROFILE;
 for (const c of CASES.filter((x) => !only || x.name.includes(only))) {
-  const { subject, dir } = prepare(c);
+  const { subject, dir, store } = prepare(c);
   if (profile) {
     // One run under the V8 profiler instead of the measurement: BENCH_PROFILE=<dir for the .cpuprofile>.
     subject.setup?.();
     const argv = [process.execPath, '--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`, path.join(root, 'dist/launch.cjs'), 'on-subagent-stop'];
     const out = spawnSync(argv[0]!, argv.slice(1), { input: subject.input, cwd: dir, encoding: 'utf8', env: subject.env });
     console.log(`${c.name}: exit ${out.status}, profile in ${profile}, project ${dir}`, out.stderr);
+    fs.rmSync(store, { recursive: true, force: true });
     continue;
   }
   const result = measurePairs(c.name, bareNode, subject, pairs);
@@ -234,8 +244,9 @@ for (const c of CASES.filter((x) => !only || x.name.includes(only))) {
   const kept = Object.entries(statuses).map(([s, n]) => `${n} ${s}`).join(', ');
   results.push({ ...result, name: `${c.name} (${kept})` });
   if (c.target !== null && result.ratio > c.target) failures.push(`${c.name}: ${result.ratio.toFixed(2)}× (target ≤ ${c.target}×)`);
-  fs.rmSync(dir, { recursive: true, force: true });
+  for (const d of [dir, store]) fs.rmSync(d, { recursive: true, force: true });
 }
+fs.rmSync(pluginData, { recursive: true, force: true });
 if (profile) process.exit(0);
 console.log(`aggregation (the fifth reviewer's SubagentStop), CPU time against a bare node start, median of ${pairs} interleaved pairs`);
 console.log(formatPairs(results));

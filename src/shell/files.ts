@@ -27,7 +27,7 @@ export function removeFile(file: string): void {
 }
 
 /** Writes `file` through a temporary file in `tempRoot/.tmp` (the same file system) and a rename. */
-export function writeAtomic(file: string, content: string, tempRoot: string): void {
+export function writeAtomic(file: string, content: string | Uint8Array, tempRoot: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const temp = tempPath(tempRoot);
   try {

@@ -94,9 +94,8 @@ export function writeRecord(dir: string, record: IntegrityRecord): void {
   writeAtomic(recordFile(dir), `${JSON.stringify(record)}\n`, dir);
 }
 
-/** Stores a text under its digest; returns the digest. */
-export function putObject(dir: string, text: string): string {
-  const digest = sha256(text);
+/** Stores a text (or its bytes, with their digest when known) under its digest; returns the digest. */
+export function putObject(dir: string, text: string | Uint8Array, digest = sha256(text)): string {
   const file = objectFile(dir, digest);
   if (!fs.existsSync(file)) writeAtomic(file, text, dir);
   return digest;

@@ -192,7 +192,15 @@ const PRE_SAVE = new Set<Effect['type']>(['write', 'mkdir', 'archive-previous'])
 export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: string): State | null {
   const before = loaded.kind === 'ok' ? loaded.state : null;
   const saving = outcome.state !== null && (outcome.state !== before || loaded.kind === 'tampered');
-  const stateText = saving ? `${JSON.stringify(outcome.state, null, 2)}\n` : null;
+  // Each file is encoded once: its digest for the record and the write use the same bytes.
+  const stateText = saving ? Buffer.from(`${JSON.stringify(outcome.state, null, 2)}\n`) : null;
+  const stateDigest = stateText && sha256(stateText);
+  const encoded = new Map<Effect, Buffer>();
+  const bytesOf = (effect: Extract<Effect, { type: 'write' }>): Buffer => {
+    let bytes = encoded.get(effect);
+    if (!bytes) encoded.set(effect, (bytes = Buffer.from(effect.content)));
+    return bytes;
+  };
   const old = store.record ?? emptyRecord();
   const files = { ...old.files };
   const prior: IntegrityRecord['prior'] = {};
@@ -208,10 +216,10 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
   const pre = outcome.effects.filter((e) => PRE_SAVE.has(e.type));
   const post = outcome.effects.filter((e) => !PRE_SAVE.has(e.type));
   for (const effect of pre) {
-    if (effect.type === 'write' && isRecorded(effect.path)) touch(effect.path, sha256(effect.content));
+    if (effect.type === 'write' && isRecorded(effect.path)) touch(effect.path, sha256(bytesOf(effect)));
     if (effect.type === 'archive-previous') moved(effect);
   }
-  if (stateText !== null) touch(STATE_FILE, sha256(stateText));
+  if (stateDigest !== null) touch(STATE_FILE, stateDigest);
   for (const effect of post) {
     if (effect.type === 'pin') files[effect.path] = sha256(effect.content);
     if (effect.type === 'archive-run') moved(effect);
@@ -220,16 +228,16 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
 
   if (store.dir) {
     for (const effect of outcome.effects) if (effect.type === 'freeze') putObject(store.dir, effect.content);
-    if (stateText !== null) putObject(store.dir, stateText);
+    if (stateText !== null) putObject(store.dir, stateText, stateDigest!);
     writeRecord(store.dir, { version: old.version, files, prior });
   }
-  for (const effect of pre) applyFileEffect(store.root, effect, now);
+  for (const effect of pre) applyFileEffect(store.root, effect, now, bytesOf);
   if (stateText !== null) {
     // Something that is not a file (a directory, a FIFO) cannot be renamed over: it goes first.
     if (fs.lstatSync(statePath(store.root), { throwIfNoEntry: false })?.isFile() === false) fs.rmSync(statePath(store.root), { recursive: true, force: true });
     writeAtomic(statePath(store.root), stateText, tmpRoot(store.root));
   }
-  for (const effect of post) applyFileEffect(store.root, effect, now);
+  for (const effect of post) applyFileEffect(store.root, effect, now, bytesOf);
   const record: IntegrityRecord = { version: old.version, files, prior: {} };
   if (store.dir) {
     writeRecord(store.dir, record);
@@ -246,10 +254,10 @@ const frozenDigests = (state: State): string[] =>
   state.iterations.flatMap((it) => REVIEWERS.flatMap((r) => (it.r1.reviewers[r].frozen === null ? [] : [it.r1.reviewers[r].frozen!])));
 
 /** Carries out one file effect; answers (block, deny, notify …) are left to the runner. */
-function applyFileEffect(root: string, effect: Effect, now: string): void {
+function applyFileEffect(root: string, effect: Effect, now: string, bytesOf: (write: Extract<Effect, { type: 'write' }>) => Buffer): void {
   switch (effect.type) {
     case 'write':
-      writeAtomic(path.join(root, effect.path), effect.content, tmpRoot(root));
+      writeAtomic(path.join(root, effect.path), bytesOf(effect), tmpRoot(root));
       return;
     case 'mkdir':
       fs.mkdirSync(path.join(root, effect.path), { recursive: true });
