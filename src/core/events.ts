@@ -3,6 +3,7 @@ import type { Reviewer } from './agents';
 import type { Command } from './args';
 import type { FixRound } from '../review/classes';
 import type { Sources } from '../review/grounding';
+import type { ReviewReading } from '../review/reading';
 import type { Verdict } from '../review/verdict-schema';
 import type { State, AgentCost } from '../state/schema';
 import type { CheckRun } from '../checks/check-runs';
@@ -122,6 +123,8 @@ export type Event =
       reviews: Record<Reviewer, string | null>;
       /** Reviews whose file changed after the hooks recorded them: reported, not used. */
       rewritten: Reviewer[];
+      /** How each review's stop read it, where the hooks kept that (its findings are not grounded again). */
+      readings?: Partial<Record<Reviewer, ReviewReading>>;
       /** The project files the reviews name. */
       sources: Sources;
       /** Earlier rounds' verdicts, oldest first. */

@@ -18,7 +18,7 @@ export const unchanged = (loaded: Loaded, effects: Effect[] = []): Outcome => ({
 export const stateOf = (loaded: Loaded): State | null => (loaded.kind === 'ok' || loaded.kind === 'tampered' ? loaded.state : null);
 
 export function newIteration(iteration: number, now: string, reviewStart: string | null = null): IterationRecord {
-  const run = (): ReviewerRun => ({ status: 'pending', dispatches: 0, failures: 0, error: null, counts: null, groundingWarned: false, frozen: null });
+  const run = (): ReviewerRun => ({ status: 'pending', dispatches: 0, failures: 0, error: null, counts: null, groundingWarned: false, frozen: null, reading: null });
   return {
     iteration,
     startedAt: now,

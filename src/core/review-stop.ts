@@ -2,7 +2,9 @@
 import { REVIEWERS } from './agents';
 import type { Effect, Event, Outcome } from './events';
 import { MAX_OUTPUT_FAILURES, currentIteration, json, setReviewer, updateIteration } from './loop-state';
+import { identityOf } from '../review/aggregate';
 import { ground } from '../review/grounding';
+import { encodeReading, type ReadingRow } from '../review/reading';
 import { extractJsonFromMessage, parseReview } from '../review/reviewer-output';
 import * as msg from '../messages';
 import { sha256 } from '../state/digest';
@@ -29,13 +31,12 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
   // What the round will be aggregated from, whatever happens to the file afterwards.
   let frozenText = fileText ?? '';
   let source = '';
+  let reading: string | null = null;
   const accepted = fromFile?.ok ? fromFile : fromMessage?.ok ? fromMessage : null;
   if (accepted) {
     // Grounding (seed 000): a reviewer whose findings mostly do not match the files is told so, once.
-    const ungrounded = accepted.issues.flatMap((f) => {
-      const g = ground(f, event.sources);
-      return g.status === 'ungrounded' ? [`${f.file}${f.line ? `:${f.line}` : ''}: ${g.reason}`] : [];
-    });
+    const groundings = accepted.issues.map((f) => ground(f, event.sources));
+    const ungrounded = accepted.issues.flatMap((f, i) => (groundings[i]!.status === 'ungrounded' ? [`${f.file}${f.line ? `:${f.line}` : ''}: ${groundings[i]!.reason}`] : []));
     if (!run.groundingWarned && ungrounded.length > 0 && ungrounded.length * 2 > accepted.issues.length) {
       const next = setReviewer(state, event.now, reviewer, { ...run, groundingWarned: true });
       return { state: next, effects: [{ type: 'block', reason: msg.reviewerUngrounded(shown, ungrounded) }] };
@@ -46,7 +47,10 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
       frozenText = pretty;
       source = ', taken from its final message';
     }
-    recorded = { ...run, status: 'valid', error: null, counts: accepted.counts, frozen: sha256(frozenText) };
+    const frozen = sha256(frozenText);
+    const rows = accepted.issues.map((f, i): ReadingRow => ({ grounding: groundings[i]!, key: identityOf(f, event.sources, groundings[i]!) }));
+    reading = encodeReading(frozen, rows);
+    recorded = { ...run, status: 'valid', error: null, counts: accepted.counts, frozen, reading: sha256(reading) };
   } else {
     const error = fromFile && !fromFile.ok ? fromFile.error : fromMessage && !fromMessage.ok ? fromMessage.error : null;
     const failures = run.failures + 1;
@@ -54,11 +58,13 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
       const next = setReviewer(state, event.now, reviewer, { ...run, failures, error: error ?? 'no output' });
       return { state: next, effects: [{ type: 'block', reason: error ? msg.reviewerInvalid(shown, error) : msg.reviewerMissing(shown) }] };
     }
-    recorded = { ...run, status: 'invalid', failures, error: error ?? 'no output', counts: null, frozen: sha256(frozenText) };
+    recorded = { ...run, status: 'invalid', failures, error: error ?? 'no output', counts: null, frozen: sha256(frozenText), reading: null };
   }
 
   const next = setReviewer(state, event.now, reviewer, recorded);
-  effects.push({ type: 'freeze', content: frozenText }, { type: 'notify', text: msg.notify.reviewerDone(next, reviewer, recorded.counts, source) });
+  effects.push({ type: 'freeze', content: frozenText });
+  if (reading !== null) effects.push({ type: 'freeze', content: reading });
+  effects.push({ type: 'notify', text: msg.notify.reviewerDone(next, reviewer, recorded.counts, source) });
   if (!REVIEWERS.every((r) => isFinal(currentIteration(next).r1.reviewers[r]))) return { state: next, effects };
   // The fifth review is in. The verdict is computed by the next step (an 'aggregate' event), after this
   // state is saved: a hook killed while aggregating leaves a record that says so (round.ts).

@@ -66,6 +66,7 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
     fixes: event.fixes ?? [],
     escalated: current.escalated,
     machine: event.machine ?? [],
+    readings: event.readings ?? {},
   });
   const verdict = withinBudget(state, withRewriteNotes(computed, event.rewritten));
   const effects: Effect[] = [

@@ -10,6 +10,7 @@ import { IdentityIndex, clusterKeys } from './clusters';
 import { fingerprintOf, normaliseCategory, normaliseCode, normaliseFile, type IdentityKey } from './fingerprint';
 import { grounderFor, isCommandEvidence, type Grounding, type Sources } from './grounding';
 import { Finding, countBySeverity, parseReview, type Diagnosis, type ParsedReview, type Severity } from './reviewer-output';
+import type { ReviewReading } from './reading';
 import { heuristicScore, scoreFindings, scoreOf } from './scoring';
 import type { EscalationReason, MergedFinding, Pitfall, StatusRow, StopReason, Verdict } from './verdict-schema';
 
@@ -46,6 +47,8 @@ export interface RoundInput {
   escalated?: { class: string; reason: EscalationReason }[];
   /** The hooks' own findings on the fix before this round: Layer-0 hits and checks it broke. */
   machine?: MachineFinding[];
+  /** How each reviewer's stop read its review (grounding and identity of each finding), where kept. */
+  readings?: Partial<Record<Reviewer, ReviewReading>>;
 }
 
 /** A finding declined in this many rounds and raised again is contested. */
@@ -118,7 +121,11 @@ export function aggregateRound(input: RoundInput): Verdict {
     if (r === 'critic' && parsed?.ok) diagnoses = parsed.diagnosis;
     const partly = parsed?.ok ? null : salvage(review.text);
     const findings = parsed?.ok ? parsed.issues : partly!.findings;
-    const mine = findings.map((finding) => {
+    // Read at the reviewer's stop: the same findings, grounded against the files as they were then (a
+    // project file changed since is named in the verdict, which then never ends DONE).
+    const read = parsed?.ok && input.readings?.[r]?.rows.length === findings.length ? input.readings[r]!.rows : null;
+    const mine = findings.map((finding, i): Reported => {
+      if (read) return { reviewer: r, finding, key: read[i]!.key, grounding: read[i]!.grounding };
       const grounding = grounder.ground(finding);
       return { reviewer: r, finding, key: identity(finding, grounding), grounding };
     });

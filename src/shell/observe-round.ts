@@ -3,6 +3,7 @@ import path from 'node:path';
 import { REVIEWERS, type Reviewer } from '../core/agents';
 import type { Event } from '../core/events';
 import { currentIteration } from '../core/loop-state';
+import { decodeReading, type ReviewReading } from '../review/reading';
 import { extractJsonFromMessage } from '../review/reviewer-output';
 import { sha256 } from '../state/digest';
 import { reviewerFile } from '../state/paths';
@@ -30,6 +31,7 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
   const n = state.iteration;
   const runs = currentIteration(state).r1.reviewers;
   const reviews = {} as Record<Reviewer, string | null>;
+  const readings: Partial<Record<Reviewer, ReviewReading>> = {};
   const rewritten: Reviewer[] = [];
   for (const r of REVIEWERS) {
     const onDisk = readOrNull(path.join(store.root, reviewerFile(n, r)));
@@ -45,11 +47,15 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
     reviews[r] = frozenText(store, frozen);
     // The same text as the frozen copy (the usual case) needs no hash: the copy matched its digest.
     if (onDisk !== reviews[r] && sha256(onDisk ?? '') !== frozen) rewritten.push(r);
+    const reading = runs[r].reading === null ? null : decodeReading(frozenText(store, runs[r].reading!), frozen);
+    if (reading) readings[r] = reading;
   }
   return {
     reviews,
     rewritten,
-    sources: readSources(store.root, Object.values(reviews)),
+    readings,
+    // Only the reviews their stops' readings do not cover are grounded again.
+    sources: readSources(store.root, REVIEWERS.filter((r) => !readings[r]).map((r) => reviews[r])),
     history: readHistory(store.root, n),
     declines: readDeclines(store.root, n),
     fixes: readFixRounds(store.root, n),

@@ -250,8 +250,9 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
   return archived ? null : (outcome.state ?? before);
 }
 
+/** The frozen reviews and their readings the state names. */
 const frozenDigests = (state: State): string[] =>
-  state.iterations.flatMap((it) => REVIEWERS.flatMap((r) => (it.r1.reviewers[r].frozen === null ? [] : [it.r1.reviewers[r].frozen!])));
+  state.iterations.flatMap((it) => REVIEWERS.flatMap((r) => [it.r1.reviewers[r].frozen, it.r1.reviewers[r].reading].filter((d): d is string => d !== null)));
 
 /** Carries out one file effect; answers (block, deny, notify …) are left to the runner. */
 function applyFileEffect(root: string, effect: Effect, now: string, bytesOf: (write: Extract<Effect, { type: 'write' }>) => Buffer): void {

@@ -28,6 +28,12 @@ export const ReviewerRun = z.object({
    * is aggregated from that text, whatever happens to the file afterwards. null in states from before.
    */
   frozen: z._default(z.nullable(z.string()), null),
+  /**
+   * sha256 of the review as its stop read it (ReviewReading: each finding's grounding and identity), kept
+   * by the hooks beside the frozen text, so the round's verdict does not work them out again. Derived data:
+   * missing or not matching its digest, the verdict works them out from the frozen text.
+   */
+  reading: z._default(z.nullable(z.string()), null),
 });
 export type ReviewerRun = z.infer<typeof ReviewerRun>;
 

@@ -77,6 +77,25 @@ describe.concurrent("the hooks' record", () => {
     expect(loop.state()).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'tampered' });
   });
 
+  it.each(['forged', 'deleted'] as const)('a reviewer stop’s kept reading of its review %s: the verdict works it out again from the frozen review, the same', async (how) => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    await loop.dispatchReviewers();
+    loop.writeReview(1, 'critic', reviewWithIssues('critic', [issue({ severity: 'critical' })]));
+    await loop.reviewerStop('critic');
+    const digest = loop.state().iterations[0].r1.reviewers.critic.reading as string;
+    const object = loop.dir.abs(`.git/minions/record/top/objects/${digest}`);
+    const kept = JSON.parse(fs.readFileSync(object, 'utf8'));
+    expect(kept.rows).toEqual([expect.objectContaining({ grounding: expect.objectContaining({ status: 'grounded' }) })]);
+    // A forged reading would have the finding ungrounded (never sent to the fixer); it no longer matches its digest.
+    if (how === 'forged') fs.writeFileSync(object, JSON.stringify({ ...kept, rows: kept.rows.map((r: { grounding: object }) => ({ ...r, grounding: { ...r.grounding, status: 'ungrounded', reason: 'forged' } })) }));
+    else fs.rmSync(object);
+    for (const r of REVIEWERS.filter((r) => r !== 'critic')) loop.writeReview(1, r, cleanReview(r));
+    await loop.reviewersStop(REVIEWERS.filter((r) => r !== 'critic'));
+    expect(loop.dir.readJson(verdictFile(1))).toMatchObject({ total_issues: 1, critical: 1, next: 'R2', findings: [expect.objectContaining({ toFixer: true, grounding: expect.objectContaining({ status: 'grounded' }) })] });
+    expect(loop.state()).toMatchObject({ currentPhase: 'R2' });
+  });
+
   it('the live-loop marker is there while the state file is, and gone when the loop is archived', async () => {
     const loop = new Loop(projectTestdir());
     await loop.start('--max-iterations 2 the cart');

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { REVIEWERS, type Reviewer } from '../../src/core/agents';
-import { DEFAULT_RULES, aggregateRound, type RoundInput } from '../../src/review/aggregate';
-import type { Sources } from '../../src/review/grounding';
+import { DEFAULT_RULES, aggregateRound, identityOf, type RoundInput } from '../../src/review/aggregate';
+import { ground, type Sources } from '../../src/review/grounding';
+import { decodeReading, encodeReading, type ReviewReading } from '../../src/review/reading';
+import { parseReview } from '../../src/review/reviewer-output';
 import type { Finding } from '../../src/review/reviewer-output';
 import type { Verdict } from '../../src/review/verdict-schema';
 import * as msg from '../../src/messages';
@@ -41,7 +43,28 @@ function round(iteration: number, reports: Reports, history: Verdict[] = [], ove
       return [r, { text, valid: typeof report !== 'string' || !report.startsWith('!'), error: null }];
     }),
   ) as RoundInput['reviews'];
-  return aggregateRound({ iteration, maxIterations: 5, task: 't', now: NOW, rules: DEFAULT_RULES, reviews, sources, history, declines: {}, ...over });
+  const input: RoundInput = { iteration, maxIterations: 5, task: 't', now: NOW, rules: DEFAULT_RULES, reviews, sources, history, declines: {}, ...over };
+  const verdict = aggregateRound(input);
+  // Every case also checks the verdict from the reviewer stops' readings (as the hooks keep them,
+  // through JSON): the same as grounding every review again.
+  expect(aggregateRound({ ...input, sources: structuredClone(input.sources), readings: readingsOf(input) })).toEqual(verdict);
+  return verdict;
+}
+
+/** Each valid review read as its reviewer's stop reads it (review-stop.ts), against its own copy of the sources. */
+function readingsOf(input: RoundInput): Partial<Record<Reviewer, ReviewReading>> {
+  const own = structuredClone(input.sources);
+  const readings: Partial<Record<Reviewer, ReviewReading>> = {};
+  for (const r of REVIEWERS) {
+    const parsed = input.reviews[r].valid && input.reviews[r].text !== null ? parseReview(input.reviews[r].text!) : null;
+    if (!parsed?.ok) continue;
+    const rows = parsed.issues.map((f) => {
+      const grounding = ground(f, own);
+      return { grounding, key: identityOf(f, own, grounding) };
+    });
+    readings[r] = decodeReading(encodeReading('digest', rows), 'digest')!;
+  }
+  return readings;
 }
 
 describe('merging', () => {
@@ -284,5 +307,24 @@ describe('pattern memory', () => {
     expect(r2.pitfalls.map((p) => [p.file, p.category, p.seen])).toEqual(expect.arrayContaining([['src/page.ts', 'correctness', 2], ['src/page.ts', 'error-handling', 2]]));
     const r3 = round(3, { critic: [offByOne()] }, [r1, r2]);
     expect(r3.pitfalls).toEqual([expect.objectContaining({ category: 'correctness', seen: 3, rule: 'use i < n' })]);
+  });
+});
+
+describe('readings kept by the reviewer stops', () => {
+  const rows = [{ grounding: { status: 'grounded' as const, reason: null, line: 3, reading: { file: 'as-written' as const, evidence: [] }, matched: 'x' }, key: { file: 'a.ts', family: 'correctness', text: 'x' } }];
+  it('a reading is used only for the review it was made from, in this format', () => {
+    expect(decodeReading(encodeReading('abc', rows), 'abc')).toEqual({ rows });
+    expect(decodeReading(encodeReading('abc', rows), 'other')).toBeNull();
+    expect(decodeReading(encodeReading('abc', rows).replace('"version":1', '"version":0'), 'abc')).toBeNull();
+    expect(decodeReading('{"version":1,"review":"abc","rows":{}}', 'abc')).toBeNull();
+    expect(decodeReading('not json', 'abc')).toBeNull();
+    expect(decodeReading(null, 'abc')).toBeNull();
+  });
+
+  it('a reading that does not cover the review (another number of findings) is not used', () => {
+    const reviews = Object.fromEntries(REVIEWERS.map((r) => [r, { text: reviewJson(r === 'critic' ? [offByOne(), swallowed()] : []), valid: true, error: null }])) as RoundInput['reviews'];
+    const input: RoundInput = { iteration: 1, maxIterations: 5, task: 't', now: NOW, rules: DEFAULT_RULES, reviews, sources, history: [], declines: {} };
+    const wrong = { rows: [{ ...rows[0]!, grounding: { ...rows[0]!.grounding, status: 'ungrounded' as const } }] };
+    expect(aggregateRound({ ...input, readings: { critic: wrong } })).toEqual(aggregateRound({ ...input, sources: structuredClone(sources) }));
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { REVIEWERS } from '../../src/core/agents';
 import { transition, type Effect, type Event, type Loaded } from '../../src/core/transition';
 import { DEFAULT_RULES } from '../../src/review/aggregate';
+import { decodeReading } from '../../src/review/reading';
 import { sha256 } from '../../src/state/digest';
 import { State } from '../../src/state/schema';
 import { LATER, NOW, OTHER, OWNER, answers, dispatch, finding, fixerStop, noFiles, reviewJson, reviewerStop, stateBuilder, stop, throughRound } from './builders';
@@ -146,8 +147,15 @@ describe('a reviewer stops', () => {
 
   it('valid file: recorded, progress shown, no verdict before the fifth', () => {
     const out = transition(stateBuilder().reviewer('critic', { status: 'running', dispatches: 1 }).loaded(), reviewerStop('critic', files({ critic: withIssue })));
-    expect(out.state!.iterations[0]!.r1.reviewers.critic).toMatchObject({ status: 'valid', counts: { critical: 1, warning: 0, info: 0 }, frozen: sha256(withIssue) });
-    expect(out.effects).toEqual([{ type: 'freeze', content: withIssue }, expect.objectContaining({ type: 'notify' })]);
+    const critic = out.state!.iterations[0]!.r1.reviewers.critic;
+    expect(critic).toMatchObject({ status: 'valid', counts: { critical: 1, warning: 0, info: 0 }, frozen: sha256(withIssue) });
+    // Kept beside the frozen review: how this stop read it (each finding's grounding and identity).
+    const reading = out.effects.filter((e) => e.type === 'freeze')[1] as { content: string };
+    expect(critic.reading).toBe(sha256(reading.content));
+    expect(decodeReading(reading.content, sha256(withIssue))!.rows).toEqual([
+      { grounding: expect.objectContaining({ status: 'grounded', line: 3 }), key: { file: 'src/a.ts', family: 'correctness', text: 'for(leti=0;i<=n;i++)' } },
+    ]);
+    expect(out.effects).toEqual([{ type: 'freeze', content: withIssue }, reading, expect.objectContaining({ type: 'notify' })]);
     expect(find(out.effects, 'notify')!.text).toBe('minions: R1 Iteration 1/3 — critic 1 critical');
   });
 
