@@ -1,16 +1,21 @@
 /**
  * A fast 64-bit simhash over word 3-shingles (the features of src/review/simhash.ts, which hashes each
  * shingle with sha256 and is far too slow for megabytes). Words are hashed while they are read, without
- * substrings; the 64 per-bit counts are kept bit-sliced (one 32-bit word per counter bit and half), so
- * adding a shingle costs a few bitwise operations instead of 64 additions. Returned as two 32-bit halves.
+ * substrings; the 64 per-bit counts are kept bit-sliced (one 32-bit word per counter bit and half, held
+ * in local variables), so adding a shingle costs a few bitwise operations instead of 64 additions.
+ * Returned as two 32-bit halves.
  */
 
-/** Bit planes of the per-bit counters: 2^PLANES − 1 shingles fit before they are added up. */
-const PLANES = 4;
-const FLUSH_EVERY = (1 << PLANES) - 1;
-const hiPlanes = new Int32Array(PLANES);
-const loPlanes = new Int32Array(PLANES);
-const ones = new Float64Array(64);
+/**
+ * The per-bit counts of the current paragraph, bit-sliced: ACC[half * PLANES + k] holds bit k of the
+ * 32 counters of that half. Shingles are first counted in four planes in local variables; every 15 they
+ * are added here (a ripple-carry adder over the planes), and a paragraph's bits are read off with one
+ * bit-parallel comparison per half. 2^PLANES − 1 shingles fit in one paragraph: more than 10 MB of text.
+ */
+const PLANES = 26;
+const ACC = new Int32Array(2 * PLANES);
+/** The number of planes of ACC that may be non-zero. */
+let used = 0;
 
 const fmix = (h: number): number => {
   h ^= h >>> 16;
@@ -20,24 +25,34 @@ const fmix = (h: number): number => {
   return h ^ (h >>> 16);
 };
 
-function addTo(planes: Int32Array, x: number): void {
-  let carry = x;
-  for (let p = 0; carry !== 0 && p < PLANES; p++) {
-    const t = planes[p]! & carry;
-    planes[p]! ^= carry;
-    carry = t;
+/** Adds four bit planes (weights 1, 2, 4, 8) of 32 counters into one half of ACC. */
+function addPlanes(base: number, p0: number, p1: number, p2: number, p3: number): void {
+  let carry = 0;
+  for (let k = 0; k < PLANES; k++) {
+    const a = ACC[base + k]!;
+    const b = k === 0 ? p0 : k === 1 ? p1 : k === 2 ? p2 : k === 3 ? p3 : 0;
+    ACC[base + k] = a ^ b ^ carry;
+    carry = (a & b) | (carry & (a ^ b));
+    if (k >= 3 && carry === 0) {
+      if (k + 1 > used) used = k + 1;
+      return;
+    }
   }
 }
 
-function flush(): void {
-  for (let p = 0; p < PLANES; p++) {
-    const weight = 1 << p;
-    // Only the set bits: the higher planes are sparse.
-    for (let h = hiPlanes[p]!; h !== 0; h &= h - 1) ones[31 - Math.clz32(h & -h)]! += weight;
-    for (let l = loPlanes[p]!; l !== 0; l &= l - 1) ones[63 - Math.clz32(l & -l)]! += weight;
+/** The counters of one half of ACC that exceed `limit`, as a bit mask (a bit-parallel comparison). */
+function above(base: number, limit: number): number {
+  let gt = 0;
+  let eq = -1;
+  for (let k = Math.max(used, 32 - Math.clz32(limit)) - 1; k >= 0; k--) {
+    const plane = ACC[base + k]!;
+    if ((limit >>> k) & 1) eq &= plane;
+    else {
+      gt |= eq & plane;
+      eq &= ~plane;
+    }
   }
-  hiPlanes.fill(0);
-  loPlanes.fill(0);
+  return gt >>> 0;
 }
 
 /** Word characters, case-folded: [A-Za-z0-9_] → its lower-case code, anything else → 0. */
@@ -56,6 +71,12 @@ export interface Hashed {
   words: number;
 }
 
+/** The second half's bits of a shingle, from the first's. */
+const second = (hi: number): number => {
+  const lo = Math.imul(hi ^ (hi >>> 15), 0x2c1b3c6d);
+  return lo ^ (lo >>> 12);
+};
+
 /**
  * The simhash of every paragraph (text between blank lines) of text[from, to) with at least `minWords`
  * words, in one pass. Words: runs of [A-Za-z0-9_], case-folded; features: word 3-shingles.
@@ -71,33 +92,13 @@ export function paragraphHashes(text: string, minWords = 0, from = 0, to = text.
   let pending = 0;
   let w0 = 0;
   let w1 = 0;
-  const finish = (): void => {
-    if (words > 0 && words < 3) {
-      // Too short for a shingle: the words themselves.
-      const hi = fmix(Math.imul(w0, 0x9e3779b1) ^ Math.imul(w1, 0x85ebca6b));
-      addTo(hiPlanes, hi);
-      addTo(loPlanes, Math.imul(hi ^ (hi >>> 15), 0x2c1b3c6d));
-      shingles = 1;
-    }
-    flush();
-    if (words > 0 && words >= minWords) {
-      // A bit is set when more than half of the shingles set it (a positive ±1 sum).
-      let hi = 0;
-      let lo = 0;
-      for (let bit = 0; bit < 32; bit++) {
-        if (ones[bit]! * 2 > shingles) hi |= 1 << bit;
-        if (ones[bit + 32]! * 2 > shingles) lo |= 1 << bit;
-      }
-      out.push({ index: start, end, hi: hi >>> 0, lo: lo >>> 0, words });
-    }
-    ones.fill(0);
-    start = -1;
-    words = shingles = pending = w0 = w1 = 0;
-  };
+  // The bit planes of the counters not yet added to `ones`: h for the high half, l for the low.
+  let h0 = 0, h1 = 0, h2 = 0, h3 = 0, l0 = 0, l1 = 0, l2 = 0, l3 = 0; // prettier-ignore
   let i = from;
-  while (i < to) {
-    let code = text.charCodeAt(i);
-    let c = code < 128 ? WORD[code]! : 0;
+  // One step past the end: a paragraph still open there is finished like one before a blank line.
+  while (i <= to) {
+    let code = i < to ? text.charCodeAt(i) : -1;
+    let c = code >= 0 && code < 128 ? WORD[code]! : 0;
     if (c !== 0) {
       // A word: hashed in a tight loop, then one shingle of it and the two before.
       if (start < 0) start = i;
@@ -105,29 +106,61 @@ export function paragraphHashes(text: string, minWords = 0, from = 0, to = text.
       do {
         h = Math.imul(h ^ c, 0x01000193);
         i += 1;
-        code = i < to ? text.charCodeAt(i) : 0x0a;
-        c = code < 128 ? WORD[code]! : 0;
+        code = i < to ? text.charCodeAt(i) : -1;
+        c = code >= 0 && code < 128 ? WORD[code]! : 0;
       } while (c !== 0);
       words += 1;
       if (words >= 3) {
         const hi = fmix(Math.imul(w0, 0x9e3779b1) ^ Math.imul(w1, 0x85ebca6b) ^ h);
-        addTo(hiPlanes, hi);
-        const lo = Math.imul(hi ^ (hi >>> 15), 0x2c1b3c6d);
-        addTo(loPlanes, lo ^ (lo >>> 12));
+        const lo = second(hi);
+        // Adds one to each counter whose bit is set: a ripple carry through the planes.
+        let t = h0 & hi;
+        h0 ^= hi;
+        let t2 = h1 & t;
+        h1 ^= t;
+        t = h2 & t2;
+        h2 ^= t2;
+        h3 ^= t;
+        t = l0 & lo;
+        l0 ^= lo;
+        t2 = l1 & t;
+        l1 ^= t;
+        t = l2 & t2;
+        l2 ^= t2;
+        l3 ^= t;
         shingles += 1;
-        if (++pending === FLUSH_EVERY) {
-          flush();
-          pending = 0;
+        if (++pending === 15) {
+          addPlanes(0, h0, h1, h2, h3);
+          addPlanes(PLANES, l0, l1, l2, l3);
+          h0 = h1 = h2 = h3 = l0 = l1 = l2 = l3 = pending = 0;
         }
       }
       w0 = w1;
       w1 = h;
       lineHasText = true;
       end = i;
-      if (i >= to) break;
     }
-    if (code === 0x0a) {
-      if (!lineHasText && start >= 0) finish();
+    if (code === 0x0a || code === -1) {
+      if ((!lineHasText || code === -1) && start >= 0) {
+        if (words > 0 && words < 3) {
+          // Too short for a shingle: the words themselves.
+          const hi = fmix(Math.imul(w0, 0x9e3779b1) ^ Math.imul(w1, 0x85ebca6b));
+          // Planes are empty here (fewer than 3 words added none): the shingle is plane 0.
+          h0 = hi;
+          l0 = Math.imul(hi ^ (hi >>> 15), 0x2c1b3c6d);
+          shingles = 1;
+        }
+        addPlanes(0, h0, h1, h2, h3);
+        addPlanes(PLANES, l0, l1, l2, l3);
+        // A bit is set when more than half of the shingles set it (a positive ±1 sum).
+        if (words > 0 && words >= minWords) out.push({ index: start, end, hi: above(0, shingles >>> 1), lo: above(PLANES, shingles >>> 1), words });
+        ACC.fill(0, 0, used);
+        ACC.fill(0, PLANES, PLANES + used);
+        used = 0;
+        h0 = h1 = h2 = h3 = l0 = l1 = l2 = l3 = pending = 0;
+        start = -1;
+        words = shingles = w0 = w1 = 0;
+      }
       lineHasText = false;
     } else if (code !== 0x20 && code !== 0x09 && code !== 0x0d) {
       if (start < 0) start = i;
@@ -136,7 +169,6 @@ export function paragraphHashes(text: string, minWords = 0, from = 0, to = text.
     }
     i += 1;
   }
-  if (start >= 0) finish();
   return out;
 }
 
@@ -146,7 +178,7 @@ export function simhash64(text: string, from = 0, to = text.length): { hi: numbe
   return paragraphHashes(flat)[0] ?? { hi: 0, lo: 0, words: 0 };
 }
 
-const popcount = (x: number): number => {
+export const popcount = (x: number): number => {
   x -= (x >>> 1) & 0x55555555;
   x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
   return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
