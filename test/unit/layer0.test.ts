@@ -4,7 +4,7 @@ import { runLayer0, type FileChange, type Layer0Check } from '../../src/checks/l
 import { jsonErrorIndex } from '../../src/checks/layer0/contract';
 import { balance } from '../../src/checks/layer0/delimiters';
 import { paragraphHashes, simhash64, similarity64 } from '../../src/checks/layer0/simhash64';
-import { changedRegion, introducedLines } from '../../src/checks/layer0/text';
+import { changedRegion, introducedLines, pattern } from '../../src/checks/layer0/text';
 import { similarity } from '../../src/review/simhash';
 
 const text = (t: string | null): FileChange['before'] => (t === null ? { kind: 'absent' } : { kind: 'text', text: t });
@@ -336,8 +336,8 @@ describe('helpers', () => {
   });
 
   it('introducedLines: counted by line text, so moved lines are not new', () => {
-    expect(introducedLines(/TODO/g, 'a // TODO\nb\n', 'b\na // TODO\n')).toEqual([]);
-    expect(introducedLines(/TODO/g, 'a\n', 'a\n// TODO\n')).toEqual([{ index: 5, line: 2, evidence: '// TODO' }]);
+    expect(introducedLines(pattern(/TODO/g, null), 'a // TODO\nb\n', 'b\na // TODO\n')).toEqual([]);
+    expect(introducedLines(pattern(/TODO/g, null), 'a\n', 'a\n// TODO\n')).toEqual([{ index: 5, line: 2, evidence: '// TODO' }]);
   });
 
   it('simhash64 measures like the seed fixpoint simhash (same features, a faster hash)', () => {

@@ -5,41 +5,52 @@
  * test files together (a test moved to another file is not removed). Pure, O(n).
  */
 import type { Layer0Hit } from './hit';
-import { changedRegion, countMatches, introducedLines, matchLines, type FileChange, textOf } from './text';
+import { changedRegion, countMatches, introducedLines, matchLines, pattern, type FileChange, type Pattern, type Region, textOf } from './text';
 
-const SKIP =
-  /\b(?:it|test|describe|context|suite|specify)\.(?:skip|todo|only)\b|\bx(?:it|describe|test|context)\s*\(|@pytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.skip\s*\(|@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|\bt\.Skip(?:Now|f)?\s*\(|#\[ignore\b/g;
+// Each pattern's needles: literal text on the line where each of its matches starts, at or after the
+// start (and how far before the needle a match can start, when that is known).
+const SKIP = pattern(
+  /\b(?:it|test|describe|context|suite|specify)\.(?:skip|todo|only)\b|\bx(?:it|describe|test|context)\s*\(|@pytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.skip\s*\(|@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|\bt\.Skip(?:Now|f)?\s*\(|#\[ignore\b/g,
+  ['.skip', '.todo', '.only', 'xit', 'xdescribe', 'xtest', 'xcontext', '@pytest.mark.', '@unittest.', '.Skip', '#[ignore'],
+);
 
-const SUPPRESSION =
-  /eslint-disable\b|@ts-(?:ignore|expect-error|nocheck)\b|#\s*noqa\b|#\s*type:\s*ignore\b|\/\/\s*nolint\b|#\s*pylint:\s*disable\b|#\[allow\(|@SuppressWarnings\b|\/\/\s*NOSONAR\b|\b(?:istanbul|c8)\s+ignore\b/g;
+const SUPPRESSION = pattern(
+  /eslint-disable\b|@ts-(?:ignore|expect-error|nocheck)\b|#\s*noqa\b|#\s*type:\s*ignore\b|\/\/\s*nolint\b|#\s*pylint:\s*disable\b|#\[allow\(|@SuppressWarnings\b|\/\/\s*NOSONAR\b|\b(?:istanbul|c8)\s+ignore\b/g,
+  ['eslint-disable', '@ts-', '#', '//', '@SuppressWarnings', 'istanbul', 'c8'],
+);
 
 /** catch (e) {} (comments only count as empty), .catch(() => {}), and Python's except …: pass. */
-const EMPTY_CATCH =
-  /\bcatch\b\s*(?:\([^()\n]*\))?\s*\{(?:\s|\/\/[^\n]*|\/\*(?:[^*]|\*(?!\/))*\*\/)*\}|\.catch\s*\(\s*(?:\(\s*[\w$]*\s*\)|[\w$]+)\s*=>\s*(?:\{\s*\}|undefined|null|void 0)\s*\)|^[ \t]*except\b[^\n:]*:[ \t]*(?:#[^\n]*)?(?:\n[ \t]*(?:#[^\n]*)?)*\n?[ \t]*(?:pass|\.\.\.)[ \t]*(?:#[^\n]*)?$/gm;
+const EMPTY_CATCH = pattern(
+  /\bcatch\b\s*(?:\([^()\n]*\))?\s*\{(?:\s|\/\/[^\n]*|\/\*(?:[^*]|\*(?!\/))*\*\/)*\}|\.catch\s*\(\s*(?:\(\s*[\w$]*\s*\)|[\w$]+)\s*=>\s*(?:\{\s*\}|undefined|null|void 0)\s*\)|^[ \t]*except\b[^\n:]*:[ \t]*(?:#[^\n]*)?(?:\n[ \t]*(?:#[^\n]*)?)*\n?[ \t]*(?:pass|\.\.\.)[ \t]*(?:#[^\n]*)?$/gm,
+  [['catch', 1], 'except'],
+);
 
 /** A test case: it(…), test(…), def test_…, func TestX(, #[test], @Test. */
-const TEST_CASE = /^[ \t]*(?:(?:it|test|specify)(?:\.[\w$]+(?:\([^\n]*?\))?)*\s*\(|(?:async[ \t]+)?def[ \t]+test\w*|func[ \t]+Test\w*\s*\(|#\[test\]|@Test\b)/gm;
+const TEST_CASE = pattern(/^[ \t]*(?:(?:it|test|specify)(?:\.[\w$]+(?:\([^\n]*?\))?)*\s*\(|(?:async[ \t]+)?def[ \t]+test\w*|func[ \t]+Test\w*\s*\(|#\[test\]|@Test\b)/gm, null);
 
 /** An assertion: assert…(, expect(, require.…(, assert …, .should, t.Error/Fatal…(, assert!/assert_eq!. */
-const ASSERTION = /\b(?:assert\w*!?|expect|require\.\w+)\s*[(.]|^[ \t]*assert\b|\.should\b|\bt\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(/gm;
+const ASSERTION = pattern(
+  /\b(?:assert\w*!?|expect|require\.\w+)\s*[(.]|^[ \t]*assert\b|\.should\b|\bt\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(/gm,
+  null,
+);
 
-const markerOf = (pattern: RegExp, line: string): string => {
-  pattern.lastIndex = 0;
-  const m = pattern.exec(line);
-  pattern.lastIndex = 0;
+const markerOf = ({ re }: Pattern, line: string): string => {
+  re.lastIndex = 0;
+  const m = re.exec(line);
+  re.lastIndex = 0;
   return m?.[0].trim() ?? '';
 };
 
-export function testSkipped(path: string, before: string | null, after: string): Layer0Hit[] {
-  return introducedLines(SKIP, before, after).map((m) => ({ check: 'test_skipped', path, line: m.line, evidence: m.evidence, detail: { marker: markerOf(SKIP, m.evidence) } }));
+export function testSkipped(path: string, before: string | null, after: string, region?: Region): Layer0Hit[] {
+  return introducedLines(SKIP, before, after, region).map((m) => ({ check: 'test_skipped', path, line: m.line, evidence: m.evidence, detail: { marker: markerOf(SKIP, m.evidence) } }));
 }
 
-export function suppressionAdded(path: string, before: string | null, after: string): Layer0Hit[] {
-  return introducedLines(SUPPRESSION, before, after).map((m) => ({ check: 'suppression_added', path, line: m.line, evidence: m.evidence, detail: { marker: markerOf(SUPPRESSION, m.evidence) } }));
+export function suppressionAdded(path: string, before: string | null, after: string, region?: Region): Layer0Hit[] {
+  return introducedLines(SUPPRESSION, before, after, region).map((m) => ({ check: 'suppression_added', path, line: m.line, evidence: m.evidence, detail: { marker: markerOf(SUPPRESSION, m.evidence) } }));
 }
 
-export function emptyCatch(path: string, before: string | null, after: string): Layer0Hit[] {
-  return introducedLines(EMPTY_CATCH, before, after).map((m) => ({ check: 'empty_catch', path, line: m.line, evidence: m.evidence, detail: {} }));
+export function emptyCatch(path: string, before: string | null, after: string, region?: Region): Layer0Hit[] {
+  return introducedLines(EMPTY_CATCH, before, after, region).map((m) => ({ check: 'empty_catch', path, line: m.line, evidence: m.evidence, detail: {} }));
 }
 
 interface Removal {
@@ -52,19 +63,17 @@ interface Removal {
   gone: string[];
 }
 
-function removals(pattern: RegExp, change: FileChange): Removal | null {
+/** What a file that was there before the fix lost (a new file only adds: see removedFromTests). */
+function removals(pattern: Pattern, change: FileChange, known?: Region): Removal | null {
   const before = textOf(change.before);
-  if (before === null) {
-    const after = textOf(change.after);
-    return after === null ? null : { path: change.path, before: 0, after: countMatches(pattern, after), deleted: false, gone: [] };
-  }
+  if (before === null) return null;
   const after = textOf(change.after);
   if (after === null) {
     if (change.after.kind !== 'absent') return null;
     const all = countMatches(pattern, before);
     return { path: change.path, before: all, after: 0, deleted: true, gone: matchLines(pattern, before).map((m) => m.evidence) };
   }
-  const region = changedRegion(before, after);
+  const region = known ?? changedRegion(before, after);
   const was = matchLines(pattern, before, region.start, region.beforeEnd).map((m) => m.evidence);
   const now = new Map<string, number>();
   for (const m of matchLines(pattern, after, region.start, region.afterEnd)) now.set(m.evidence, (now.get(m.evidence) ?? 0) + 1);
@@ -86,10 +95,13 @@ function removals(pattern: RegExp, change: FileChange): Removal | null {
  * Removed test cases (test_removed) or assertions (assertion_removed) across the changed test files:
  * only a net loss over all of them is reported, on the files that lost some, the lost lines as evidence.
  */
-export function removedFromTests(check: 'test_removed' | 'assertion_removed', changes: readonly FileChange[]): Layer0Hit[] {
+export function removedFromTests(check: 'test_removed' | 'assertion_removed', changes: readonly FileChange[], regions?: ReadonlyMap<FileChange, Region>): Layer0Hit[] {
   const pattern = check === 'test_removed' ? TEST_CASE : ASSERTION;
-  const all = changes.flatMap((c) => removals(pattern, c) ?? []);
-  let net = all.reduce((sum, r) => sum + r.before - r.after, 0);
+  const all = changes.flatMap((c) => removals(pattern, c, regions?.get(c)) ?? []);
+  if (!all.some((r) => r.before > r.after)) return [];
+  // New test files only add (a test moved into one offsets a loss elsewhere): counted only when some file lost some.
+  const added = changes.reduce((sum, c) => sum + (textOf(c.before) === null && c.after.kind === 'text' ? countMatches(pattern, c.after.text) : 0), 0);
+  let net = all.reduce((sum, r) => sum + r.before - r.after, 0) - added;
   const hits: Layer0Hit[] = [];
   for (const r of all) {
     if (net <= 0) break;

@@ -2,32 +2,37 @@
  * Seed 000's Layer-0 output contract, on one changed file: each check reports only what the fix
  * introduced (text already there before it is never reported). Pure, O(n).
  */
-import { balance } from './delimiters';
+import { balance, worseBalance } from './delimiters';
+import { copyState, headings, headingsIn, sameState, startState, type Heading } from './headings';
+import { parsesAsJson } from './json';
 import type { Layer0Hit } from './hit';
-import { paragraphHashes, similarity64 } from './simhash64';
-import { changedRegion, linesOf, clipLine, introducedLines, lexerFor, lineAround, type Lexer } from './text';
+import { paragraphHashes, popcount } from './simhash64';
+import { changedRegion, linesOf, clipLine, introducedLines, lexerFor, lineAround, pattern, regionOf, type Lexer, type Region } from './text';
 
-const PLACEHOLDER = /\b(?:TODO|FIXME|XXX|TBD)\b|[Ll]orem [Ii]psum|\b[Ii]mplement me\b/g;
+const PLACEHOLDER = pattern(/\b(?:TODO|FIXME|XXX|TBD)\b|[Ll]orem [Ii]psum|\b[Ii]mplement me\b/g, ['TODO', 'FIXME', 'XXX', 'TBD', 'psum', 'mplement me']);
 
-export function noPlaceholder(path: string, before: string | null, after: string): Layer0Hit[] {
-  return introducedLines(PLACEHOLDER, before, after).map((m) => {
-    PLACEHOLDER.lastIndex = 0;
-    const marker = PLACEHOLDER.exec(m.evidence)?.[0] ?? 'TODO';
+export function noPlaceholder(path: string, before: string | null, after: string, region?: Region): Layer0Hit[] {
+  return introducedLines(PLACEHOLDER, before, after, region).map((m) => {
+    PLACEHOLDER.re.lastIndex = 0;
+    const marker = PLACEHOLDER.re.exec(m.evidence)?.[0] ?? 'TODO';
     return { check: 'no_placeholder', path, line: m.line, evidence: m.evidence, detail: { marker } };
   });
 }
 
-export function balancedDelimiters(path: string, before: string | null, after: string, lexer: Lexer): Layer0Hit[] {
-  const now = balance(after, lexer);
-  if (now.problems === 0 || !now.first) return [];
-  const then = before === null ? 0 : balance(before, lexer).problems;
-  if (now.problems <= then) return [];
-  const line = linesOf(after).lineAt(now.first.index);
-  return [{ check: 'balanced_delimiters', path, line, evidence: lineAround(after, now.first.index), detail: { problems: now.problems, before: then, kind: now.first.kind, char: now.first.char } }];
+export function balancedDelimiters(path: string, before: string | null, after: string, lexer: Lexer, region?: Region): Layer0Hit[] {
+  // Lexed whole when the file is new; else only as far as the change can make a difference.
+  const worse = before === null ? { now: balance(after, lexer), then: 0 } : worseBalance(before, after, region ?? changedRegion(before, after), lexer);
+  if (!worse || worse.now.problems <= worse.then || !worse.now.first) return [];
+  const { now, then } = worse;
+  const first = now.first!;
+  const line = linesOf(after).lineAt(first.index);
+  return [{ check: 'balanced_delimiters', path, line, evidence: lineAround(after, first.index), detail: { problems: now.problems, before: then, kind: first.kind, char: first.char } }];
 }
 
 const jsonError = (text: string): { message: string; index: number } | null => {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  // Most files parse: checked without building their values, JSON.parse only for the error message.
+  if (parsesAsJson(body)) return null;
   try {
     JSON.parse(body);
     return null;
@@ -134,64 +139,40 @@ export function jsonValid(path: string, before: string | null, after: string): L
   return [{ check: 'json_valid', path, line: linesOf(after).lineAt(index), evidence: lineAround(after, index) || '(empty file)', detail: { error: now.message } }];
 }
 
-const HEADING = /^(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$/;
-
-interface Heading {
-  key: string;
-  title: string;
-  index: number;
-}
-
-/**
- * ATX headings (a line starting with #) outside code fences, each keyed by its level, its text and its
- * parent headings. Only lines starting with #, ``` or ~~~ are looked at: three indexOf scans.
- */
-function headings(text: string): Heading[] {
-  const starts: number[] = [];
-  for (const mark of ['#', '```', '~~~']) {
-    if (text.startsWith(mark)) starts.push(0);
-    for (let i = text.indexOf(`\n${mark}`); i !== -1; i = text.indexOf(`\n${mark}`, i + 1)) starts.push(i + 1);
-  }
-  starts.sort((a, b) => a - b);
-  const out: Heading[] = [];
-  const parents: string[] = [];
-  let fence: string | null = null;
-  for (const index of starts) {
-    const end = text.indexOf('\n', index);
-    const line = text.slice(index, end === -1 ? text.length : end).replace(/\r$/, '');
-    if (line.startsWith('```') || line.startsWith('~~~')) {
-      if (fence === null) fence = line.slice(0, 3);
-      else if (line.startsWith(fence)) fence = null;
-      continue;
-    }
-    const m = fence === null ? HEADING.exec(line) : null;
-    if (!m) continue;
-    const level = m[1]!.length;
-    const title = (m[2] ?? '').replace(/\s+/g, ' ').trim();
-    parents.length = Math.min(parents.length, level - 1);
-    while (parents.length < level - 1) parents.push('');
-    out.push({ key: `${parents.join('\u0001')}\u0000${level}\u0000${title.toLowerCase()}`, title, index });
-    parents.push(title.toLowerCase());
-  }
-  return out;
-}
-
 /** The same heading twice under the same parent (a section written twice), more often than before the fix. */
 const HEADING_LINE = /^(?:#|```|~~~)/m;
 
-export function noDuplicateHeadings(path: string, before: string | null, after: string): Layer0Hit[] {
-  if (before !== null) {
-    // No heading or fence changed: the headings, their parents and so their duplicates are what they were.
-    const r = changedRegion(before, after);
-    if (!HEADING_LINE.test(after.slice(r.start, r.afterEnd)) && !HEADING_LINE.test(before.slice(r.start, r.beforeEnd))) return [];
-  }
-  const now = headings(after);
+export function noDuplicateHeadings(path: string, before: string | null, after: string, known?: Region): Layer0Hit[] {
+  const r = known ?? regionOf(before, after);
+  // No heading or fence changed: the headings, their parents and so their duplicates are what they were.
+  if (before !== null && !HEADING_LINE.test(after.slice(r.start, r.afterEnd)) && !HEADING_LINE.test(before.slice(r.start, r.beforeEnd))) return [];
+  // After the fix: every heading, and the state where the change starts and where it ends.
+  const state = startState();
+  const head = headingsIn(after, 0, r.start, state);
+  const atStart = copyState(state);
+  const changed = headingsIn(after, r.start, r.afterEnd, state);
+  const atEnd = copyState(state);
+  const now = [...head, ...changed, ...headingsIn(after, r.afterEnd, after.length, state)];
   const counts = new Map<string, Heading[]>();
-  for (const h of now) counts.set(h.key, [...(counts.get(h.key) ?? []), h]);
+  for (const h of now) {
+    const same = counts.get(h.key);
+    if (same) same.push(h);
+    else counts.set(h.key, [h]);
+  }
   const repeated = [...counts.values()].filter((hs) => hs.length > 1);
   if (repeated.length === 0) return [];
   const then = new Map<string, number>();
-  if (before !== null) for (const h of headings(before)) then.set(h.key, (then.get(h.key) ?? 0) + 1);
+  if (before !== null) {
+    const beforeState = copyState(atStart);
+    const was = headingsIn(before, r.start, r.beforeEnd, beforeState);
+    if (sameState(beforeState, atEnd)) {
+      // The same state after the change on both sides: the headings after it have the same keys, and
+      // before the fix there were the counts now, less the change's headings, plus the ones it replaced.
+      for (const [key, hs] of counts) then.set(key, hs.length);
+      for (const h of changed) then.set(h.key, then.get(h.key)! - 1);
+      for (const h of was) then.set(h.key, (then.get(h.key) ?? 0) + 1);
+    } else for (const h of headings(before)) then.set(h.key, (then.get(h.key) ?? 0) + 1);
+  }
   const lines = linesOf(after);
   const hits: Layer0Hit[] = [];
   for (const hs of repeated.filter((hs) => hs.length > (then.get(hs[0]!.key) ?? 0)).sort((a, b) => a[1]!.index - b[1]!.index)) {
@@ -216,8 +197,8 @@ const paragraphRanges = (text: string, from: number, to: number): { index: numbe
 const flat = (text: string, p: { index: number; end: number }): string => text.slice(p.index, p.end).replace(/\s+/g, ' ').toLowerCase();
 
 /** Paragraphs of 20 words or more that repeat another (simhash similarity ≥ 0.85), one of them written by the fix. */
-export function noTextLoop(path: string, before: string | null, after: string): Layer0Hit[] {
-  const region = before === null ? { start: 0, beforeEnd: 0, afterEnd: after.length } : changedRegion(before, after);
+export function noTextLoop(path: string, before: string | null, after: string, known?: Region): Layer0Hit[] {
+  const region = known ?? regionOf(before, after);
   // The paragraphs around the change first (from the blank line before it to the one after it): only a
   // fresh one there can start a loop, and most fixes write none of 20 words.
   const from = before === null ? 0 : after.lastIndexOf('\n\n', Math.max(0, region.start - 1)) + 1;
@@ -243,40 +224,48 @@ export function noTextLoop(path: string, before: string | null, after: string): 
   }
   if (freshAt.size === 0) return [];
   const all = from === 0 && to === after.length ? near : paragraphHashes(after, LOOP_MIN_WORDS);
+  const n = all.length;
+  const his = Int32Array.from(all, (p) => p.hi);
+  const los = Int32Array.from(all, (p) => p.lo);
   const fresh = Uint8Array.from(all, (p) => (freshAt.has(p.index) ? 1 : 0));
-  // Candidate pairs through the bands; each fresh paragraph is reported once, with the one it repeats.
-  // Each bucket keeps its latest PER_BUCKET members in a ring.
-  const repeats = new Map<number, { other: number; percent: number }>();
+  // Candidate pairs through the bands; each fresh paragraph is reported once, with the one it repeats
+  // (other[i], −1 while none). Each bucket keeps its latest PER_BUCKET members in a ring.
+  const other = new Int32Array(n).fill(-1);
+  const percent = new Uint8Array(n);
   const BUCKETS = 2 * BANDS.length * 128;
   const ring = new Int32Array(BUCKETS * PER_BUCKET);
   const filled = new Int32Array(BUCKETS);
-  all.forEach((p, i) => {
+  for (let i = 0; i < n; i++) {
+    const hi = his[i]!;
+    const lo = los[i]!;
     for (let band = 0; band < 2 * BANDS.length; band++) {
-      const half = band < BANDS.length ? p.hi : p.lo;
       const k = band % BANDS.length;
-      const bucket = band * 128 + ((half >>> BAND_SHIFTS[k]!) & ((1 << BANDS[k]!) - 1));
+      const bucket = band * 128 + (((band < BANDS.length ? hi : lo) >>> BAND_SHIFTS[k]!) & ((1 << BANDS[k]!) - 1));
       const count = filled[bucket]!;
-      const done = fresh[i] && repeats.has(i);
+      const done = fresh[i] === 1 && other[i] !== -1;
       for (let m = Math.max(0, count - PER_BUCKET); m < count && !done; m++) {
         const j = ring[bucket * PER_BUCKET + (m % PER_BUCKET)]!;
-        const mine = fresh[i] ? i : j;
-        if (!fresh[mine] || repeats.has(mine)) continue;
-        const s = similarity64(p, all[j]!);
-        if (s >= LOOP_SIMILARITY) repeats.set(mine, { other: mine === i ? j : i, percent: Math.round(s * 100) });
+        const mine = fresh[i] === 1 ? i : j;
+        if (fresh[mine] !== 1 || other[mine] !== -1) continue;
+        const s = 1 - (popcount(hi ^ his[j]!) + popcount(lo ^ los[j]!)) / 64;
+        if (s >= LOOP_SIMILARITY) {
+          other[mine] = mine === i ? j : i;
+          percent[mine] = Math.round(s * 100);
+        }
       }
       ring[bucket * PER_BUCKET + (count % PER_BUCKET)] = i;
       filled[bucket] = count + 1;
     }
-  });
+  }
   const lines = linesOf(after);
-  return [...repeats.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .slice(0, 5)
-    .map(([i, { other, percent }]) => {
-      const p = all[i]!;
-      const [first, second] = [all[Math.min(i, other)]!.index, all[Math.max(i, other)]!.index].map((index) => lines.lineAt(index));
-      return { check: 'no_text_loop', path, line: i < other ? first! : second!, evidence: lineAround(after, p.index), detail: { similarTo: i < other ? second! : first!, percent } };
-    });
+  const hits: Layer0Hit[] = [];
+  for (let i = 0; i < n && hits.length < 5; i++) {
+    const o = other[i]!;
+    if (o === -1) continue;
+    const [first, second] = [all[Math.min(i, o)]!.index, all[Math.max(i, o)]!.index].map((index) => lines.lineAt(index));
+    hits.push({ check: 'no_text_loop', path, line: i < o ? first! : second!, evidence: lineAround(after, all[i]!.index), detail: { similarTo: i < o ? second! : first!, percent: percent[i]! } });
+  }
+  return hits;
 }
 
 const GROWTH = 2.5;

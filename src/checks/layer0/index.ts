@@ -6,7 +6,7 @@ import { removedFromTests, emptyCatch, suppressionAdded, testSkipped } from './a
 import { balancedDelimiters, fileSizeDelta, jsonValid, noDuplicateHeadings, noPlaceholder, noTextLoop } from './contract';
 import type { Layer0Hit } from './hit';
 import type { Layer0Check } from './names';
-import { bytesOf, isCode, isJson, isMarkdown, isProse, isTestFile, lexerFor, textOf, type FileChange } from './text';
+import { bytesOf, isCode, isJson, isMarkdown, isProse, isTestFile, lexerFor, regionOf, textOf, type FileChange, type Region } from './text';
 
 export type { Layer0Hit } from './hit';
 export type { FileChange, Side } from './text';
@@ -33,21 +33,25 @@ export const LAYER0_SEVERITY: Record<Layer0Check, 'critical' | 'warning' | 'info
 /** Every check that applies to each changed file, then the removals over all changed test files. */
 export function runLayer0(changes: readonly FileChange[], disabled: readonly Layer0Check[] = []): Layer0Hit[] {
   const hits: Layer0Hit[] = [];
+  // Where each file changed, found once and shared by its checks.
+  const regions = new Map<FileChange, Region>();
   for (const change of changes) {
     const { path } = change;
     const before = textOf(change.before);
     const after = textOf(change.after);
     if (change.after.kind !== 'absent') hits.push(...fileSizeDelta(path, change.before.kind === 'absent' ? null : bytesOf(change.before), bytesOf(change.after)));
     if (after === null) continue;
-    hits.push(...noPlaceholder(path, before, after));
+    const region = regionOf(before, after);
+    regions.set(change, region);
+    hits.push(...noPlaceholder(path, before, after, region));
     const lexer = lexerFor(path);
-    if (lexer) hits.push(...balancedDelimiters(path, before, after, lexer));
+    if (lexer) hits.push(...balancedDelimiters(path, before, after, lexer, region));
     if (isJson(path)) hits.push(...jsonValid(path, before, after));
-    if (isMarkdown(path)) hits.push(...noDuplicateHeadings(path, before, after));
-    if (isProse(path)) hits.push(...noTextLoop(path, before, after));
-    if (isCode(path)) hits.push(...testSkipped(path, before, after), ...suppressionAdded(path, before, after), ...emptyCatch(path, before, after));
+    if (isMarkdown(path)) hits.push(...noDuplicateHeadings(path, before, after, region));
+    if (isProse(path)) hits.push(...noTextLoop(path, before, after, region));
+    if (isCode(path)) hits.push(...testSkipped(path, before, after, region), ...suppressionAdded(path, before, after, region), ...emptyCatch(path, before, after, region));
   }
   const tests = changes.filter((c) => isTestFile(c.path) && isCode(c.path));
-  hits.push(...removedFromTests('test_removed', tests), ...removedFromTests('assertion_removed', tests));
+  hits.push(...removedFromTests('test_removed', tests, regions), ...removedFromTests('assertion_removed', tests, regions));
   return hits.filter((h) => !disabled.includes(h.check));
 }

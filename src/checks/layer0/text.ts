@@ -105,6 +105,126 @@ export function changedRegion(before: string, after: string): { start: number; b
   return { start, beforeEnd, afterEnd };
 }
 
+/** Where two texts differ (changedRegion), or all of `after` when there was no text before. */
+export type Region = ReturnType<typeof changedRegion>;
+export const regionOf = (before: string | null, after: string): Region => (before === null ? { start: 0, beforeEnd: 0, afterEnd: after.length } : changedRegion(before, after));
+
+/**
+ * A global pattern and what makes it fast to look for in megabytes of text. `needles`: literal strings
+ * of which every match has one on the line where it starts, at or after the match's start (null: none
+ * known). A match never starts at a newline.
+ */
+export interface Pattern {
+  re: RegExp;
+  needles: readonly Needle[] | null;
+  /** The first match of re on one line, from lastIndex to the line's end (sticky): `re` is group 1. */
+  onLine: RegExp;
+}
+
+/**
+ * A needle's text, the few characters of it looked for with indexOf (found fastest when they start with
+ * a rare character), and how far before it a match it is part of can start (its line's start if unknown).
+ */
+interface Needle {
+  text: string;
+  key: string;
+  offset: number;
+  back: number;
+}
+
+/** Lower-case letters, the most frequent in text first; a space is as frequent, anything else is rarer. */
+const FREQUENT = ' etaoinshrdlcumwfgypbvkjxqz';
+const rarity = (ch: string): number => (FREQUENT.includes(ch) ? FREQUENT.indexOf(ch) : FREQUENT.length);
+const needle = (spec: string | readonly [string, number]): Needle => {
+  const [text, back] = typeof spec === 'string' ? [spec, Infinity] : spec;
+  let offset = 0;
+  for (let k = 1; k < text.length; k++) if (rarity(text[k]!) > rarity(text[offset]!)) offset = k;
+  return { text, key: text.slice(offset, offset + 6), offset, back };
+};
+
+/** A pattern with its needles: a needle is its text, or its text and how far before it its matches can start. */
+export const pattern = (re: RegExp, needles: readonly (string | readonly [string, number])[] | null): Pattern => ({
+  re,
+  needles: needles?.map(needle) ?? null,
+  onLine: new RegExp(`[^\\n]*?(${re.source})`, `${re.flags.replace('g', '')}y`),
+});
+
+/**
+ * The matches of a pattern that start in text[from, to), one after another: each is the match
+ * re.exec(text) finds from the position asked for (matches may run past `to`). Unlike re.exec it never
+ * searches past the line of `to`, so a small region of a large file costs little; with needles only
+ * the lines holding one are tried.
+ */
+export class Matches {
+  private readonly head: string;
+  /** Per needle: its next occurrence in head from where it was last looked for, −1 when there is none, −2 not looked for yet. */
+  private readonly next: Int32Array;
+
+  constructor(
+    private readonly p: Pattern,
+    private readonly text: string,
+    private readonly to: number,
+  ) {
+    const nl = to >= text.length ? -1 : text.indexOf('\n', to);
+    this.head = nl === -1 ? text : text.slice(0, nl);
+    this.next = new Int32Array(p.needles?.length ?? 0).fill(-2);
+  }
+
+  /** The match re.exec finds from lastIndex `pos`, if it starts before `to`. */
+  from(pos: number): { index: number; length: number } | null {
+    const { p, text, to } = this;
+    if (p.needles === null && to >= text.length) {
+      p.re.lastIndex = pos;
+      const m = p.re.exec(text);
+      return m === null ? null : { index: m.index, length: m[0].length };
+    }
+    while (pos < to) {
+      // The line to try: pos's own, or with needles the line of the next needle.
+      let at = pos;
+      if (p.needles !== null) {
+        at = this.earliestStart(pos);
+        if (at === -1 || at >= to) return null;
+      }
+      // Most lines tried have no match: test() first, which builds no result.
+      p.onLine.lastIndex = at;
+      if (p.onLine.test(text)) {
+        p.onLine.lastIndex = at;
+        const m = p.onLine.exec(text)!;
+        const length = m[1]!.length;
+        const index = m.index + m[0].length - length;
+        return index < to ? { index, length } : null;
+      }
+      const nl = text.indexOf('\n', at);
+      if (nl === -1) return null;
+      pos = nl + 1;
+    }
+    return null;
+  }
+
+  /** The first place at or after pos where a match can start: the earliest any next needle allows. */
+  private earliestStart(pos: number): number {
+    const needles = this.p.needles!;
+    let best = -1;
+    for (let k = 0; k < needles.length; k++) {
+      let c = this.next[k]!;
+      const { text, key, offset, back } = needles[k]!;
+      if (c === -2 || (c !== -1 && c < pos)) {
+        let q = this.head.indexOf(key, pos + offset);
+        while (q !== -1 && !this.head.startsWith(text, q - offset)) q = this.head.indexOf(key, q + 1);
+        c = q === -1 ? -1 : q - offset;
+        this.next[k] = c;
+      }
+      if (c === -1) continue;
+      // A match starts on its needle's line, at most `back` before it.
+      let start = Math.max(pos, c - back);
+      if (back === Infinity) start = Math.max(pos, this.text.lastIndexOf('\n', c - 1) + 1);
+      else for (let j = c - 1; j >= start; j--) if (this.text.charCodeAt(j) === 0x0a) start = j + 1;
+      if (best === -1 || start < best) best = start;
+    }
+    return best;
+  }
+}
+
 export interface Introduced {
   index: number;
   line: number;
@@ -112,12 +232,11 @@ export interface Introduced {
 }
 
 /**
- * Lines of `after` with a match of `pattern` (global) that are not in `before`: each line keyed by its
- * trimmed text and counted, so a line that was there already, even moved, is never reported. Only the
- * changed region is scanned: identical lines before and after it cancel out.
+ * Lines of `after` with a match of `pattern` that are not in `before`: each line keyed by its trimmed
+ * text and counted, so a line that was there already, even moved, is never reported. Only the changed
+ * region is scanned: identical lines before and after it cancel out.
  */
-export function introducedLines(pattern: RegExp, before: string | null, after: string): Introduced[] {
-  const region = before === null ? { start: 0, beforeEnd: 0, afterEnd: after.length } : changedRegion(before, after);
+export function introducedLines(pattern: Pattern, before: string | null, after: string, region = regionOf(before, after)): Introduced[] {
   const found = matchLines(pattern, after, region.start, region.afterEnd);
   if (found.length === 0) return [];
   const counts = new Map<string, number>();
@@ -135,25 +254,23 @@ export function introducedLines(pattern: RegExp, before: string | null, after: s
   return out;
 }
 
-/** Each line of text[from, to) that has a match, once (index of its first match, trimmed line text). */
-export function matchLines(pattern: RegExp, text: string, from = 0, to = text.length): { index: number; evidence: string; line: number }[] {
+/** Each line of text[from, to) where a match starts, once (index of its first match, trimmed line text); the next search starts on the line after the match's end. */
+export function matchLines(pattern: Pattern, text: string, from = 0, to = text.length): { index: number; evidence: string; line: number }[] {
   const out: { index: number; evidence: string; line: number }[] = [];
-  pattern.lastIndex = from;
-  for (let m = pattern.exec(text); m !== null && m.index < to; m = pattern.exec(text)) {
+  const matches = new Matches(pattern, text, to);
+  for (let m = matches.from(from); m !== null; ) {
     out.push({ index: m.index, evidence: lineAround(text, m.index), line: 0 });
-    const end = text.indexOf('\n', m.index + Math.max(m[0].length, 1) - 1);
-    pattern.lastIndex = end === -1 ? text.length : end + 1;
+    const end = text.indexOf('\n', m.index + Math.max(m.length, 1) - 1);
+    if (end === -1) break;
+    m = matches.from(end + 1);
   }
   return out;
 }
 
-/** The number of matches of `pattern` (global) in text[from, to). */
-export function countMatches(pattern: RegExp, text: string, from = 0, to = text.length): number {
+/** The number of matches of `pattern` in text[from, to) (each search starts at the previous match's end). */
+export function countMatches(pattern: Pattern, text: string, from = 0, to = text.length): number {
   let n = 0;
-  pattern.lastIndex = from;
-  for (let m = pattern.exec(text); m !== null && m.index < to; m = pattern.exec(text)) {
-    n += 1;
-    if (m[0].length === 0) pattern.lastIndex += 1;
-  }
+  const matches = new Matches(pattern, text, to);
+  for (let m = matches.from(from); m !== null; m = matches.from(m.index + Math.max(m.length, 1))) n += 1;
   return n;
 }

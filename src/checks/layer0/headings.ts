@@ -1,0 +1,69 @@
+/**
+ * Markdown's ATX headings (a line starting with #) outside code fences, each keyed by its level, its
+ * text and its parent headings. Only lines starting with #, ``` or ~~~ are looked at (found with
+ * indexOf), and a scan can stop and resume: its state is the open fence and the parent headings.
+ */
+
+const HEADING = /^(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$/;
+
+export interface Heading {
+  key: string;
+  title: string;
+  index: number;
+}
+
+/** Between lines: the fence open (``` or ~~~) and the lower-case titles of the parents ('' for a skipped level). */
+export interface HeadingState {
+  fence: string | null;
+  parents: string[];
+}
+
+export const startState = (): HeadingState => ({ fence: null, parents: [] });
+export const copyState = (s: HeadingState): HeadingState => ({ fence: s.fence, parents: [...s.parents] });
+export const sameState = (a: HeadingState, b: HeadingState): boolean => a.fence === b.fence && a.parents.length === b.parents.length && a.parents.every((p, k) => p === b.parents[k]);
+
+const MARKS = ['\n#', '\n```', '\n~~~'];
+
+/** The headings of the lines of text that start in [from, to), from `state` (which is updated). */
+export function headingsIn(text: string, from: number, to: number, state: HeadingState): Heading[] {
+  const out: Heading[] = [];
+  // The next line start with each mark (−1: none), merged in order.
+  const next = MARKS.map((m) => {
+    const i = text.indexOf(m, Math.max(0, from - 1));
+    return i === -1 ? -1 : i + 1;
+  });
+  if (from === 0 && (text.startsWith('#') || text.startsWith('```') || text.startsWith('~~~'))) next.push(0);
+  for (;;) {
+    let index = -1;
+    let which = -1;
+    for (let k = 0; k < next.length; k++) if (next[k]! !== -1 && (index === -1 || next[k]! < index)) [index, which] = [next[k]!, k];
+    if (index === -1 || index >= to) break;
+    if (which < MARKS.length) {
+      const i = text.indexOf(MARKS[which]!, index);
+      next[which] = i === -1 ? -1 : i + 1;
+    } else next[which] = -1;
+    const nl = text.indexOf('\n', index);
+    let end = nl === -1 ? text.length : nl;
+    if (end > index && text.charCodeAt(end - 1) === 0x0d) end -= 1;
+    const line = text.slice(index, end);
+    if (line.startsWith('```') || line.startsWith('~~~')) {
+      if (state.fence === null) state.fence = line.slice(0, 3);
+      else if (line.startsWith(state.fence)) state.fence = null;
+      continue;
+    }
+    const m = state.fence === null ? HEADING.exec(line) : null;
+    if (!m) continue;
+    const level = m[1]!.length;
+    const title = (m[2] ?? '').replace(/\s+/g, ' ').trim();
+    const lower = title.toLowerCase();
+    const { parents } = state;
+    parents.length = Math.min(parents.length, level - 1);
+    while (parents.length < level - 1) parents.push('');
+    out.push({ key: `${parents.join('\u0001')}\u0000${level}\u0000${lower}`, title, index });
+    parents.push(lower);
+  }
+  return out;
+}
+
+/** Every heading of a text. */
+export const headings = (text: string): Heading[] => headingsIn(text, 0, text.length, startState());

@@ -1,0 +1,232 @@
+/**
+ * Layer-0's fast paths find exactly what the straightforward checks find. The reference is Layer-0 as it
+ * was before them (test/unit/layer0-reference: every check scans both texts whole, with plain regex
+ * searches, two full lexes, JSON.parse, one counter per simhash bit); the fast paths share the changed
+ * region, search only up to its end, lex from the state where it starts, and so on. Random files of each
+ * kind, edited at random, must give the same hits, in the same order, with the same details.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { runLayer0, type FileChange } from '../../src/checks/layer0';
+import { balance, worseBalance } from '../../src/checks/layer0/delimiters';
+import { parsesAsJson } from '../../src/checks/layer0/json';
+import { paragraphHashes } from '../../src/checks/layer0/simhash64';
+import { changedRegion, countMatches, matchLines, pattern, type Lexer } from '../../src/checks/layer0/text';
+import { runLayer0 as referenceLayer0 } from './layer0-reference';
+import { balance as referenceBalance } from './layer0-reference/delimiters';
+import { paragraphHashes as referenceHashes } from './layer0-reference/simhash64';
+
+/** Pieces of text that the checks react to, and filler around them. */
+const CODE = [
+  '{', '}', '(', ')', '[', ']', '"', "'", '`', '${', '/', '*', '//', '/*', '*/', '#', '\\', '\n', '\n', '\n\n', ' ', '  ', '\t', '\r\n',
+  'x', 'a = b / c', 'return /re[/]g/', "'\\n'", '"""', "'''", 'é', '$',
+  'catch (e) {}', 'catch (e) {\n  // nothing\n}', '.catch(() => {})', 'try { f() } catch (err) { report(err) }', 'except ValueError:\n    pass', 'except:\n',
+  '// TODO: later', 'FIXME', 'XXX', 'TBD', 'lorem ipsum', 'Lorem Ipsum', 'implement me', 'TODO_LIST',
+  "it.skip('a', () => {", "it('adds', () => {", 'xit(', 'xit\n(', 'describe.skip(', 'test.todo(', '@pytest.mark.skip', 'pytest.skip (', 't.Skip(', '#[ignore]', 'it.only(',
+  'eslint-disable', '// eslint-disable-next-line', '@ts-ignore', '@ts-expect-error', '# noqa', '#\n noqa', '# type: ignore', '//nolint', '// NOSONAR', 'istanbul ignore', 'c8\nignore', '#[allow(dead_code)]', '@SuppressWarnings',
+  'expect(total).toBe(1);', 'expect\n(x)', 'assert x', 'assert(x)', 'assert_eq!(a, b)', 'require.NoError(t, err)', 'x.should.equal(1)', 't.Errorf("bad")',
+  'def test_adds():', 'async def test_b():', 'func TestAdds(t *testing.T) {', '#[test]', '@Test', 'test(\n',
+];
+const PROSE_WORDS = 'the cart total adds every line price times its quantity and rounds the sum to whole cents before tax is applied to the order'.split(' ');
+const PROSE = [
+  '\n', '\n\n', '\n \t\n', ' ', '\r\n', '# Title', '## Usage', '## Usage ##', '### Notes', '#### Deep', '####### seven', '#nospace', '```', '```js', '~~~', '`',
+  '\n# Title\n', '\n# Other\n', '\n## Usage\n', '\n## usage  \n', '\n### Notes\n', '\n```\n', '\n~~~\n', '\n#### Deep\n',
+  'TODO', 'TBD.', 'lorem ipsum dolor', 'implement me', 'word', 'Another', '.', ',',
+  PROSE_WORDS.join(' '), PROSE_WORDS.slice(0, 22).join(' '), PROSE_WORDS.slice(2).join(' '), [...PROSE_WORDS].reverse().join(' '), PROSE_WORDS.join(' ').replace('quantity', 'amount'),
+];
+const JSON_PIECES = ['{', '}', '[', ']', '"a"', '"b\\n"', '"\\u00e9"', '"\\x"', ':', ',', ' ', '\n', '\t', '1', '-0.5e3', '01', '1.', 'true', 'false', 'null', 'nul', '"TODO"', '\u0001', '\ufeff', '"'];
+
+const textOf = (pieces: readonly string[], max: number): fc.Arbitrary<string> => fc.array(fc.constantFrom(...pieces), { maxLength: max }).map((ps) => ps.join(''));
+
+/** An edit of a text: pieces inserted, a stretch deleted or replaced, a few times. */
+const edited = (text: string, pieces: readonly string[]): fc.Arbitrary<string> =>
+  fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.nat(12), textOf(pieces, 4)), { minLength: 1, maxLength: 3 }).map((edits) =>
+    edits.reduce((t, [where, cut, insert]) => {
+      const at = Math.floor(where * t.length);
+      return t.slice(0, at) + insert + t.slice(Math.min(t.length, at + cut));
+    }, text),
+  );
+
+/** Two texts that share a start and an end, and differ in between (the region may start inside a comment, a string…). */
+const around = (pieces: readonly string[], max: number): fc.Arbitrary<[string, string]> =>
+  fc.tuple(textOf(pieces, max), textOf(pieces, 4), textOf(pieces, 4), textOf(pieces, max)).map(([start, x, y, end]) => [start + x + end, start + y + end]);
+
+const side = (text: string | null): FileChange['before'] => (text === null ? { kind: 'absent' } : { kind: 'text', text });
+
+/** A file's before and after: edited, new (before null) or deleted (after null). */
+const pair = (pieces: readonly string[], max: number): fc.Arbitrary<[string | null, string | null]> =>
+  textOf(pieces, max).chain((before) =>
+    fc.oneof(
+      { weight: 4, arbitrary: edited(before, pieces).map((after): [string | null, string | null] => [before, after]) },
+      { weight: 4, arbitrary: around(pieces, max / 2) },
+      { weight: 1, arbitrary: fc.constant<[string | null, string | null]>([null, before]) },
+      { weight: 1, arbitrary: fc.constant<[string | null, string | null]>([before, null]) },
+    ),
+  );
+
+const sameHits = (changes: FileChange[]): void => {
+  expect(runLayer0(changes)).toEqual(referenceLayer0(changes));
+};
+
+describe('Layer-0 fast paths give the reference hits', () => {
+  it.each([
+    ['TypeScript', 'src/cart.ts'],
+    ['a TypeScript test', 'test/cart.test.ts'],
+    ['Python', 'app/test_cart.py'],
+    ['Go', 'cart_test.go'],
+    ['Rust', 'src/lib.rs'],
+    ['Ruby', 'lib/cart.rb'],
+    ['shell', 'run.sh'],
+  ])('on %s files', (_, path) => {
+    fc.assert(
+      fc.property(pair(CODE, 60), ([before, after]) => sameHits([{ path, before: side(before), after: side(after) }])),
+      { numRuns: 1500 },
+    );
+  });
+
+  it.each([
+    ['Markdown', 'docs/guide.md'],
+    ['plain text', 'notes.txt'],
+  ])('on %s files', (_, path) => {
+    fc.assert(
+      fc.property(pair(PROSE, 50), ([before, after]) => sameHits([{ path, before: side(before), after: side(after) }])),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('on JSON files', () => {
+    fc.assert(
+      fc.property(pair(JSON_PIECES, 40), ([before, after]) => sameHits([{ path: 'data/catalog.json', before: side(before), after: side(after) }])),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('on several test files changed together (tests moved, files new and deleted)', () => {
+    const file = pair(CODE, 40);
+    fc.assert(
+      fc.property(fc.tuple(file, file, file), (files) =>
+        sameHits(files.map(([before, after], k) => ({ path: ['test/a.test.ts', 'test/b.test.ts', 'b_test.py'][k]!, before: side(before), after: side(after) }))),
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('the fast paths one by one', () => {
+  /** The straightforward search: re.exec from each position, over the whole text. */
+  const referenceLines = (re: RegExp, text: string, from: number, to: number): { index: number; evidence: string }[] => {
+    const out: { index: number; evidence: string }[] = [];
+    re.lastIndex = from;
+    for (let m = re.exec(text); m !== null && m.index < to; m = re.exec(text)) {
+      const start = text.lastIndexOf('\n', m.index - 1) + 1;
+      const end = text.indexOf('\n', m.index);
+      out.push({ index: m.index, evidence: text.slice(start, end === -1 ? text.length : end).trim() });
+      const next = text.indexOf('\n', m.index + Math.max(m[0].length, 1) - 1);
+      re.lastIndex = next === -1 ? text.length : next + 1;
+    }
+    return out;
+  };
+  const referenceCount = (re: RegExp, text: string, from: number, to: number): number => {
+    let n = 0;
+    re.lastIndex = from;
+    for (let m = re.exec(text); m !== null && m.index < to; m = re.exec(text)) {
+      n += 1;
+      if (m[0].length === 0) re.lastIndex += 1;
+    }
+    return n;
+  };
+  const PATTERNS: [RegExp, (string | [string, number])[] | null][] = [
+    [/\bcatch\b\s*(?:\([^()\n]*\))?\s*\{(?:\s|\/\/[^\n]*)*\}|\.catch\s*\(\s*\(\)\s*=>\s*\{\s*\}\s*\)|^[ \t]*except\b[^\n:]*:[ \t]*(?:\n[ \t]*)*pass$/gm, [['catch', 1], 'except']],
+    [/#\s*noqa\b|\/\/\s*nolint\b|\b(?:istanbul|c8)\s+ignore\b/g, ['#', '//', 'istanbul', 'c8']],
+    [/\bx(?:it|test)\s*\(|\b(?:it|test)\.skip\b/g, ['xit', 'xtest', '.skip']],
+    [/^[ \t]*(?:it|test)\s*\(|\bexpect\s*[(.]/gm, null],
+    [/\bTODO\b|[Ll]orem [Ii]psum/g, ['TODO', 'psum']],
+  ];
+  const region = fc.tuple(textOf(CODE, 80), fc.nat(), fc.nat());
+
+  it('matchLines and countMatches stop at the region end and still see matches that run past it', () => {
+    fc.assert(
+      fc.property(region, fc.constantFrom(...PATTERNS), ([text, a, b], [re, needles]) => {
+        const p = pattern(re, needles);
+        const [x, y] = [a % (text.length + 1), b % (text.length + 1)];
+        const from = text.lastIndexOf('\n', Math.min(x, y) - 1) + 1;
+        const to = Math.max(x, y);
+        expect(matchLines(p, text, from, to).map(({ index, evidence }) => ({ index, evidence }))).toEqual(referenceLines(re, text, from, to));
+        expect(countMatches(p, text, from, to)).toBe(referenceCount(re, text, from, to));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  /** Dense in what the lexer decides on: delimiters, quotes, comments, regex literals after a word or not. */
+  const LEXEMES = ['{', '}', '(', ')', '[', ']', '"', "'", '`', '${', '/', ' /', '/ ', '*', '\n', ' ', 'x', 'return', 'x\n', 'return\n', '\n/)/', '\\', '#', '/*', '*/', '//', '"""', "'a'", 'aaaaaaaa'];
+  it('worseBalance: the same answer as lexing both sides whole', () => {
+    const code = fc.oneof(textOf(CODE, 80), textOf(LEXEMES, 40));
+    const change = fc.oneof(
+      code.chain((before) => fc.tuple(fc.constant(before), fc.oneof(edited(before, CODE), edited(before, LEXEMES)))),
+      around(CODE, 30),
+      around(LEXEMES, 20),
+    );
+    fc.assert(
+      fc.property(change, fc.constantFrom<Lexer>('js', 'c', 'py', 'hash'), ([before, after], lexer) => {
+        const now = balance(after, lexer);
+        const then = balance(before, lexer).problems;
+        expect(worseBalance(before, after, changedRegion(before, after), lexer)).toEqual(now.problems > then ? { now, then } : null);
+      }),
+      { numRuns: 10000 },
+    );
+  });
+
+  it('worseBalance: a change just before the common end decides what a / after it is', () => {
+    // "return /)/" is a regex literal, "a /)/" a division and a stray ")": the change is one line, the
+    // same text follows it, and both sides reach it with nothing open.
+    expect(worseBalance('return\n/)/\n', 'a\n/)/\n', changedRegion('return\n/)/\n', 'a\n/)/\n'), 'js')).toMatchObject({ now: { problems: 1 }, then: 0 });
+  });
+
+  it.each([
+    // A C char literal may close up to 12 characters on, past a line's end: how the line before the change lexes depends on it.
+    ['c', "'\\*/\n\"'(", "'\\*/\naaaaaaaa'("],
+    // A comment that starts well before the change and ends inside it on one side only.
+    ['c', '/*aaaaaaaaaaaaaaaa\n\'\')', '/*aaaaaaaaaaaaaaaa\n*/\'\')'],
+  ] as const)('worseBalance on a change inside what began before it (%s: %j → %j)', (lexer, before, after) => {
+    const now = balance(after, lexer);
+    const then = balance(before, lexer).problems;
+    expect(worseBalance(before, after, changedRegion(before, after), lexer)).toEqual(now.problems > then ? { now, then } : null);
+    expect(worseBalance(after, before, changedRegion(after, before), lexer)).toEqual(then > now.problems ? { now: balance(before, lexer), then: now.problems } : null);
+  });
+
+  it('balance: the same lexer as before it could stop and resume', () => {
+    fc.assert(
+      fc.property(textOf(CODE, 120), fc.constantFrom<Lexer>('js', 'c', 'py', 'hash'), (text, lexer) => {
+        expect(balance(text, lexer)).toEqual(referenceBalance(text, lexer));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('parsesAsJson agrees with JSON.parse', () => {
+    const parses = (s: string): boolean => {
+      try {
+        JSON.parse(s);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    fc.assert(
+      fc.property(fc.oneof(textOf(JSON_PIECES, 30), fc.json(), fc.json().chain((j) => edited(j, JSON_PIECES))), (s) => {
+        expect(parsesAsJson(s)).toBe(parses(s));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('paragraphHashes: the same simhash as one counter per bit', () => {
+    fc.assert(
+      fc.property(textOf(PROSE, 60), fc.nat(25), (text, minWords) => {
+        expect(paragraphHashes(text, minWords)).toEqual(referenceHashes(text, minWords));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
