@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runLayer0, type FileChange } from '../../src/checks/layer0';
 import { balance, worseBalance } from '../../src/checks/layer0/delimiters';
+import { simpleHeading } from '../../src/checks/layer0/headings';
 import { parsesAsJson } from '../../src/checks/layer0/json';
 import { paragraphHashes } from '../../src/checks/layer0/simhash64';
 import { changedRegion, countMatches, matchLines, pattern, type Lexer } from '../../src/checks/layer0/text';
@@ -112,6 +113,43 @@ describe('Layer-0 fast paths give the reference hits', () => {
   });
 });
 
+describe('no_text_loop on large files', () => {
+  /** A long Markdown file of paragraphs from a few words, some of them copies or near copies of earlier ones. */
+  const bigFile = (seed: number): { paragraphs: string[]; random: (n: number) => number } => {
+    let state = seed >>> 0;
+    const random = (n: number): number => {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      return (state >>> 8) % n;
+    };
+    const words = 'cart total price line item tax order refund card days'.split(' ');
+    const paragraphs: string[] = [];
+    for (let k = 0; k < 4000; k++) {
+      const copy = k > 0 && random(6) === 0 ? paragraphs[random(k)]! : null;
+      const fresh = Array.from({ length: 20 + random(15) }, () => words[random(words.length)]!).join(' ');
+      paragraphs.push(copy === null ? fresh : random(2) ? copy : copy.replace(/\w+$/, 'again'));
+    }
+    return { paragraphs, random };
+  };
+
+  it('the paragraphs around a change decide what all of them decide', () => {
+    fc.assert(
+      fc.property(fc.integer(), fc.constantFrom('copy', 'near copy', 'rewrite', 'several'), (seed, edit) => {
+        const { paragraphs, random } = bigFile(seed);
+        const before = paragraphs.join('\n\n');
+        const at = random(paragraphs.length);
+        const next = [...paragraphs];
+        const some = (): string => paragraphs[random(paragraphs.length)]!;
+        if (edit === 'copy') next.splice(at, 0, some());
+        else if (edit === 'near copy') next.splice(at, 0, `${some()} too`);
+        else if (edit === 'rewrite') next[at] = some();
+        else next.splice(at, 3, some(), some(), `${some()} also`, some());
+        sameHits([{ path: 'docs/big.md', before: side(before), after: side(next.join('\n\n')) }]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
 describe('the fast paths one by one', () => {
   /** The straightforward search: re.exec from each position, over the whole text. */
   const referenceLines = (re: RegExp, text: string, from: number, to: number): { index: number; evidence: string }[] => {
@@ -201,6 +239,20 @@ describe('the fast paths one by one', () => {
         expect(balance(text, lexer)).toEqual(referenceBalance(text, lexer));
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it('simpleHeading reads a heading line as the heading regex does, when it reads it', () => {
+    const HEADING = /^(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$/;
+    const line = fc.array(fc.constantFrom('#', '#', ' ', ' ', '\t', 'a', 'B', '1', '.', '\r', 'é', '\u2028', '\u00a0', '#x'), { maxLength: 14 }).map((ps) => ps.join(''));
+    fc.assert(
+      fc.property(line, (l) => {
+        const level = simpleHeading(l);
+        if (level === 0) return;
+        const m = HEADING.exec(l);
+        expect([m?.[1]?.length, (m?.[2] ?? '').replace(/\s+/g, ' ').trim()]).toEqual([level, l.slice(level + 1)]);
+      }),
+      { numRuns: 20000 },
     );
   });
 

@@ -6,7 +6,7 @@ import { balance, worseBalance } from './delimiters';
 import { copyState, headings, headingsIn, sameState, startState, type Heading } from './headings';
 import { parsesAsJson } from './json';
 import type { Layer0Hit } from './hit';
-import { paragraphHashes, popcount } from './simhash64';
+import { paragraphHashes, popcount, type Hashed } from './simhash64';
 import { changedRegion, linesOf, clipLine, introducedLines, lexerFor, lineAround, pattern, regionOf, type Lexer, type Region } from './text';
 
 const PLACEHOLDER = pattern(/\b(?:TODO|FIXME|XXX|TBD)\b|[Ll]orem [Ii]psum|\b[Ii]mplement me\b/g, ['TODO', 'FIXME', 'XXX', 'TBD', 'psum', 'mplement me']);
@@ -196,6 +196,50 @@ const paragraphRanges = (text: string, from: number, to: number): { index: numbe
 
 const flat = (text: string, p: { index: number; end: number }): string => text.slice(p.index, p.end).replace(/\s+/g, ' ').toLowerCase();
 
+/** The bucket of a hash in one of the 10 bands. */
+const bucketOf = (band: number, hi: number, lo: number): number => {
+  const k = band % BANDS.length;
+  return band * 128 + (((band < BANDS.length ? hi : lo) >>> BAND_SHIFTS[k]!) & ((1 << BANDS[k]!) - 1));
+};
+
+/**
+ * The paragraphs (of 20+ words) around the fresh ones that decide what the bands compare them with:
+ * each fresh paragraph is compared with the last PER_BUCKET before it in each of its buckets, and with
+ * the next PER_BUCKET after it (it leaves their ring then). The paragraphs of `near` (text[from, to),
+ * both at blank lines) are widened, doubling, to blank lines further out until every fresh paragraph
+ * has that many on both sides in each of its buckets, or the text ends: the bands run over these give
+ * what they give over the whole file.
+ */
+function around(text: string, near: Hashed[], freshAt: ReadonlySet<number>, from: number, to: number): Hashed[] {
+  let all = near;
+  for (let step = 64 * 1024; ; step *= 2) {
+    if (enoughAround(all, freshAt, from === 0, to === text.length)) return all;
+    const start = from - step - 1 < 0 ? 0 : text.lastIndexOf('\n\n', from - step - 1) + 1;
+    const next = to === text.length ? -1 : text.indexOf('\n\n', to + step);
+    const end = next === -1 ? text.length : next;
+    all = [...paragraphHashes(text, LOOP_MIN_WORDS, start, from), ...all, ...paragraphHashes(text, LOOP_MIN_WORDS, to, end)];
+    [from, to] = [start, end];
+  }
+}
+
+/** Every fresh paragraph has PER_BUCKET others in each of its buckets before it (or the start is the text's) and after it (or the end is). */
+function enoughAround(all: readonly Hashed[], freshAt: ReadonlySet<number>, atStart: boolean, atEnd: boolean): boolean {
+  if (atStart && atEnd) return true;
+  const counts = new Int32Array(2 * BANDS.length * 128);
+  const total = new Int32Array(counts.length);
+  for (const p of all) for (let band = 0; band < 2 * BANDS.length; band++) total[bucketOf(band, p.hi, p.lo)]! += 1;
+  for (const p of all) {
+    const fresh = freshAt.has(p.index);
+    for (let band = 0; band < 2 * BANDS.length; band++) {
+      const b = bucketOf(band, p.hi, p.lo);
+      // counts[b]: how many of the bucket come before p.
+      if (fresh && ((!atStart && counts[b]! < PER_BUCKET) || (!atEnd && total[b]! - counts[b]! - 1 < PER_BUCKET))) return false;
+      counts[b]! += 1;
+    }
+  }
+  return true;
+}
+
 /** Paragraphs of 20 words or more that repeat another (simhash similarity ≥ 0.85), one of them written by the fix. */
 export function noTextLoop(path: string, before: string | null, after: string, known?: Region): Layer0Hit[] {
   const region = known ?? regionOf(before, after);
@@ -209,25 +253,29 @@ export function noTextLoop(path: string, before: string | null, after: string, k
   // (outside the region both sides are the same text).
   const old = new Map<string, number>();
   if (before !== null) for (const p of paragraphRanges(before, region.start, region.beforeEnd)) old.set(flat(before, p), (old.get(flat(before, p)) ?? 0) + 1);
+  // (A new file: all of them.)
   const freshAt = new Set<number>();
-  for (const p of near) {
-    if (p.end <= region.start || p.index >= region.afterEnd) continue;
-    if (before !== null) {
+  if (before !== null) {
+    for (const p of near) {
+      if (p.end <= region.start || p.index >= region.afterEnd) continue;
       const key = flat(after, p);
       const left = old.get(key) ?? 0;
-      if (left > 0) {
-        old.set(key, left - 1);
-        continue;
-      }
+      if (left > 0) old.set(key, left - 1);
+      else freshAt.add(p.index);
     }
-    freshAt.add(p.index);
-  }
-  if (freshAt.size === 0) return [];
-  const all = from === 0 && to === after.length ? near : paragraphHashes(after, LOOP_MIN_WORDS);
+    if (freshAt.size === 0) return [];
+  } else if (near.length === 0) return [];
+  const all = before === null ? near : around(after, near, freshAt, from, to);
   const n = all.length;
-  const his = Int32Array.from(all, (p) => p.hi);
-  const los = Int32Array.from(all, (p) => p.lo);
-  const fresh = Uint8Array.from(all, (p) => (freshAt.has(p.index) ? 1 : 0));
+  const his = new Int32Array(n);
+  const los = new Int32Array(n);
+  const fresh = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = all[i]!;
+    his[i] = p.hi;
+    los[i] = p.lo;
+    fresh[i] = before === null || freshAt.has(p.index) ? 1 : 0;
+  }
   // Candidate pairs through the bands; each fresh paragraph is reported once, with the one it repeats
   // (other[i], −1 while none). Each bucket keeps its latest PER_BUCKET members in a ring.
   const other = new Int32Array(n).fill(-1);
@@ -239,8 +287,7 @@ export function noTextLoop(path: string, before: string | null, after: string, k
     const hi = his[i]!;
     const lo = los[i]!;
     for (let band = 0; band < 2 * BANDS.length; band++) {
-      const k = band % BANDS.length;
-      const bucket = band * 128 + (((band < BANDS.length ? hi : lo) >>> BAND_SHIFTS[k]!) & ((1 << BANDS[k]!) - 1));
+      const bucket = bucketOf(band, hi, lo);
       const count = filled[bucket]!;
       const done = fresh[i] === 1 && other[i] !== -1;
       for (let m = Math.max(0, count - PER_BUCKET); m < count && !done; m++) {

@@ -148,18 +148,14 @@ class Scan {
     if (!this.first || index < this.first.index) this.first = { index, kind, char };
   }
 
-  private push(close: number, index: number): void {
-    if (this.depth === this.closes.length) {
-      const closes = new Int32Array(this.depth * 2);
-      closes.set(this.closes);
-      this.closes = closes;
-      const opens = new Int32Array(this.depth * 2);
-      opens.set(this.opens);
-      this.opens = opens;
-    }
-    this.closes[this.depth] = close;
-    this.opens[this.depth] = index;
-    this.depth += 1;
+  /** Room for one more open delimiter. */
+  private grow(): void {
+    const closes = new Int32Array(this.closes.length * 2);
+    closes.set(this.closes);
+    this.closes = closes;
+    const opens = new Int32Array(this.opens.length * 2);
+    opens.set(this.opens);
+    this.opens = opens;
   }
 
   /** Lexes the tokens that start before `limit` (with `one`, only up to the first that is not plain text). */
@@ -169,7 +165,10 @@ class Scan {
     const js = lexer === 'js';
     const slashComments = js || lexer === 'c';
     const hashComments = lexer === 'py' || lexer === 'hash';
+    // The stack in locals while lexing (written back before anything else reads it).
+    let { closes, opens, depth } = this;
     let i = this.i;
+    let tokenStart = this.tokenStart;
     while (i < end) {
       const c = text.charCodeAt(i);
       const kind = c < 128 ? KINDS[c]! : Kind.Plain;
@@ -177,28 +176,33 @@ class Scan {
         i += 1;
         continue;
       }
-      this.tokenStart = i;
+      tokenStart = i;
       if (kind === Kind.Open) {
-        this.push(CLOSE_OF[c]!, i);
+        if (depth === closes.length) {
+          this.grow();
+          ({ closes, opens } = this);
+        }
+        closes[depth] = CLOSE_OF[c]!;
+        opens[depth] = i;
+        depth += 1;
         i += 1;
       } else if (kind === Kind.Close) {
-        const top = this.depth - 1;
-        const close = top >= 0 ? this.closes[top]! : 0;
+        const top = depth - 1;
+        const close = top >= 0 ? closes[top]! : 0;
         if (close === TEMPLATE_OPEN && c === 0x7d) {
-          // The end of a template literal's ${…}: back into its text.
-          this.depth -= 1;
+          // The end of a template literal's ${…}: back into its text (its entry stays when another ${ follows).
           const next = afterTemplate(text, i + 1);
-          if (next < 0) this.push(TEMPLATE_OPEN, this.opens[top]!);
+          if (next >= 0) depth -= 1;
           i = next < 0 ? -next - 1 : next;
         } else {
-          if (top >= 0 && close === c) this.depth -= 1;
+          if (top >= 0 && close === c) depth -= 1;
           else {
             // A mismatch: close back to a matching opener when there is one, else the closer is stray.
             let k = top;
-            while (k >= 0 && this.closes[k] !== c) k -= 1;
+            while (k >= 0 && closes[k] !== c) k -= 1;
             if (k >= 0) {
-              for (let j = top; j > k; j--) this.problem(this.opens[j]!, 'unclosed', text[this.opens[j]!]!);
-              this.depth = k;
+              for (let j = top; j > k; j--) this.problem(opens[j]!, 'unclosed', text[opens[j]!]!);
+              depth = k;
             } else this.problem(i, 'unexpected', text[i]!);
           }
           i += 1;
@@ -214,7 +218,15 @@ class Scan {
       } else if (kind === Kind.Backtick) {
         if (js) {
           const next = afterTemplate(text, i + 1);
-          if (next < 0) this.push(TEMPLATE_OPEN, i);
+          if (next < 0) {
+            if (depth === closes.length) {
+              this.grow();
+              ({ closes, opens } = this);
+            }
+            closes[depth] = TEMPLATE_OPEN;
+            opens[depth] = i;
+            depth += 1;
+          }
           i = next < 0 ? -next - 1 : next;
         } else if (lexer === 'c') i = upTo(text, '`', i + 1, 1); // Go's raw strings
         else i += 1;
@@ -229,6 +241,8 @@ class Scan {
       if (one) break;
     }
     this.i = i;
+    this.depth = depth;
+    this.tokenStart = tokenStart;
   }
 
   /** At the end of the text: every delimiter still open is a problem. */

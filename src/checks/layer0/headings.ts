@@ -24,6 +24,27 @@ export const sameState = (a: HeadingState, b: HeadingState): boolean => a.fence 
 
 const MARKS = ['\n#', '\n```', '\n~~~'];
 
+/**
+ * The level of a heading that HEADING reads as its level and the rest of the line after one space,
+ * already normalised (1 to 6 #, one space, then printable ASCII words with single spaces between, not
+ * ending in #), or 0 when the regex must read it.
+ */
+export function simpleHeading(line: string): number {
+  let level = 0;
+  while (level < line.length && line.charCodeAt(level) === 0x23) level += 1;
+  if (level === 0 || level > 6 || line.charCodeAt(level) !== 0x20 || line.length === level + 1) return 0;
+  let space = true;
+  for (let k = level + 1; k < line.length; k++) {
+    const c = line.charCodeAt(k);
+    if (c === 0x20) {
+      if (space) return 0;
+      space = true;
+    } else if (c < 0x21 || c > 0x7e) return 0;
+    else space = false;
+  }
+  return space || line.charCodeAt(line.length - 1) === 0x23 ? 0 : level;
+}
+
 /** The headings of the lines of text that start in [from, to), from `state` (which is updated). */
 export function headingsIn(text: string, from: number, to: number, state: HeadingState): Heading[] {
   const out: Heading[] = [];
@@ -36,7 +57,12 @@ export function headingsIn(text: string, from: number, to: number, state: Headin
   for (;;) {
     let index = -1;
     let which = -1;
-    for (let k = 0; k < next.length; k++) if (next[k]! !== -1 && (index === -1 || next[k]! < index)) [index, which] = [next[k]!, k];
+    for (let k = 0; k < next.length; k++) {
+      if (next[k]! !== -1 && (index === -1 || next[k]! < index)) {
+        index = next[k]!;
+        which = k;
+      }
+    }
     if (index === -1 || index >= to) break;
     if (which < MARKS.length) {
       const i = text.indexOf(MARKS[which]!, index);
@@ -51,10 +77,16 @@ export function headingsIn(text: string, from: number, to: number, state: Headin
       else if (line.startsWith(state.fence)) state.fence = null;
       continue;
     }
-    const m = state.fence === null ? HEADING.exec(line) : null;
-    if (!m) continue;
-    const level = m[1]!.length;
-    const title = (m[2] ?? '').replace(/\s+/g, ' ').trim();
+    if (state.fence !== null) continue;
+    const simple = simpleHeading(line);
+    let level = simple;
+    let title = simple > 0 ? line.slice(simple + 1) : '';
+    if (simple === 0) {
+      const m = HEADING.exec(line);
+      if (!m) continue;
+      level = m[1]!.length;
+      title = (m[2] ?? '').replace(/\s+/g, ' ').trim();
+    }
     const lower = title.toLowerCase();
     const { parents } = state;
     parents.length = Math.min(parents.length, level - 1);
