@@ -188,7 +188,7 @@ const LOOP_MIN_WORDS = 20;
 /** 10 bands of the 64 bits, five per half: two hashes within 9 bits of each other (≥ 0.85) agree on at least one band. */
 const BANDS = [6, 6, 6, 7, 7];
 const BAND_SHIFTS = [0, 6, 12, 18, 25];
-/** Each paragraph is compared with this many earlier ones per band (the latest): linear, and a loop repeats. */
+/** Each paragraph is compared with this many earlier ones per band (the latest): linear, and a loop repeats. A power of 2 (a ring). */
 const PER_BUCKET = 4;
 
 /** Paragraphs (text between blank lines) of text[from, to), as ranges. */
@@ -196,11 +196,11 @@ const paragraphRanges = (text: string, from: number, to: number): { index: numbe
 
 const flat = (text: string, p: { index: number; end: number }): string => text.slice(p.index, p.end).replace(/\s+/g, ' ').toLowerCase();
 
+/** Per band (10): the shift and the mask of its bits in its half. */
+const SHIFT = Int32Array.from([...BAND_SHIFTS, ...BAND_SHIFTS]);
+const MASK = Int32Array.from([...BANDS, ...BANDS], (bits) => (1 << bits) - 1);
 /** The bucket of a hash in one of the 10 bands. */
-const bucketOf = (band: number, hi: number, lo: number): number => {
-  const k = band % BANDS.length;
-  return band * 128 + (((band < BANDS.length ? hi : lo) >>> BAND_SHIFTS[k]!) & ((1 << BANDS[k]!) - 1));
-};
+const bucketOf = (band: number, hi: number, lo: number): number => band * 128 + (((band < BANDS.length ? hi : lo) >>> SHIFT[band]!) & MASK[band]!);
 
 /**
  * The paragraphs (of 20+ words) around the fresh ones that decide what the bands compare them with:
@@ -286,21 +286,25 @@ export function noTextLoop(path: string, before: string | null, after: string, k
   for (let i = 0; i < n; i++) {
     const hi = his[i]!;
     const lo = los[i]!;
+    const mineIsI = fresh[i] === 1;
     for (let band = 0; band < 2 * BANDS.length; band++) {
       const bucket = bucketOf(band, hi, lo);
       const count = filled[bucket]!;
-      const done = fresh[i] === 1 && other[i] !== -1;
-      for (let m = Math.max(0, count - PER_BUCKET); m < count && !done; m++) {
-        const j = ring[bucket * PER_BUCKET + (m % PER_BUCKET)]!;
-        const mine = fresh[i] === 1 ? i : j;
-        if (fresh[mine] !== 1 || other[mine] !== -1) continue;
-        const s = 1 - (popcount(hi ^ his[j]!) + popcount(lo ^ los[j]!)) / 64;
-        if (s >= LOOP_SIMILARITY) {
-          other[mine] = mine === i ? j : i;
-          percent[mine] = Math.round(s * 100);
+      const base = bucket * PER_BUCKET;
+      if (!(mineIsI && other[i] !== -1)) {
+        for (let m = count > PER_BUCKET ? count - PER_BUCKET : 0; m < count; m++) {
+          const j = ring[base + (m & (PER_BUCKET - 1))]!;
+          const mine = mineIsI ? i : j;
+          if (fresh[mine] !== 1 || other[mine] !== -1) continue;
+          const s = 1 - (popcount(hi ^ his[j]!) + popcount(lo ^ los[j]!)) / 64;
+          if (s >= LOOP_SIMILARITY) {
+            other[mine] = mine === i ? j : i;
+            percent[mine] = Math.round(s * 100);
+            if (mineIsI) break;
+          }
         }
       }
-      ring[bucket * PER_BUCKET + (count % PER_BUCKET)] = i;
+      ring[base + (count & (PER_BUCKET - 1))] = i;
       filled[bucket] = count + 1;
     }
   }
