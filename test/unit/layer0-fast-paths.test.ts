@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { runLayer0, type FileChange } from '../../src/checks/layer0';
 import { balance, worseBalance } from '../../src/checks/layer0/delimiters';
 import { simpleHeading } from '../../src/checks/layer0/headings';
-import { parsesAsJson } from '../../src/checks/layer0/json';
+import { breaksJson, parsesAsJson } from '../../src/checks/layer0/json';
 import { paragraphHashes } from '../../src/checks/layer0/simhash64';
 import { changedRegion, countMatches, matchLines, pattern, type Lexer } from '../../src/checks/layer0/text';
 import { runLayer0 as referenceLayer0 } from './layer0-reference';
@@ -240,6 +240,38 @@ describe('the fast paths one by one', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('breaksJson: the same answer as parsing both sides whole', () => {
+    const parses = (s: string): boolean => {
+      try {
+        JSON.parse(s);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const valid = fc.json().map((j) => JSON.stringify(JSON.parse(j), null, 1));
+    const change = fc.oneof(
+      valid.chain((before) => fc.tuple(fc.constant(before), edited(before, JSON_PIECES))),
+      around(JSON_PIECES, 20),
+      fc.tuple(valid, fc.nat(), textOf(JSON_PIECES, 3), textOf(JSON_PIECES, 3)).map(([j, at, x, y]): [string, string] => {
+        const k = at % (j.length + 1);
+        return [j.slice(0, k) + x + j.slice(k), j.slice(0, k) + y + j.slice(k)];
+      }),
+    );
+    fc.assert(
+      fc.property(change, ([before, after]) => {
+        expect(breaksJson(before, after, changedRegion(before, after))).toBe(!parses(after) && parses(before));
+      }),
+      { numRuns: 10000 },
+    );
+  });
+
+  it('breaksJson on a change that a token from before it runs into (blank lines, then the changed value)', () => {
+    // Before the fix it did not parse ("x"): nothing broke, though the fix's own text is broken too.
+    expect(breaksJson('[1,\n\n\n x, 2]', '[1,\n\n\n 3, 2,]', changedRegion('[1,\n\n\n x, 2]', '[1,\n\n\n 3, 2,]'))).toBe(false);
+    expect(breaksJson('[1,\n\n\n 4, 2]', '[1,\n\n\n 3, 2,]', changedRegion('[1,\n\n\n 4, 2]', '[1,\n\n\n 3, 2,]'))).toBe(true);
   });
 
   it('simpleHeading reads a heading line as the heading regex does, when it reads it', () => {

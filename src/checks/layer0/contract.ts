@@ -4,7 +4,7 @@
  */
 import { balance, worseBalance } from './delimiters';
 import { copyState, headings, headingsIn, sameState, startState, type Heading } from './headings';
-import { parsesAsJson } from './json';
+import { breaksJson, parsesAsJson } from './json';
 import type { Layer0Hit } from './hit';
 import { paragraphHashes, popcount, type Hashed } from './simhash64';
 import { changedRegion, linesOf, clipLine, introducedLines, lexerFor, lineAround, pattern, regionOf, type Lexer, type Region } from './text';
@@ -132,7 +132,9 @@ export function jsonErrorIndex(s: string): number {
 }
 
 /** A .json file that parsed before the fix and does not now (a JSONC file that never parsed is left alone). */
-export function jsonValid(path: string, before: string | null, after: string): Layer0Hit[] {
+export function jsonValid(path: string, before: string | null, after: string, region?: Region): Layer0Hit[] {
+  // A change (without a byte-order mark): scanned as far as it can make a difference.
+  if (before !== null && region && before.charCodeAt(0) !== 0xfeff && after.charCodeAt(0) !== 0xfeff && !breaksJson(before, after, region)) return [];
   const now = jsonError(after);
   if (!now || (before !== null && jsonError(before) !== null)) return [];
   const index = Math.max(0, Math.min(now.index, after.length));

@@ -46,7 +46,7 @@ export function runLayer0(changes: readonly FileChange[], disabled: readonly Lay
     hits.push(...noPlaceholder(path, before, after, region));
     const lexer = lexerFor(path);
     if (lexer) hits.push(...balancedDelimiters(path, before, after, lexer, region));
-    if (isJson(path)) hits.push(...jsonValid(path, before, after));
+    if (isJson(path)) hits.push(...jsonValid(path, before, after, region));
     if (isMarkdown(path)) hits.push(...noDuplicateHeadings(path, before, after, region));
     if (isProse(path)) hits.push(...noTextLoop(path, before, after, region));
     if (isCode(path)) hits.push(...testSkipped(path, before, after, region), ...suppressionAdded(path, before, after, region), ...emptyCatch(path, before, after, region));

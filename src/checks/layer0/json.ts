@@ -127,3 +127,166 @@ export function parsesAsJson(s: string): boolean {
     }
   }
 }
+
+/** What a JSON scan expects next. */
+const enum Expect {
+  Value,
+  /** A value or the `]` of an empty array. */
+  FirstValue,
+  Key,
+  /** A key or the `}` of an empty object. */
+  FirstKey,
+  /** A comma, the container's close, or (at the top) the end. */
+  After,
+  Done,
+  Failed,
+}
+
+/** A JSON scan between tokens (a token is the whitespace before it and itself): resumable, like the lexer. */
+class JsonScan {
+  i = 0;
+  expect = Expect.Value;
+  depth = 0;
+  stack = new Uint8Array(64);
+  tokenStart = 0;
+
+  constructor(readonly s: string) {}
+
+  get failed(): boolean {
+    return this.expect === Expect.Failed;
+  }
+
+  get ended(): boolean {
+    return this.expect === Expect.Done || this.expect === Expect.Failed;
+  }
+
+  copyFor(s: string): JsonScan {
+    const c = new JsonScan(s);
+    c.i = this.i;
+    c.expect = this.expect;
+    c.depth = this.depth;
+    c.stack = this.stack.slice();
+    c.tokenStart = this.tokenStart;
+    return c;
+  }
+
+  same(o: JsonScan): boolean {
+    if (this.expect !== o.expect || this.depth !== o.depth) return false;
+    for (let k = 0; k < this.depth; k++) if (this.stack[k] !== o.stack[k]) return false;
+    return true;
+  }
+
+  private push(kind: number): void {
+    if (this.depth === this.stack.length) {
+      const grown = new Uint8Array(this.depth * 2);
+      grown.set(this.stack);
+      this.stack = grown;
+    }
+    this.stack[this.depth++] = kind;
+  }
+
+  /** Scans the tokens that start before `limit` (with `one`, only the next one), until done or failed. */
+  run(limit: number, one = false): void {
+    const { s } = this;
+    const n = s.length;
+    // At the text's end one more token decides: done, or failed.
+    while (this.expect !== Expect.Done && this.expect !== Expect.Failed && (this.i < limit || (this.i === n && limit >= n))) {
+      this.tokenStart = this.i;
+      const i = skipWs(s, this.i);
+      const c = s.charCodeAt(i);
+      let next = -1;
+      switch (this.expect) {
+        case Expect.Value:
+        case Expect.FirstValue:
+          if (this.expect === Expect.FirstValue && c === 0x5d) {
+            this.depth -= 1;
+            next = i + 1;
+            this.expect = Expect.After;
+          } else if (c === 0x7b || c === 0x5b) {
+            this.push(c === 0x7b ? OBJECT : ARRAY);
+            next = i + 1;
+            this.expect = c === 0x7b ? Expect.FirstKey : Expect.FirstValue;
+          } else {
+            if (c === 0x22) next = afterString(s, i);
+            else if (c === 0x74) next = s.startsWith('true', i) ? i + 4 : -1;
+            else if (c === 0x66) next = s.startsWith('false', i) ? i + 5 : -1;
+            else if (c === 0x6e) next = s.startsWith('null', i) ? i + 4 : -1;
+            else next = afterNumber(s, i);
+            this.expect = Expect.After;
+          }
+          break;
+        case Expect.Key:
+        case Expect.FirstKey:
+          if (this.expect === Expect.FirstKey && c === 0x7d) {
+            this.depth -= 1;
+            next = i + 1;
+            this.expect = Expect.After;
+          } else {
+            next = afterKey(s, i);
+            this.expect = Expect.Value;
+          }
+          break;
+        default: {
+          // After a value.
+          if (this.depth === 0) {
+            this.expect = i === n ? Expect.Done : Expect.Failed;
+            next = i;
+            break;
+          }
+          const top = this.stack[this.depth - 1];
+          if (c === 0x2c) {
+            next = i + 1;
+            this.expect = top === OBJECT ? Expect.Key : Expect.Value;
+          } else if (c === (top === OBJECT ? 0x7d : 0x5d)) {
+            this.depth -= 1;
+            next = i + 1;
+          }
+        }
+      }
+      if (next < 0) {
+        this.expect = Expect.Failed;
+        return;
+      }
+      this.i = next;
+      if (one) return;
+    }
+  }
+}
+
+/**
+ * Whether a change breaks JSON that parsed: !parsesAsJson(after) && parsesAsJson(before), from
+ * scanning the common start once and each side only until both are in the same state again (from
+ * there on both parse or neither does).
+ */
+export function breaksJson(before: string, after: string, region: { start: number; beforeEnd: number; afterEnd: number }): boolean {
+  // The common start, up to a token that reads nothing of the change (a number reads one character past its end).
+  let a = new JsonScan(after);
+  a.run(region.start - 2);
+  if (a.i >= region.start) {
+    const last = a.tokenStart;
+    a = new JsonScan(after);
+    a.run(last);
+  }
+  // Failing there (a JSONC file, say): how far the failing token read is not known, so both are parsed whole.
+  if (a.failed) return !parsesAsJson(after) && parsesAsJson(before);
+  const b = a.copyFor(before);
+  a.run(region.afterEnd);
+  b.run(region.beforeEnd);
+  for (;;) {
+    // Before the fix it did not parse: nothing broke.
+    if (b.failed) return false;
+    if (a.ended && b.ended) return a.failed;
+    const oa = a.i - region.afterEnd;
+    const ob = b.i - region.beforeEnd;
+    if (a.ended) b.run(before.length);
+    else if (b.ended) a.run(after.length);
+    else if (oa < ob) a.run(region.afterEnd + ob);
+    else if (ob < oa) b.run(region.beforeEnd + oa);
+    // The same state at the same place of the same text: both parse, or neither does.
+    else if (a.same(b)) return false;
+    else {
+      a.run(after.length, true);
+      b.run(before.length, true);
+    }
+  }
+}
