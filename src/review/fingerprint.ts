@@ -2,8 +2,8 @@
  * Finding identity: a fingerprint that survives line shifts and rewording, built from the file, the
  * normalised category and the normalised evidence (or the code around the cited line). Pure.
  */
-import crypto from 'node:crypto';
 import { Buffer } from 'node:buffer';
+import { sha256 } from '../state/digest';
 
 /** Category families: reviewers name the same kind of defect differently. Checked in order. */
 const FAMILIES: [family: string, pattern: RegExp][] = [
@@ -101,12 +101,8 @@ export interface IdentityKey {
   text: string;
 }
 
-/** crypto.hash (Node ≥ 20.12) is the one-shot form of createHash, several times cheaper per call. */
-const sha256 = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
-
 export function fingerprintOf(key: IdentityKey): string {
-  const data = `${key.file}\0${key.family}\0${key.text}`;
-  return (sha256 ? sha256('sha256', data, 'hex') : crypto.createHash('sha256').update(data).digest('hex')).slice(0, 12);
+  return sha256(`${key.file}\0${key.family}\0${key.text}`).slice(0, 12);
 }
 
 /** Evidence shorter than this never matches by containment (too generic: "return x;"). */

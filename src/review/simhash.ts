@@ -1,7 +1,7 @@
 /** 64-bit simhash over word shingles, for seed 000's fixpoint check (similarity ≥ 0.95). Pure. */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../state/digest';
 
-const hash64 = (text: string): bigint => BigInt(`0x${createHash('sha256').update(text).digest('hex').slice(0, 16)}`);
+const hash64 = (text: string): bigint => BigInt(`0x${sha256(text).slice(0, 16)}`);
 
 export function simhash(text: string): bigint {
   const words = text.toLowerCase().match(/[a-z0-9_]+/g) ?? [];

@@ -3,10 +3,10 @@
  * named after its writer's pid in one folder per destination tree, and sweepTemps() removes those of
  * dead writers. Writes are atomic against a killed process (rename), not fsynced against power loss.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { randomHex } from '../state/digest';
 
 /** The folder under a destination tree (.agents/tmp, the record) that holds its temporary files. */
 export const TEMP_DIR = '.tmp';
@@ -71,5 +71,5 @@ export const HOST = os.hostname();
 export function tempPath(tempRoot: string): string {
   const dir = path.join(tempRoot, TEMP_DIR);
   fs.mkdirSync(dir, { recursive: true });
-  return path.join(dir, `${process.pid}.${(++counter).toString(16)}${randomBytes(4).toString('hex')}.tmp`);
+  return path.join(dir, `${process.pid}.${(++counter).toString(16)}${randomHex(4)}.tmp`);
 }

@@ -11,9 +11,9 @@
  * it has no pid-based option, and breaking a stale lock (rmdir, mkdir) can remove a lock just taken by a
  * third process. Breaking here happens under a short guard and only if the lock is still the dead one.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { randomHex } from '../state/digest';
 import { HookFailure } from './errors';
 import { HOST, isRunning, removeFile, tempPath } from './files';
 
@@ -41,7 +41,7 @@ export interface LockOptions {
 
 /** Runs fn while holding the lock file at `lockPath`. */
 export async function withFileLock<T>(lockPath: string, options: LockOptions, fn: () => Promise<T>): Promise<T> {
-  const token = `${process.pid}-${randomBytes(8).toString('hex')}`;
+  const token = `${process.pid}-${randomHex(8)}`;
   const deadline = Date.now() + (options.waitMs ?? 25_000);
   let delay = 5;
   for (;;) {

@@ -112,6 +112,22 @@ export function getObject(dir: string, digest: string): string | null {
   }
 }
 
+/**
+ * Whether the stored object `digest` holds exactly `text`: then `text` has that digest, found by reading
+ * the object rather than hashing the text (the gates' state check runs on every tool call, and hashing
+ * loads node:crypto). The object is not hashed either. Whoever could put other text under that name
+ * could as well rewrite record.json beside it with the digest of their own text, so this check trusts
+ * the record's folder exactly as the digest check does.
+ */
+export function objectHolds(dir: string, digest: string, text: string): boolean {
+  if (!/^[0-9a-f]{64}$/.test(digest)) return false;
+  try {
+    return fs.readFileSync(objectFile(dir, digest), 'utf8') === text;
+  } catch {
+    return false;
+  }
+}
+
 /** Removes every stored object but these. */
 export function pruneObjects(dir: string, keep: ReadonlySet<string>): void {
   let names: string[];

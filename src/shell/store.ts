@@ -15,7 +15,7 @@ import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, TMP_DIR, isRecorded, re
 import { State, STATE_VERSION } from '../state/schema';
 import { sweepTemps, writeAtomic } from './files';
 import { withFileLock } from './lock';
-import { checkDigest, emptyRecord, getObject, pruneObjects, putObject, readRecord, recordDir, setMarker, writeRecord, type IntegrityRecord } from './record';
+import { checkDigest, emptyRecord, getObject, objectHolds, pruneObjects, putObject, readRecord, recordDir, setMarker, writeRecord, type IntegrityRecord } from './record';
 
 export const statePath = (root: string): string => path.join(root, STATE_FILE);
 const tmpRoot = (root: string): string => path.join(root, TMP_DIR);
@@ -104,7 +104,7 @@ export function loadFrom(store: Store, full: boolean): Loaded {
     if (raw.kind === 'absent') return { kind: 'none' };
     return sound(raw.kind === 'unreadable' ? { kind: 'broken', problem: raw.problem } : parseState(raw.text));
   }
-  const check = checkDigest(record, STATE_FILE, raw.kind === 'text' ? sha256(raw.text) : raw.kind === 'absent' ? null : 'unreadable');
+  const check = checkDigest(record, STATE_FILE, raw.kind === 'text' ? stateDigest(store, raw.text) : raw.kind === 'absent' ? null : 'unreadable');
   if (!check.ok) {
     const trusted = trustedState(store);
     if (check.problem === 'deleted' && trusted && cancelledElsewhere(store.root, trusted.runId)) return { kind: 'none' };
@@ -115,6 +115,12 @@ export function loadFrom(store: Store, full: boolean): Loaded {
   if (loaded.kind !== 'ok' || !full) return loaded;
   const problems = ownedFileProblems(store, loaded.state);
   return problems.length === 0 ? loaded : { kind: 'tampered', state: loaded.state, problems };
+}
+
+/** The digest of state.json's text: the recorded one when the hooks' copy of the state holds that very text (no hashing). */
+function stateDigest(store: Store, text: string): string {
+  const expected = store.record?.files[STATE_FILE];
+  return expected && store.dir && objectHolds(store.dir, expected, text) ? expected : sha256(text);
 }
 
 /**
@@ -156,8 +162,9 @@ function digestOf(file: string): string | null {
 }
 
 /**
- * An unlocked read, for the gates: one small record read and one sha256 of state.json. A commit may run
- * between the two reads, so a mismatch is read once more before it counts.
+ * An unlocked read, for the gates: one small record read, and state.json compared with the hooks' copy
+ * (hashed only when it differs). A commit may run between the two reads, so a mismatch is read once more
+ * before it counts.
  */
 export function load(root: string, env: NodeJS.ProcessEnv = process.env): Loaded {
   let loaded = loadFrom(openStore(root, env), false);

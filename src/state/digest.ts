@@ -1,7 +1,24 @@
-import crypto from 'node:crypto';
+/**
+ * sha256 and random names, with node:crypto loaded on the first call rather than at start: loading it
+ * (and the streams it pulls in) costs a hook about 4 % of a node start, and the gates' common path
+ * needs neither (shell/store.ts compares state.json with the hooks' copy instead of hashing it).
+ */
+import { createRequire } from 'node:module';
 
-// crypto.hash (node 20.12 and 21.7 on) hashes in one call, without a Hash object per digest.
-const oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string }).hash;
+type Crypto = typeof import('node:crypto');
+let loaded: Crypto | undefined;
+// A builtin resolves from anywhere: '/' serves as the base in the bundles (CommonJS) and in the tests (ES modules).
+const crypto = (): Crypto => (loaded ??= createRequire('/')('node:crypto') as Crypto);
+
+/** crypto.hash (node 20.12 and 21.7 on) hashes in one call, without a Hash object per digest. */
+type OneShot = (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string;
 
 /** The sha256 of a text or its bytes, hex: how the hooks pin the files and reviews they own. */
-export const sha256 = (data: string | Uint8Array): string => (oneShot ? oneShot('sha256', data, 'hex') : crypto.createHash('sha256').update(data).digest('hex'));
+export function sha256(data: string | Uint8Array): string {
+  const c = crypto();
+  const oneShot = (c as { hash?: OneShot }).hash;
+  return oneShot ? oneShot('sha256', data, 'hex') : c.createHash('sha256').update(data).digest('hex');
+}
+
+/** `bytes` random bytes as hex: unique names for temporary files and lock tickets. */
+export const randomHex = (bytes: number): string => crypto().randomBytes(bytes).toString('hex');

@@ -81,6 +81,18 @@ describe('the node builtins a hook run loads', () => {
     expect(modules.filter((m) => NOT_ON_START.includes(m))).toEqual([]);
   });
 
+  // node:crypto and node:v8 each load node's streams: the gates need neither (state.json is compared with
+  // the hooks' copy, not hashed; the Bash gate's --liftoff-only is on its command line).
+  it.each([
+    ['the edit gate denying the orchestrator', (l: Loop) => l.gateWrite(l.dir.abs('src/a.ts'), null)],
+    ["the edit gate in another session's loop", (l: Loop) => l.gateWrite(l.dir.abs('src/a.ts'), null, { session_id: 'another-session' })],
+    ['the Bash gate on plain words', (l: Loop) => l.gateBash('git status', null)],
+  ] as const)('%s: no crypto, v8 or streams', async (_, run) => {
+    const { result, modules } = await loaded(run);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(modules.filter((m) => ['NativeModule crypto', 'NativeModule v8', 'NativeModule stream'].includes(m))).toEqual([]);
+  });
+
   it('starting a loop runs git, and so loads child_process (the recorder sees it)', async () => {
     const { result, modules } = await loaded((l) => l.start('--max-iterations 2 again --force'));
     expect(result.stdout?.hookSpecificOutput?.additionalContext).toMatch(/\[PHASE R1\]/);

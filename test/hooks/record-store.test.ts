@@ -14,6 +14,7 @@ import { MAX_HOLD_MS, withFileLock } from '../../src/shell/lock';
 import { readRecord, writeRecord } from '../../src/shell/record';
 import { commit, load, loadFrom, openStore } from '../../src/shell/store';
 import { sha256 } from '../../src/state/digest';
+import type { Loaded } from '../../src/core/events';
 import type { State } from '../../src/state/schema';
 import { hookEnv } from '../helpers/run';
 import { recordDirOf } from '../helpers/state';
@@ -58,6 +59,19 @@ describe('load against the record', () => {
     expect(loadFrom(openStore(dir.root, env), true)).toEqual({ kind: 'tampered', state, problems: [{ file, problem }] });
     // The gates' read checks state.json only (one digest): a verdict change waits for the next locked hook.
     expect(load(dir.root, env)).toEqual(gatesSee ? { kind: 'tampered', state, problems: [{ file, problem }] } : { kind: 'ok', state });
+  });
+
+  it.each<[string, (d: TestDir, objects: string) => void, Loaded['kind']]>([
+    ["the hooks' copy of the state gone: state.json is hashed instead, and vouched for", (d, objects) => fs.rmSync(path.join(objects, sha256(d.read(STATE)))), 'ok'],
+    ["the hooks' copy gone and state.json rewritten", (d, objects) => {
+      fs.rmSync(path.join(objects, sha256(d.read(STATE))));
+      d.write(STATE, d.read(STATE).replace('"R1"', '"DONE"'));
+    }, 'tampered'],
+  ])('%s', (_, change, kind) => {
+    const { dir, env } = started();
+    change(dir, path.join(recordDirOf(dir.root), 'objects'));
+    expect(load(dir.root, env).kind).toBe(kind);
+    expect(loadFrom(openStore(dir.root, env), true).kind).toBe(kind);
   });
 
   it('a state file where the record expects none was not written by the hooks', () => {
