@@ -3,12 +3,10 @@
  * (and the streams it pulls in) costs a hook about 4 % of a node start, and the gates' common path
  * needs neither (shell/store.ts compares state.json with the hooks' copy instead of hashing it).
  */
-import { createRequire } from 'node:module';
-
 type Crypto = typeof import('node:crypto');
 let loaded: Crypto | undefined;
-// A builtin resolves from anywhere: '/' serves as the base in the bundles (CommonJS) and in the tests (ES modules).
-const crypto = (): Crypto => (loaded ??= createRequire('/')('node:crypto') as Crypto);
+// getBuiltinModule (Node ≥ 20.16) works alike in the bundles (CommonJS) and the tests (ES modules), without node:module.
+const crypto = (): Crypto => (loaded ??= process.getBuiltinModule('node:crypto'));
 
 /** crypto.hash (node 20.12 and 21.7 on) hashes in one call, without a Hash object per digest. */
 type OneShot = (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string;
