@@ -16,22 +16,28 @@ const numeric = (o: NumericOption) =>
     `${o.description}; --${o.flag} overrides it (default ${o.default}, ${o.min}–${o.max})`,
   );
 
-export const ProjectConfig = z.strictObject({
-  $schema: described(z.optional(z.string()), 'the JSON Schema of this file, for editors'),
-  checks: described(
-    z.optional(z.array(z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_CHECK_LENGTH))).check(z.maxLength(MAX_CHECKS))),
-    'shell commands run in the project root when the loop starts and after every fix round, e.g. ["npm test", "npx tsc --noEmit"]; --check replaces them',
-  ),
-  ...(Object.fromEntries(NUMERIC_OPTIONS.map((o) => [o.key, numeric(o)])) as Record<NumericKey, ReturnType<typeof numeric>>),
-  maxTokens: described(
-    z.optional(z.int().check(z.minimum(1), z.maximum(MAX_TOKENS))),
-    `the token budget: once the agents have used this many tokens no fix round and no new review starts (stop reason budget); --max-tokens overrides it (default: no budget, 1–${MAX_TOKENS})`,
-  ),
-  layer0: described(
-    z.optional(z.strictObject({ disable: described(z._default(z.array(z.enum(LAYER0_CHECKS)), []), 'Layer-0 checks that do not fit this project') })),
-    "the hooks' token-free checks on what each fix round changed",
-  ),
-});
+/** Built on first use: only /minions:review reads the config, and building it cost every prompt hook about 2 % of a node start. */
+const buildProjectConfig = () =>
+  z.strictObject({
+    $schema: described(z.optional(z.string()), 'the JSON Schema of this file, for editors'),
+    checks: described(
+      z.optional(z.array(z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_CHECK_LENGTH))).check(z.maxLength(MAX_CHECKS))),
+      'shell commands run in the project root when the loop starts and after every fix round, e.g. ["npm test", "npx tsc --noEmit"]; --check replaces them',
+    ),
+    ...(Object.fromEntries(NUMERIC_OPTIONS.map((o) => [o.key, numeric(o)])) as Record<NumericKey, ReturnType<typeof numeric>>),
+    maxTokens: described(
+      z.optional(z.int().check(z.minimum(1), z.maximum(MAX_TOKENS))),
+      `the token budget: once the agents have used this many tokens no fix round and no new review starts (stop reason budget); --max-tokens overrides it (default: no budget, 1–${MAX_TOKENS})`,
+    ),
+    layer0: described(
+      z.optional(z.strictObject({ disable: described(z._default(z.array(z.enum(LAYER0_CHECKS)), []), 'Layer-0 checks that do not fit this project') })),
+      "the hooks' token-free checks on what each fix round changed",
+    ),
+  });
+let built: ReturnType<typeof buildProjectConfig> | undefined;
+const projectConfig = (): ReturnType<typeof buildProjectConfig> => (built ??= buildProjectConfig());
+export const ProjectConfig = z.lazy(projectConfig);
+const knownKeys = (): string[] => Object.keys(projectConfig().shape);
 export type ProjectConfig = z.infer<typeof ProjectConfig>;
 
 /** Everything a loop is started with: the table's numbers, the checks, the Layer-0 checks left out. */
@@ -66,15 +72,13 @@ export function validateConfig(text: string | null): ConfigResult {
   return { ok: false, errors: parsed.error.issues.slice(0, 8).flatMap((issue) => describeIssue(issue, data)) };
 }
 
-const KNOWN_KEYS = Object.keys(ProjectConfig.shape);
-
 function describeIssue(issue: z.core.$ZodIssue, data: unknown): string[] {
   const where = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
   if (issue.code === 'unrecognized_keys') {
     const inside = where ? `${where}.` : '';
     return issue.keys.map((key) => {
       const near = where ? null : nearestKey(key);
-      return `unknown key "${inside}${key}"${near ? ` (did you mean "${near}"?)` : ''}; known keys: ${(where ? ['disable'] : KNOWN_KEYS).join(', ')}`;
+      return `unknown key "${inside}${key}"${near ? ` (did you mean "${near}"?)` : ''}; known keys: ${(where ? ['disable'] : knownKeys()).join(', ')}`;
     });
   }
   const value = valueAt(data, issue.path);
@@ -104,11 +108,12 @@ function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
 /** The known key a misspelt one most likely meant: the same letters in another case or spelling, or two edits away. */
 function nearestKey(key: string): string | null {
   const flat = (s: string) => s.toLowerCase().replace(/[-_\s]/g, '');
-  const same = KNOWN_KEYS.find((k) => flat(k) === flat(key));
+  const known = knownKeys();
+  const same = known.find((k) => flat(k) === flat(key));
   if (same) return same;
   let best: string | null = null;
   let bestDistance = 3;
-  for (const k of KNOWN_KEYS) {
+  for (const k of known) {
     const d = editDistance(flat(k), flat(key));
     if (d < bestDistance) [best, bestDistance] = [k, d];
   }
