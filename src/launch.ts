@@ -20,10 +20,10 @@ if (!/^on-[a-z-]+$/.test(name)) {
   process.stderr.write(`minions: launch.cjs needs a hook name, not "${name}"\n`);
   process.exit(0);
 }
-// V8 refuses a cache made under other flags. The Bash gate's shell parser wants --liftoff-only (it
-// compiles WebAssembly) and would set it after the bundle is compiled: hooks.json gives that gate the
-// flag on node's command line instead, so the cache is made and used under the same flags, and no
-// node:v8 is loaded for it (node:v8 loads node's streams, a few percent of a node start).
+// V8 refuses a cache made under other flags. The hooks want --liftoff-only (the Bash gate's shell parser
+// and every hook's sha256 are WebAssembly): hooks.json gives it on node's command line, so the cache is
+// made and used under the same flags, and no node:v8 is loaded to set it (node:v8 loads node's streams,
+// a few percent of a node start).
 const file = path.join(__dirname, `${name}.cjs`);
 const source = fs.readFileSync(file, 'utf8');
 const stat = fs.statSync(file);
