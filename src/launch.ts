@@ -20,10 +20,11 @@ if (!/^on-[a-z-]+$/.test(name)) {
   process.stderr.write(`minions: launch.cjs needs a hook name, not "${name}"\n`);
   process.exit(0);
 }
-// V8 refuses a cache made under other flags. The hooks want --liftoff-only (the Bash gate's shell parser
-// and every hook's sha256 are WebAssembly): hooks.json gives it on node's command line, so the cache is
-// made and used under the same flags, and no node:v8 is loaded to set it (node:v8 loads node's streams,
-// a few percent of a node start).
+// V8 refuses a cache made under other flags. The Bash gate's shell parser wants --liftoff-only (it
+// compiles WebAssembly): hooks.json gives that gate the flag on node's command line, so its cache is made
+// and used under the same flags, and no node:v8 is loaded to set it (node:v8 loads node's streams, a few
+// percent of a node start). Only that gate: under a flag node's own modules lose their built-in code
+// cache too (node:child_process then costs about 3× as much to load).
 const file = path.join(__dirname, `${name}.cjs`);
 const source = fs.readFileSync(file, 'utf8');
 const stat = fs.statSync(file);

@@ -2,9 +2,8 @@
  * SHA-256 (FIPS 180-4) in 529 bytes of WebAssembly, assembled by scripts/sha256-wasm.ts. Every hook that
  * saves the state hashes it, and node:crypto costs a hook about 4 % of a node start to load (its streams,
  * ciphers, keys); this module compiles in a fraction of a millisecond and hashes a state file in a
- * tenth of one (hooks.json starts the hooks with --liftoff-only, so V8 does not spend a background
- * optimising compile on it). test/unit/digest.test.ts checks it against node:crypto. Null where
- * WebAssembly is not available (node --jitless): digest.ts then uses node:crypto.
+ * tenth of one. test/unit/digest.test.ts checks it against node:crypto. Null where WebAssembly is not
+ * available (node --jitless): digest.ts then uses node:crypto.
  *
  * Memory (one 64 KiB page): H (8 words) at 0, the message schedule W (64 words) at W_AT, the round
  * constants K (64 words) at K_AT, the input from INPUT_AT. Words in memory are little-endian

@@ -66,8 +66,8 @@ describe('the node builtins a hook run loads', () => {
     const result = await run(loop);
     return { result, modules: JSON.parse(fs.readFileSync(log, 'utf8').trim().split('\n').at(-1)!) as string[] };
   }
-  // node:crypto (hashed in WebAssembly instead) and node:v8 (the Bash gate's flag is on its command line)
-  // each load node's streams.
+  // node:crypto (hashed in WebAssembly instead) and node:v8 (the Bash gate's --liftoff-only is on its
+  // command line) each load node's streams.
   const NOT_ON_START = ['NativeModule child_process', 'NativeModule net', 'NativeModule tty', 'NativeModule crypto', 'NativeModule v8', 'NativeModule stream'];
 
   it.each([
