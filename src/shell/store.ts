@@ -104,7 +104,7 @@ export function loadFrom(store: Store, full: boolean): Loaded {
     if (raw.kind === 'absent') return { kind: 'none' };
     return sound(raw.kind === 'unreadable' ? { kind: 'broken', problem: raw.problem } : parseState(raw.text));
   }
-  const check = checkDigest(record, STATE_FILE, raw.kind === 'text' ? stateDigest(store, raw.text) : raw.kind === 'absent' ? null : 'unreadable');
+  const check = checkDigest(record, STATE_FILE, raw.kind === 'text' ? recordedDigestOf(store, raw.text) : raw.kind === 'absent' ? null : 'unreadable');
   if (!check.ok) {
     const trusted = trustedState(store);
     if (check.problem === 'deleted' && trusted && cancelledElsewhere(store.root, trusted.runId)) return { kind: 'none' };
@@ -118,7 +118,7 @@ export function loadFrom(store: Store, full: boolean): Loaded {
 }
 
 /** The digest of state.json's text: the recorded one when the hooks' copy of the state holds that very text (no hashing). */
-function stateDigest(store: Store, text: string): string {
+function recordedDigestOf(store: Store, text: string): string {
   const expected = store.record?.files[STATE_FILE];
   return expected && store.dir && objectHolds(store.dir, expected, text) ? expected : sha256(text);
 }

@@ -49,6 +49,10 @@ describe('sha256', () => {
     );
   });
 
+  it('bytes hash as the text they encode', () => {
+    for (const text of ['', 'abc', 'é→😀'.repeat(30), 'w'.repeat(WASM_MAX_BYTES + 5)]) expect(sha256(Buffer.from(text, 'utf8'))).toBe(reference(text));
+  });
+
   it('texts of every length around the block edges', () => {
     for (let n = 0; n <= 260; n++) expect(sha256('q'.repeat(n)), `length ${n}`).toBe(reference('q'.repeat(n)));
   });
