@@ -313,4 +313,24 @@ describe('the fast paths one by one', () => {
       { numRuns: 2000 },
     );
   });
+
+  /** Words and what lies between them, non-ASCII included (read as neither word nor blank), in paragraphs of up to a few hundred words. */
+  const HASHED = [...PROSE_WORDS, ' ', ' ', ' ', '\n', '\n\n', '\r\n', '\r\n\r\n', '\t', '.', 'é', 'naïve', '日本語', '😀', '\u00a0', '\u0100', 'Ā', 'ĳ', '_x9', '\n \t\n'];
+  it('paragraphHashes: the same simhash on long paragraphs and non-ASCII text, at any offset', () => {
+    fc.assert(
+      fc.property(textOf(HASHED, 700), fc.nat(80), fc.nat(), fc.nat(), (text, minWords, a, b) => {
+        expect(paragraphHashes(text, minWords)).toEqual(referenceHashes(text, minWords));
+        const [from, to] = [a % (text.length + 1), b % (text.length + 1)].sort((x, y) => x - y);
+        expect(paragraphHashes(text, minWords, from, to)).toEqual(referenceHashes(text, minWords, from, to));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('paragraphHashes: the same simhash when every shingle sets the same bits (counters up to the paragraph length)', () => {
+    for (let n = 1; n < 300; n++) {
+      const text = `${'cart '.repeat(n)}\n\n${'cart total '.repeat(n)}`;
+      expect(paragraphHashes(text)).toEqual(referenceHashes(text));
+    }
+  });
 });

@@ -8,7 +8,7 @@
 
 /**
  * The per-bit counts of the current paragraph, bit-sliced: ACC[half * PLANES + k] holds bit k of the
- * 32 counters of that half. Shingles are first counted in four planes in local variables; every 15 they
+ * 32 counters of that half. Shingles are first counted in six planes in local variables; every 63 they
  * are added here (a ripple-carry adder over the planes), and a paragraph's bits are read off with one
  * bit-parallel comparison per half. 2^PLANES − 1 shingles fit in one paragraph: more than 10 MB of text.
  */
@@ -25,15 +25,15 @@ const fmix = (h: number): number => {
   return h ^ (h >>> 16);
 };
 
-/** Adds four bit planes (weights 1, 2, 4, 8) of 32 counters into one half of ACC. */
-function addPlanes(base: number, p0: number, p1: number, p2: number, p3: number): void {
+/** Adds six bit planes (weights 1 to 32) of 32 counters into one half of ACC. */
+function addPlanes(base: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number): void {
   let carry = 0;
   for (let k = 0; k < PLANES; k++) {
     const a = ACC[base + k]!;
-    const b = k === 0 ? p0 : k === 1 ? p1 : k === 2 ? p2 : k === 3 ? p3 : 0;
+    const b = k === 0 ? p0 : k === 1 ? p1 : k === 2 ? p2 : k === 3 ? p3 : k === 4 ? p4 : k === 5 ? p5 : 0;
     ACC[base + k] = a ^ b ^ carry;
     carry = (a & b) | (carry & (a ^ b));
-    if (k >= 3 && carry === 0) {
+    if (k >= 5 && carry === 0) {
       if (k + 1 > used) used = k + 1;
       return;
     }
@@ -55,8 +55,27 @@ function above(base: number, limit: number): number {
   return gt >>> 0;
 }
 
-/** Word characters, case-folded: [A-Za-z0-9_] → its lower-case code, anything else → 0. */
-const WORD = new Uint8Array(128);
+/** above() for counters still all in six local planes (fewer than 64 shingles, none added to ACC). */
+function aboveInPlanes(limit: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number): number {
+  let gt = 0;
+  let eq = -1;
+  // From the highest plane down: a counter is above the limit where it first has a 1 the limit has not.
+  if ((limit >>> 5) & 1) eq &= p5;
+  else (gt |= eq & p5), (eq &= ~p5);
+  if ((limit >>> 4) & 1) eq &= p4;
+  else (gt |= eq & p4), (eq &= ~p4);
+  if ((limit >>> 3) & 1) eq &= p3;
+  else (gt |= eq & p3), (eq &= ~p3);
+  if ((limit >>> 2) & 1) eq &= p2;
+  else (gt |= eq & p2), (eq &= ~p2);
+  if ((limit >>> 1) & 1) eq &= p1;
+  else (gt |= eq & p1), (eq &= ~p1);
+  if (!(limit & 1)) gt |= eq & p0;
+  return gt >>> 0;
+}
+
+/** Word characters, case-folded, by byte: [A-Za-z0-9_] → its lower-case code, anything else → 0. */
+const WORD = new Uint8Array(256);
 for (let c = 0x30; c <= 0x39; c++) WORD[c] = c;
 for (let c = 0x61; c <= 0x7a; c++) WORD[c] = c;
 for (let c = 0x41; c <= 0x5a; c++) WORD[c] = c | 0x20;
@@ -86,49 +105,48 @@ export function paragraphHashes(text: string, minWords = 0, from = 0, to = text.
 }
 
 /**
- * The character codes of text[from, to) in a typed array, which reads faster than charCodeAt: a byte
- * each when they are all ASCII (the usual case), else the UTF-16 code units.
+ * The characters of text[from, to) as bytes, which read faster than charCodeAt: one per UTF-16 code
+ * unit, its code when ASCII, else 0x80 (all the hashing tells apart: neither a word character nor a
+ * blank). Two newlines follow them: they end the last line and paragraph as the text's end does, so
+ * the loop needs no end check.
  */
-function codesOf(text: string, from: number, to: number): Uint8Array | Uint16Array {
+function codesOf(text: string, from: number, to: number): Uint8Array {
   const part = from === 0 && to === text.length ? text : text.slice(from, to);
-  if (Buffer.byteLength(part, 'utf8') === part.length) {
-    const bytes = Buffer.from(part, 'latin1');
-    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
-  }
-  const units = Buffer.from(part, 'utf16le');
-  return new Uint16Array(units.buffer.slice(units.byteOffset, units.byteOffset + units.length));
+  const n = part.length;
+  const bytes = Buffer.allocUnsafe(n + 2);
+  bytes.write(part, 0, 'latin1');
+  if (Buffer.byteLength(part, 'utf8') !== n) for (const m of part.matchAll(/[^\x00-\x7f]+/g)) bytes.fill(0x80, m.index, m.index + m[0].length);
+  bytes[n] = bytes[n + 1] = 0x0a;
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, n + 2);
 }
 
-/** paragraphHashes over the codes of text[offset, offset + codes.length). */
-function hashParagraphs(codes: Uint8Array | Uint16Array, minWords: number, offset: number): Hashed[] {
+/** paragraphHashes over the codes of text[offset, offset + codes.length − 2) and the two newlines after them. */
+function hashParagraphs(codes: Uint8Array, minWords: number, offset: number): Hashed[] {
   const out: Hashed[] = [];
-  const from = 0;
-  const to = codes.length;
+  /** The last newline: the text's end. */
+  const last = codes.length - 1;
   /** The paragraph's first and one-past-last non-blank characters (start −1: none yet). */
   let start = -1;
-  let end = from;
+  let end = 0;
   let lineHasText = false;
   let words = 0;
   let shingles = 0;
   let pending = 0;
   let w0 = 0;
   let w1 = 0;
-  // The bit planes of the counters not yet added to `ones`: h for the high half, l for the low.
-  let h0 = 0, h1 = 0, h2 = 0, h3 = 0, l0 = 0, l1 = 0, l2 = 0, l3 = 0; // prettier-ignore
-  let i = from;
-  // One step past the end: a paragraph still open there is finished like one before a blank line.
-  while (i <= to) {
-    let code = i < to ? codes[i]! : -1;
-    let c = code >= 0 && code < 128 ? WORD[code]! : 0;
+  // The bit planes of the counters not yet added to ACC: h for the high half, l for the low.
+  let h0 = 0, h1 = 0, h2 = 0, h3 = 0, h4 = 0, h5 = 0, l0 = 0, l1 = 0, l2 = 0, l3 = 0, l4 = 0, l5 = 0; // prettier-ignore
+  for (let i = 0; ; i++) {
+    let code = codes[i]!;
+    let c = WORD[code]!;
     if (c !== 0) {
-      // A word: hashed in a tight loop, then one shingle of it and the two before.
+      // A word: hashed in a tight loop (a newline follows the text: no end check), then one shingle of it and the two before.
       if (start < 0) start = i;
       let h = 0x811c9dc5 | 0;
       do {
         h = Math.imul(h ^ c, 0x01000193);
-        i += 1;
-        code = i < to ? codes[i]! : -1;
-        c = code >= 0 && code < 128 ? WORD[code]! : 0;
+        code = codes[++i]!;
+        c = WORD[code]!;
       } while (c !== 0);
       words += 1;
       if (words >= 3) {
@@ -141,19 +159,27 @@ function hashParagraphs(codes: Uint8Array | Uint16Array, minWords: number, offse
         h1 ^= t;
         t = h2 & t2;
         h2 ^= t2;
+        t2 = h3 & t;
         h3 ^= t;
+        t = h4 & t2;
+        h4 ^= t2;
+        h5 ^= t;
         t = l0 & lo;
         l0 ^= lo;
         t2 = l1 & t;
         l1 ^= t;
         t = l2 & t2;
         l2 ^= t2;
+        t2 = l3 & t;
         l3 ^= t;
+        t = l4 & t2;
+        l4 ^= t2;
+        l5 ^= t;
         shingles += 1;
-        if (++pending === 15) {
-          addPlanes(0, h0, h1, h2, h3);
-          addPlanes(PLANES, l0, l1, l2, l3);
-          h0 = h1 = h2 = h3 = l0 = l1 = l2 = l3 = pending = 0;
+        if (++pending === 63) {
+          addPlanes(0, h0, h1, h2, h3, h4, h5);
+          addPlanes(PLANES, l0, l1, l2, l3, l4, l5);
+          h0 = h1 = h2 = h3 = h4 = h5 = l0 = l1 = l2 = l3 = l4 = l5 = pending = 0;
         }
       }
       w0 = w1;
@@ -161,8 +187,8 @@ function hashParagraphs(codes: Uint8Array | Uint16Array, minWords: number, offse
       lineHasText = true;
       end = i;
     }
-    if (code === 0x0a || code === -1) {
-      if ((!lineHasText || code === -1) && start >= 0) {
+    if (code === 0x0a) {
+      if (!lineHasText && start >= 0) {
         if (words > 0 && words < 3) {
           // Too short for a shingle: the words themselves.
           const hi = fmix(Math.imul(w0, 0x9e3779b1) ^ Math.imul(w1, 0x85ebca6b));
@@ -171,26 +197,31 @@ function hashParagraphs(codes: Uint8Array | Uint16Array, minWords: number, offse
           l0 = Math.imul(hi ^ (hi >>> 15), 0x2c1b3c6d);
           shingles = 1;
         }
-        addPlanes(0, h0, h1, h2, h3);
-        addPlanes(PLANES, l0, l1, l2, l3);
         // A bit is set when more than half of the shingles set it (a positive ±1 sum).
-        if (words > 0 && words >= minWords) out.push({ index: start + offset, end: end + offset, hi: above(0, shingles >>> 1), lo: above(PLANES, shingles >>> 1), words });
-        ACC.fill(0, 0, used);
-        ACC.fill(0, PLANES, PLANES + used);
-        used = 0;
-        h0 = h1 = h2 = h3 = l0 = l1 = l2 = l3 = pending = 0;
+        const limit = shingles >>> 1;
+        if (used === 0) {
+          // Fewer than 64 shingles: all still in the local planes.
+          if (words > 0 && words >= minWords) out.push({ index: start + offset, end: end + offset, hi: aboveInPlanes(limit, h0, h1, h2, h3, h4, h5), lo: aboveInPlanes(limit, l0, l1, l2, l3, l4, l5), words });
+        } else {
+          addPlanes(0, h0, h1, h2, h3, h4, h5);
+          addPlanes(PLANES, l0, l1, l2, l3, l4, l5);
+          if (words > 0 && words >= minWords) out.push({ index: start + offset, end: end + offset, hi: above(0, limit), lo: above(PLANES, limit), words });
+          ACC.fill(0, 0, used);
+          ACC.fill(0, PLANES, PLANES + used);
+          used = 0;
+        }
+        h0 = h1 = h2 = h3 = h4 = h5 = l0 = l1 = l2 = l3 = l4 = l5 = pending = 0;
         start = -1;
         words = shingles = w0 = w1 = 0;
       }
+      if (i === last) return out;
       lineHasText = false;
     } else if (code !== 0x20 && code !== 0x09 && code !== 0x0d) {
       if (start < 0) start = i;
       lineHasText = true;
       end = i + 1;
     }
-    i += 1;
   }
-  return out;
 }
 
 /** The simhash of all of text[from, to) as one paragraph. */
