@@ -113,6 +113,25 @@ describe('Layer-0 fast paths give the reference hits', () => {
   });
 });
 
+/** Catch blocks, empty or not, and what may stand around and inside them: strings, comments, templates, blanks of every kind. */
+const CATCHES = [
+  'catch', 'catch ', '.catch', 'xcatch', 'catchy', ' (e)', '(e)', '(', ')', '(err: unknown)', '(a(b))', '{', '}', '{}', '{ }', ' {', '{\n}', '{\r\n}', '{ report(e); }',
+  '// c', '//', '/* c */', '/*', '*/', '\n', '\r\n', ' ', '\t', '\v', '\f', '\u00a0', '\u2028', '\ufeff', '\u0001', 'é', "'", '"', '`', '${', '() => {}', '=>', 'e => null',
+  'try { f() } catch (e) {}', '} catch (err) { report(err); }', "'catch (e) {}'", '`catch {}`', '/* catch {} */', '// catch (e) {}', 'except:\n    pass', '.catch(() => {})', '.catch((e) => undefined)',
+];
+
+describe('empty_catch: the cheap test at each catch gives the reference hits', () => {
+  it.each([
+    ['a TypeScript test', 'test/cart.test.ts'],
+    ['Java', 'src/Cart.java'],
+  ])('on %s files', (_, path) => {
+    fc.assert(
+      fc.property(pair(CATCHES, 50), ([before, after]) => sameHits([{ path, before: side(before), after: side(after) }])),
+      { numRuns: 3000 },
+    );
+  });
+});
+
 describe('no_text_loop on large files', () => {
   /** A long Markdown file of paragraphs from a few words, some of them copies or near copies of earlier ones. */
   const bigFile = (seed: number): { paragraphs: string[]; random: (n: number) => number } => {

@@ -19,10 +19,36 @@ const SUPPRESSION = pattern(
   ['eslint-disable', '@ts-', '#', '//', '@SuppressWarnings', 'istanbul', 'c8'],
 );
 
+/** Past the characters from j that may be blanks (any up to a space: a superset of \s in ASCII). */
+const blanksFrom = (text: string, j: number): number => {
+  while (text.charCodeAt(j) <= 0x20) j += 1;
+  return j;
+};
+
+/**
+ * False where a `catch` at `at` cannot start an empty catch block: after it, its blanks and its (…), the
+ * next characters are not `{` then a blank, a comment or `}`. Most catch blocks are not empty: this spares
+ * the regex. Unsure (a `.catch(…)`, a non-ASCII character that may be a space): true, the regex decides.
+ */
+function couldBeEmptyCatch(text: string, at: number): boolean {
+  if (text.charCodeAt(at - 1) === 0x2e) return true;
+  let j = blanksFrom(text, at + 5);
+  let c = text.charCodeAt(j);
+  if (c === 0x28) {
+    // (…) holds no parenthesis and no newline.
+    for (c = text.charCodeAt(++j); c !== 0x29; c = text.charCodeAt(++j)) if (c === 0x28 || c === 0x0a || Number.isNaN(c)) return false;
+    j = blanksFrom(text, j + 1);
+    c = text.charCodeAt(j);
+  }
+  if (c !== 0x7b) return c >= 0x80;
+  c = text.charCodeAt(blanksFrom(text, j + 1));
+  return c === 0x7d || c === 0x2f || c >= 0x80;
+}
+
 /** catch (e) {} (comments only count as empty), .catch(() => {}), and Python's except …: pass. */
 const EMPTY_CATCH = pattern(
   /\bcatch\b\s*(?:\([^()\n]*\))?\s*\{(?:\s|\/\/[^\n]*|\/\*(?:[^*]|\*(?!\/))*\*\/)*\}|\.catch\s*\(\s*(?:\(\s*[\w$]*\s*\)|[\w$]+)\s*=>\s*(?:\{\s*\}|undefined|null|void 0)\s*\)|^[ \t]*except\b[^\n:]*:[ \t]*(?:#[^\n]*)?(?:\n[ \t]*(?:#[^\n]*)?)*\n?[ \t]*(?:pass|\.\.\.)[ \t]*(?:#[^\n]*)?$/gm,
-  [['catch', 1], 'except'],
+  [['catch', 1, couldBeEmptyCatch], 'except'],
 );
 
 /** A test case: it(…), test(…), def test_…, func TestX(, #[test], @Test. */

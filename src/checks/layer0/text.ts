@@ -123,27 +123,32 @@ export interface Pattern {
 
 /**
  * A needle's text, the few characters of it looked for with indexOf (found fastest when they start with
- * a rare character), and how far before it a match it is part of can start (its line's start if unknown).
+ * a rare character), how far before it a match it is part of can start (its line's start if unknown),
+ * and optionally a cheap test of an occurrence: false only where no match can have this needle there.
  */
 interface Needle {
   text: string;
   key: string;
   offset: number;
   back: number;
+  could: ((text: string, at: number) => boolean) | null;
 }
+
+/** A needle: its text, or its text and how far before it its matches can start, and a cheap test of where it is found. */
+export type NeedleSpec = string | readonly [string, number] | readonly [string, number, (text: string, at: number) => boolean];
 
 /** Lower-case letters, the most frequent in text first; a space is as frequent, anything else is rarer. */
 const FREQUENT = ' etaoinshrdlcumwfgypbvkjxqz';
 const rarity = (ch: string): number => (FREQUENT.includes(ch) ? FREQUENT.indexOf(ch) : FREQUENT.length);
-const needle = (spec: string | readonly [string, number]): Needle => {
-  const [text, back] = typeof spec === 'string' ? [spec, Infinity] : spec;
+const needle = (spec: NeedleSpec): Needle => {
+  const [text, back, could] = typeof spec === 'string' ? [spec, Infinity, null] : [spec[0], spec[1], spec[2] ?? null];
   let offset = 0;
   for (let k = 1; k < text.length; k++) if (rarity(text[k]!) > rarity(text[offset]!)) offset = k;
-  return { text, key: text.slice(offset, offset + 6), offset, back };
+  return { text, key: text.slice(offset, offset + 6), offset, back, could };
 };
 
-/** A pattern with its needles: a needle is its text, or its text and how far before it its matches can start. */
-export const pattern = (re: RegExp, needles: readonly (string | readonly [string, number])[] | null): Pattern => ({
+/** A pattern with its needles (see NeedleSpec). */
+export const pattern = (re: RegExp, needles: readonly NeedleSpec[] | null): Pattern => ({
   re,
   needles: needles?.map(needle) ?? null,
   onLine: new RegExp(`[^\\n]*?(${re.source})`, `${re.flags.replace('g', '')}y`),
@@ -207,10 +212,10 @@ export class Matches {
     let best = -1;
     for (let k = 0; k < needles.length; k++) {
       let c = this.next[k]!;
-      const { text, key, offset, back } = needles[k]!;
+      const { text, key, offset, back, could } = needles[k]!;
       if (c === -2 || (c !== -1 && c < pos)) {
         let q = this.head.indexOf(key, pos + offset);
-        while (q !== -1 && !this.head.startsWith(text, q - offset)) q = this.head.indexOf(key, q + 1);
+        while (q !== -1 && !(this.head.startsWith(text, q - offset) && (could === null || could(this.text, q - offset)))) q = this.head.indexOf(key, q + 1);
         c = q === -1 ? -1 : q - offset;
         this.next[k] = c;
       }
