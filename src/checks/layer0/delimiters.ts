@@ -24,7 +24,11 @@ const HASH = 0x23;
 const BACKTICK = 0x60;
 const DQ = 0x22;
 const SQ = 0x27;
-const CLOSE_OF: Record<number, number> = { 0x7b: 0x7d, 0x5b: 0x5d, 0x28: 0x29 };
+/** The closer of each opener, by code: a typed array (a look-up in a sparse object was a third of the lexer's time). */
+const CLOSE_OF = new Uint8Array(128);
+CLOSE_OF[0x7b] = 0x7d;
+CLOSE_OF[0x5b] = 0x5d;
+CLOSE_OF[0x28] = 0x29;
 /** A template literal's `${`: closed by `}`, which returns to the template's text. */
 const TEMPLATE_OPEN = -1;
 
