@@ -11,7 +11,7 @@ import { runLayer0, type FileChange } from '../../src/checks/layer0';
 import { balance, worseBalance } from '../../src/checks/layer0/delimiters';
 import { simpleHeading } from '../../src/checks/layer0/headings';
 import { breaksJson, parsesAsJson } from '../../src/checks/layer0/json';
-import { paragraphHashes } from '../../src/checks/layer0/simhash64';
+import { paragraphHashes, popcount, popcount64 } from '../../src/checks/layer0/simhash64';
 import { changedRegion, countMatches, matchLines, pattern, type Lexer } from '../../src/checks/layer0/text';
 import { runLayer0 as referenceLayer0 } from './layer0-reference';
 import { balance as referenceBalance } from './layer0-reference/delimiters';
@@ -322,6 +322,11 @@ describe('the fast paths one by one', () => {
       }),
       { numRuns: 5000 },
     );
+  });
+
+  it('popcount64 counts the bits of both halves', () => {
+    fc.assert(fc.property(fc.integer(), fc.integer(), (a, b) => popcount64(a, b) === popcount(a) + popcount(b)), { numRuns: 5000 });
+    expect(popcount64(-1, -1)).toBe(64);
   });
 
   it('paragraphHashes: the same simhash as one counter per bit', () => {

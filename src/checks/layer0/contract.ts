@@ -6,7 +6,7 @@ import { balance, worseBalance } from './delimiters';
 import { copyState, headings, headingsIn, sameState, startState, type Heading } from './headings';
 import { breaksJson, parsesAsJson } from './json';
 import type { Layer0Hit } from './hit';
-import { paragraphHashes, popcount, type Hashed } from './simhash64';
+import { paragraphHashes, popcount64, type Hashed } from './simhash64';
 import { changedRegion, linesOf, clipLine, introducedLines, lexerFor, lineAround, pattern, regionOf, type Lexer, type Region } from './text';
 
 const PLACEHOLDER = pattern(/\b(?:TODO|FIXME|XXX|TBD)\b|[Ll]orem [Ii]psum|\b[Ii]mplement me\b/g, ['TODO', 'FIXME', 'XXX', 'TBD', 'psum', 'mplement me']);
@@ -186,6 +186,8 @@ export function noDuplicateHeadings(path: string, before: string | null, after: 
 }
 
 const LOOP_SIMILARITY = 0.85;
+/** The largest hamming distance of two 64-bit hashes at that similarity (1 − distance / 64 ≥ LOOP_SIMILARITY). */
+const LOOP_DISTANCE = Array.from({ length: 65 }, (_, d) => d).filter((d) => 1 - d / 64 >= LOOP_SIMILARITY).pop()!;
 const LOOP_MIN_WORDS = 20;
 /** 10 bands of the 64 bits, five per half: two hashes within 9 bits of each other (≥ 0.85) agree on at least one band. */
 const BANDS = [6, 6, 6, 7, 7];
@@ -298,10 +300,10 @@ export function noTextLoop(path: string, before: string | null, after: string, k
           const j = ring[base + (m & (PER_BUCKET - 1))]!;
           const mine = mineIsI ? i : j;
           if (fresh[mine] !== 1 || other[mine] !== -1) continue;
-          const s = 1 - (popcount(hi ^ his[j]!) + popcount(lo ^ los[j]!)) / 64;
-          if (s >= LOOP_SIMILARITY) {
+          const distance = popcount64(hi ^ his[j]!, lo ^ los[j]!);
+          if (distance <= LOOP_DISTANCE) {
             other[mine] = mine === i ? j : i;
-            percent[mine] = Math.round(s * 100);
+            percent[mine] = Math.round((1 - distance / 64) * 100);
             if (mineIsI) break;
           }
         }

@@ -236,5 +236,14 @@ export const popcount = (x: number): number => {
   return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
 };
 
+/** popcount(a) + popcount(b) (the hamming distance of two 64-bit hashes, given as the XORs of their halves), in one pass. */
+export const popcount64 = (a: number, b: number): number => {
+  a -= (a >>> 1) & 0x55555555;
+  b -= (b >>> 1) & 0x55555555;
+  // Per 4 bits of both: at most 8.
+  a = (a & 0x33333333) + ((a >>> 2) & 0x33333333) + (b & 0x33333333) + ((b >>> 2) & 0x33333333);
+  return Math.imul((a & 0x0f0f0f0f) + ((a >>> 4) & 0x0f0f0f0f), 0x01010101) >>> 24;
+};
+
 /** 1 − hamming distance / 64. */
 export const similarity64 = (a: { hi: number; lo: number }, b: { hi: number; lo: number }): number => 1 - (popcount(a.hi ^ b.hi) + popcount(a.lo ^ b.lo)) / 64;
