@@ -120,6 +120,18 @@ const CATCHES = [
   'try { f() } catch (e) {}', '} catch (err) { report(err); }', "'catch (e) {}'", '`catch {}`', '/* catch {} */', '// catch (e) {}', 'except:\n    pass', '.catch(() => {})', '.catch((e) => undefined)',
 ];
 
+/** Markdown where headings and fences are sparse among long prose (a mark may be absent from a long stretch), with CRLF and non-ASCII text. */
+const SPARSE_MD = [...PROSE_WORDS.map((w) => `${w} `), ...PROSE_WORDS.map((w) => `${w} `), '\n', '\n\n', '\r\n', 'é ', 'Ünïcode ', '\n## Usage\n', '\n## usage\n', '\n# Title\n', '\n```\n', '\n~~~\n', '\n### Notes ##\n', '\n## Ü\n'];
+
+describe('no_duplicate_headings: the marks looked for once per text give the reference hits', () => {
+  it('on sparse Markdown files', () => {
+    fc.assert(
+      fc.property(pair(SPARSE_MD, 150), ([before, after]) => sameHits([{ path: 'docs/guide.md', before: side(before), after: side(after) }])),
+      { numRuns: 1500 },
+    );
+  });
+});
+
 describe('empty_catch: the cheap test at each catch gives the reference hits', () => {
   it.each([
     ['a TypeScript test', 'test/cart.test.ts'],

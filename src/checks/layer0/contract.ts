@@ -3,7 +3,7 @@
  * introduced (text already there before it is never reported). Pure, O(n).
  */
 import { balance, worseBalance } from './delimiters';
-import { copyState, headings, headingsIn, sameState, startState, type Heading } from './headings';
+import { copyState, headingsIn, Marks, sameState, startState, type Heading } from './headings';
 import { breaksJson, parsesAsJson } from './json';
 import type { Layer0Hit } from './hit';
 import { paragraphHashes, popcount64, type Hashed } from './simhash64';
@@ -150,11 +150,12 @@ export function noDuplicateHeadings(path: string, before: string | null, after: 
   if (before !== null && !HEADING_LINE.test(after.slice(r.start, r.afterEnd)) && !HEADING_LINE.test(before.slice(r.start, r.beforeEnd))) return [];
   // After the fix: every heading, and the state where the change starts and where it ends.
   const state = startState();
-  const head = headingsIn(after, 0, r.start, state);
+  const marks = new Marks(after);
+  const head = headingsIn(after, 0, r.start, state, marks);
   const atStart = copyState(state);
-  const changed = headingsIn(after, r.start, r.afterEnd, state);
+  const changed = headingsIn(after, r.start, r.afterEnd, state, marks);
   const atEnd = copyState(state);
-  const now = [...head, ...changed, ...headingsIn(after, r.afterEnd, after.length, state)];
+  const now = [...head, ...changed, ...headingsIn(after, r.afterEnd, after.length, state, marks)];
   const counts = new Map<string, Heading[]>();
   for (const h of now) {
     const same = counts.get(h.key);
@@ -166,14 +167,15 @@ export function noDuplicateHeadings(path: string, before: string | null, after: 
   const then = new Map<string, number>();
   if (before !== null) {
     const beforeState = copyState(atStart);
-    const was = headingsIn(before, r.start, r.beforeEnd, beforeState);
+    const beforeMarks = new Marks(before);
+    const was = headingsIn(before, r.start, r.beforeEnd, beforeState, beforeMarks);
     if (sameState(beforeState, atEnd)) {
       // The same state after the change on both sides: the headings after it have the same keys, and
       // before the fix there were the counts now, less the change's headings, plus the ones it replaced.
       for (const [key, hs] of counts) then.set(key, hs.length);
       for (const h of changed) then.set(h.key, then.get(h.key)! - 1);
       for (const h of was) then.set(h.key, (then.get(h.key) ?? 0) + 1);
-    } else for (const h of headings(before)) then.set(h.key, (then.get(h.key) ?? 0) + 1);
+    } else for (const h of headingsIn(before, 0, before.length, startState(), beforeMarks)) then.set(h.key, (then.get(h.key) ?? 0) + 1);
   }
   const lines = linesOf(after);
   const hits: Layer0Hit[] = [];

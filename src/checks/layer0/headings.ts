@@ -45,29 +45,43 @@ export function simpleHeading(line: string): number {
   return space || line.charCodeAt(line.length - 1) === 0x23 ? 0 : level;
 }
 
-/** The headings of the lines of text that start in [from, to), from `state` (which is updated). */
-export function headingsIn(text: string, from: number, to: number, state: HeadingState): Heading[] {
+/**
+ * The next line start with each mark, looked for with indexOf and kept: the scans of one text, one after
+ * another, search for each mark once (a mark the text lacks is not looked for again to its end).
+ */
+export class Marks {
+  /** Per mark: the first line start with it at or after searched[k] (−1: none), or −2 not looked for yet. */
+  private readonly next = [-2, -2, -2];
+  private readonly searched = [0, 0, 0];
+  constructor(private readonly text: string) {}
+
+  /** The first line start at or after pos whose line starts with mark k (−1: none). */
+  at(k: number, pos: number): number {
+    const n = this.next[k]!;
+    if (n !== -2 && pos >= this.searched[k]! && (n === -1 || n >= pos)) return n;
+    const i = this.text.indexOf(MARKS[k]!, Math.max(0, pos - 1));
+    this.searched[k] = pos;
+    return (this.next[k] = i === -1 ? -1 : i + 1);
+  }
+}
+
+/** The headings of the lines of text that start in [from, to), from `state` (which is updated); `marks` of the same text. */
+export function headingsIn(text: string, from: number, to: number, state: HeadingState, marks = new Marks(text)): Heading[] {
   const out: Heading[] = [];
-  // The next line start with each mark (−1: none), merged in order.
-  const next = MARKS.map((m) => {
-    const i = text.indexOf(m, Math.max(0, from - 1));
-    return i === -1 ? -1 : i + 1;
-  });
-  if (from === 0 && (text.startsWith('#') || text.startsWith('```') || text.startsWith('~~~'))) next.push(0);
+  // The text's first line has no newline before it.
+  let atStart = from === 0 && (text.startsWith('#') || text.startsWith('```') || text.startsWith('~~~'));
+  let pos = from;
   for (;;) {
-    let index = -1;
-    let which = -1;
-    for (let k = 0; k < next.length; k++) {
-      if (next[k]! !== -1 && (index === -1 || next[k]! < index)) {
-        index = next[k]!;
-        which = k;
+    let index = atStart ? 0 : -1;
+    atStart = false;
+    if (index === -1) {
+      for (let k = 0; k < MARKS.length; k++) {
+        const n = marks.at(k, pos);
+        if (n !== -1 && (index === -1 || n < index)) index = n;
       }
     }
     if (index === -1 || index >= to) break;
-    if (which < MARKS.length) {
-      const i = text.indexOf(MARKS[which]!, index);
-      next[which] = i === -1 ? -1 : i + 1;
-    } else next[which] = -1;
+    pos = index + 1;
     const nl = text.indexOf('\n', index);
     let end = nl === -1 ? text.length : nl;
     if (end > index && text.charCodeAt(end - 1) === 0x0d) end -= 1;
