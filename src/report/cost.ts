@@ -12,6 +12,11 @@ export interface TranscriptUsage {
   wallMs: number | null;
   /** Distinct model responses counted. */
   messages: number;
+  /**
+   * Whether the last response ends the agent's turn. A response that asks for a tool is always followed
+   * by another one: a stopping agent's transcript that ends with it is still being written.
+   */
+  ended: boolean;
 }
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
@@ -26,6 +31,7 @@ export function usageFromTranscript(text: string): TranscriptUsage | null {
   let first = Infinity;
   let last = -Infinity;
   let entries = 0;
+  let ended = true;
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
@@ -37,7 +43,7 @@ export function usageFromTranscript(text: string): TranscriptUsage | null {
       return null;
     }
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return null;
-    const record = entry as { type?: unknown; timestamp?: unknown; uuid?: unknown; message?: { id?: unknown; usage?: Record<string, unknown> } };
+    const record = entry as { type?: unknown; timestamp?: unknown; uuid?: unknown; message?: { id?: unknown; stop_reason?: unknown; usage?: Record<string, unknown> } };
     if (typeof record.type !== 'string') return null;
     entries += 1;
     const at = typeof record.timestamp === 'string' ? Date.parse(record.timestamp) : NaN;
@@ -54,12 +60,14 @@ export function usageFromTranscript(text: string): TranscriptUsage | null {
     if (cacheCreation === null || cacheRead === null) return null;
     const id = typeof record.message?.id === 'string' ? record.message.id : typeof record.uuid === 'string' ? record.uuid : `line ${i}`;
     byMessage.set(id, { input: usage.input_tokens, output: usage.output_tokens, cacheCreation, cacheRead });
+    ended = record.message?.stop_reason !== 'tool_use';
   }
   if (entries === 0) return null;
   return {
     tokens: [...byMessage.values()].reduce(addTokens, NO_TOKENS),
     wallMs: Number.isFinite(first) ? last - first : null,
     messages: byMessage.size,
+    ended,
   };
 }
 

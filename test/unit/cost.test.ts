@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loopCost, overBudget, recordCost, sumCosts, tokenTotal, usageFromTranscript } from '../../src/report/cost';
-import { readAgentCost } from '../../src/shell/transcript';
+import { TRANSCRIPT_POLL_MS, TRANSCRIPT_WAIT_MS, finishedUsage, readAgentCost } from '../../src/shell/transcript';
 import { stateBuilder } from './builders';
 import { agent, tokens } from './report-builders';
 
@@ -75,6 +75,52 @@ describe('a transcript that cannot be read costs nothing and is marked unknown',
     const real = readAgentCost({ ...base, agent_transcript_path: path.join(DIR, 'critic.jsonl') });
     const { requests: _, ...want } = EXPECTED['critic.jsonl']!;
     expect(real.cost.tokens).toEqual(want);
+  });
+});
+
+describe('a transcript the host is still writing at the stop', () => {
+  const whole = read('critic.jsonl');
+  const lines = whole.split('\n');
+  const lastResponse = lines.map((l) => l.includes('"type":"assistant"')).lastIndexOf(true);
+  /** Up to the agent's last response: its tool call is there, the answer after it not yet. */
+  const beforeAnswer = `${lines.slice(0, lastResponse).join('\n')}\n`;
+  /** The last response's line half written. */
+  const cutOff = `${beforeAnswer}${lines[lastResponse]!.slice(0, 200)}`;
+  /** A fake clock: sleeping moves it, nothing waits. */
+  function reader(texts: (string | null)[]) {
+    let t = 0;
+    let reads = 0;
+    return { read: () => texts[Math.min(reads++, texts.length - 1)]!, sleep: (ms: number) => void (t += ms), now: () => t, reads: () => reads, slept: () => t };
+  }
+
+  it('a transcript whose last response asks for a tool is read again until the answer is there', () => {
+    expect(usageFromTranscript(beforeAnswer)?.ended).toBe(false);
+    expect(usageFromTranscript(whole)?.ended).toBe(true);
+    for (const first of [beforeAnswer, cutOff]) {
+      const r = reader([first, first, whole]);
+      expect(finishedUsage(r)?.tokens).toEqual(usageFromTranscript(whole)!.tokens);
+      expect(r.reads()).toBe(3);
+      expect(r.slept()).toBe(2 * TRANSCRIPT_POLL_MS);
+    }
+  });
+
+  it('a finished transcript is read once, with no wait', () => {
+    const r = reader([whole]);
+    expect(finishedUsage(r)?.messages).toBe(2);
+    expect(r.reads()).toBe(1);
+    expect(r.slept()).toBe(0);
+  });
+
+  it(`one that never finishes is taken as it is after ${TRANSCRIPT_WAIT_MS} ms; a cut-off one is then unknown, and a missing one is unknown at once`, () => {
+    const stuck = reader([beforeAnswer]);
+    expect(finishedUsage(stuck)).toEqual(usageFromTranscript(beforeAnswer));
+    expect(stuck.slept()).toBe(TRANSCRIPT_WAIT_MS);
+    const garbled = reader([cutOff]);
+    expect(finishedUsage(garbled)).toBeNull();
+    expect(garbled.slept()).toBe(TRANSCRIPT_WAIT_MS);
+    const missing = reader([null]);
+    expect(finishedUsage(missing)).toBeNull();
+    expect(missing.slept()).toBe(0);
   });
 });
 
