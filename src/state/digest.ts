@@ -5,19 +5,18 @@
  */
 import { createRequire } from 'node:module';
 
-type Crypto = typeof import('node:crypto');
-let loaded: Crypto | undefined;
-// A builtin resolves from anywhere: '/' serves as the base in the bundles (CommonJS) and in the tests (ES modules).
-const crypto = (): Crypto => (loaded ??= createRequire('/')('node:crypto') as Crypto);
-/** crypto.hash (node 20.12 and 21.7 on) hashes in one call, without a Hash object per digest. */
-type OneShot = (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string;
+type Hash = (data: string | Uint8Array) => string;
+let hash: Hash | undefined;
+/** node:crypto's sha256, chosen once: crypto.hash (node 20.12 and 21.7 on) hashes in one call, without a Hash object per digest. */
+function load(): Hash {
+  // A builtin resolves from anywhere: '/' serves as the base in the bundles (CommonJS) and in the tests (ES modules).
+  const crypto = createRequire('/')('node:crypto') as typeof import('node:crypto') & { hash?: (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string };
+  const oneShot = crypto.hash;
+  return oneShot ? (data) => oneShot('sha256', data, 'hex') : (data) => crypto.createHash('sha256').update(data).digest('hex');
+}
 
 /** The sha256 of a text (its UTF-8 bytes) or of bytes, hex: how the hooks pin the files and reviews they own. */
-export function sha256(data: string | Uint8Array): string {
-  const c = crypto();
-  const oneShot = (c as { hash?: OneShot }).hash;
-  return oneShot ? oneShot('sha256', data, 'hex') : c.createHash('sha256').update(data).digest('hex');
-}
+export const sha256 = (data: string | Uint8Array): string => (hash ??= load())(data);
 
 /**
  * `bytes` random bytes as hex, for names that must not collide: temporary files (beside the writer's
