@@ -69,6 +69,13 @@ const sameHits = (changes: FileChange[]): void => {
   expect(runLayer0(changes)).toEqual(referenceLayer0(changes));
 };
 
+/** One file changed at random, from these pieces: the fast paths give the reference hits. */
+const agreesOn = (path: string, pieces: readonly string[], max: number, numRuns: number): void =>
+  fc.assert(
+    fc.property(pair(pieces, max), ([before, after]) => sameHits([{ path, before: side(before), after: side(after) }])),
+    { numRuns },
+  );
+
 describe('Layer-0 fast paths give the reference hits', () => {
   it.each([
     ['TypeScript', 'src/cart.ts'],
@@ -79,27 +86,18 @@ describe('Layer-0 fast paths give the reference hits', () => {
     ['Ruby', 'lib/cart.rb'],
     ['shell', 'run.sh'],
   ])('on %s files', (_, path) => {
-    fc.assert(
-      fc.property(pair(CODE, 60), ([before, after]) => sameHits([{ path, before: side(before), after: side(after) }])),
-      { numRuns: 1500 },
-    );
+    agreesOn(path, CODE, 60, 1500);
   });
 
   it.each([
     ['Markdown', 'docs/guide.md'],
     ['plain text', 'notes.txt'],
   ])('on %s files', (_, path) => {
-    fc.assert(
-      fc.property(pair(PROSE, 50), ([before, after]) => sameHits([{ path, before: side(before), after: side(after) }])),
-      { numRuns: 1500 },
-    );
+    agreesOn(path, PROSE, 50, 1500);
   });
 
   it('on JSON files', () => {
-    fc.assert(
-      fc.property(pair(JSON_PIECES, 40), ([before, after]) => sameHits([{ path: 'data/catalog.json', before: side(before), after: side(after) }])),
-      { numRuns: 1500 },
-    );
+    agreesOn('data/catalog.json', JSON_PIECES, 40, 1500);
   });
 
   it('on several test files changed together (tests moved, files new and deleted)', () => {
@@ -125,10 +123,7 @@ const SPARSE_MD = [...PROSE_WORDS.map((w) => `${w} `), ...PROSE_WORDS.map((w) =>
 
 describe('no_duplicate_headings: the marks looked for once per text give the reference hits', () => {
   it('on sparse Markdown files', () => {
-    fc.assert(
-      fc.property(pair(SPARSE_MD, 150), ([before, after]) => sameHits([{ path: 'docs/guide.md', before: side(before), after: side(after) }])),
-      { numRuns: 1500 },
-    );
+    agreesOn('docs/guide.md', SPARSE_MD, 150, 1500);
   });
 });
 
@@ -137,10 +132,7 @@ describe('empty_catch: the cheap test at each catch gives the reference hits', (
     ['a TypeScript test', 'test/cart.test.ts'],
     ['Java', 'src/Cart.java'],
   ])('on %s files', (_, path) => {
-    fc.assert(
-      fc.property(pair(CATCHES, 50), ([before, after]) => sameHits([{ path, before: side(before), after: side(after) }])),
-      { numRuns: 3000 },
-    );
+    agreesOn(path, CATCHES, 50, 3000);
   });
 });
 
