@@ -11,7 +11,7 @@ import { runLayer0, type FileChange } from '../../src/checks/layer0';
 import { balance, worseBalance } from '../../src/checks/layer0/delimiters';
 import { simpleHeading } from '../../src/checks/layer0/headings';
 import { breaksJson, parsesAsJson } from '../../src/checks/layer0/json';
-import { paragraphHashes, popcount, popcount64 } from '../../src/checks/layer0/simhash64';
+import { paragraphHashes, popcount, popcount64, proseScan } from '../../src/checks/layer0/simhash64';
 import { changedRegion, countMatches, matchLines, pattern, type Lexer } from '../../src/checks/layer0/text';
 import { runLayer0 as referenceLayer0 } from './layer0-reference';
 import { balance as referenceBalance } from './layer0-reference/delimiters';
@@ -124,6 +124,58 @@ const SPARSE_MD = [...PROSE_WORDS.map((w) => `${w} `), ...PROSE_WORDS.map((w) =>
 describe('no_duplicate_headings: the marks looked for once per text give the reference hits', () => {
   it('on sparse Markdown files', () => {
     agreesOn('docs/guide.md', SPARSE_MD, 150, 1500);
+  });
+});
+
+/**
+ * A new prose file is read once (proseScan): the placeholder lines and heading lines it notes are the
+ * only ones the other checks try. Placeholders at and near word boundaries, headings of every shape,
+ * fences, repeated paragraphs, CRLF, non-ASCII and astral text, huge lines.
+ */
+const NEW_PROSE = [
+  ...PROSE,
+  'TODO', 'xTODO', 'TODOx', 'TODO_', '_TODO', 'TODOs', 'todo', 'ToDo', 'FIXME', 'fixme', 'XXX', 'XXXX', 'xxx', 'TBD', 'TBDs', 'é', 'éTODO', 'TODOé', '😀', '😀TODO', '\u00a0TBD',
+  'lorem ipsum', 'Lorem Ipsum', 'LOREM IPSUM', 'lorem  ipsum', 'lorem\nipsum', 'lorem\tipsum', 'dolorem ipsumque', 'Xlorem Ipsumx', 'lorem', ' ipsum', 'orem ipsum', 'm i', 'm ', 'i',
+  'implement me', 'Implement me', 'IMPLEMENT me', 'implement Me', 'implement mex', 'reimplement me', 'implement  me', 'implement', ' me', 'implement\nme', 'implement me_',
+  '# Title', '# Title #', '# Title ##  ', '#  Title', '# Title\t', '##', '## ', '#', '####### seven', '#nospace', '# TODO', '\n# Title\r\n', '\r\n## Usage\r\n', '\n###### Six\n', '\n# Ünïcode\n', '\n# 😀\n',
+  '```', '```md', '~~~', '``', '~~', '`', '\n```\n', '\n~~~\n', '\n````\n', '\n  ```\n', '\n```\n# Not a heading\n```\n',
+  'x'.repeat(3000), `${PROSE_WORDS.join(' ')} `.repeat(40), '\n\n\n', '\r\n\r\n', '\n \n', '\u2028',
+];
+
+describe('a new prose file: one scan gives the reference hits', () => {
+  const newFile = (path: string, text: string): FileChange[] => [{ path, before: { kind: 'absent' }, after: { kind: 'text', text } }];
+  it.each([
+    ['Markdown', 'docs/guide.md'],
+    ['plain text', 'notes.txt'],
+  ])('on %s files', (_, path) => {
+    fc.assert(
+      fc.property(textOf(NEW_PROSE, 80), (text) => sameHits(newFile(path, text))),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('with many repeated paragraphs and headings (the scan of the bands stops at the fifth repeat)', () => {
+    const para = fc.constantFrom(PROSE_WORDS.join(' '), PROSE_WORDS.slice(1).join(' '), [...PROSE_WORDS].reverse().join(' '), `${PROSE_WORDS.join(' ')} TODO`, '## Usage', '## usage  ', '# Title', '### Notes ##', '```', 'TBD');
+    fc.assert(
+      fc.property(fc.array(para, { maxLength: 40 }), fc.constantFrom('\n\n', '\r\n\r\n', '\n \n'), (ps, sep) => sameHits(newFile('docs/guide.md', ps.join(sep)))),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('proseScan: every line with a placeholder is noted, and exactly the lines starting with #, ``` or ~~~', () => {
+    const PLACEHOLDER = /\b(?:TODO|FIXME|XXX|TBD)\b|[Ll]orem [Ii]psum|\b[Ii]mplement me\b/g;
+    fc.assert(
+      fc.property(textOf(NEW_PROSE, 60), (text) => {
+        const scan = proseScan(text, 20);
+        const lineOf = (i: number): number => text.lastIndexOf('\n', i - 1) + 1;
+        const withMatch = [...new Set([...text.matchAll(PLACEHOLDER)].map((m) => lineOf(m.index)))];
+        expect(withMatch.filter((l) => !scan.placeholderLines.includes(l))).toEqual([]);
+        const starts = [0, ...[...text.matchAll(/\n/g)].map((m) => m.index + 1)];
+        expect(scan.markLines).toEqual(starts.filter((l) => /^(?:#|```|~~~)/.test(text.slice(l))));
+        expect(scan.paragraphs.toHashed()).toEqual(referenceHashes(text, 20));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 

@@ -3,16 +3,17 @@
  * introduced (text already there before it is never reported). Pure, O(n).
  */
 import { balance, worseBalance } from './delimiters';
-import { copyState, headingsIn, Marks, sameState, startState, type Heading } from './headings';
+import { copyState, headingsIn, KnownMarks, Marks, sameState, startState, type Heading } from './headings';
 import { breaksJson, parsesAsJson } from './json';
 import type { Layer0Hit } from './hit';
-import { paragraphHashes, popcount64, type Hashed } from './simhash64';
+import { paragraphHashes, paragraphTable, popcount64, type Hashed, type ProseScan } from './simhash64';
 import { changedRegion, linesOf, clipLine, introducedLines, lexerFor, lineAround, pattern, regionOf, type Lexer, type Region } from './text';
 
 const PLACEHOLDER = pattern(/\b(?:TODO|FIXME|XXX|TBD)\b|[Ll]orem [Ii]psum|\b[Ii]mplement me\b/g, ['TODO', 'FIXME', 'XXX', 'TBD', 'psum', 'mplement me']);
 
-export function noPlaceholder(path: string, before: string | null, after: string, region?: Region): Layer0Hit[] {
-  return introducedLines(PLACEHOLDER, before, after, region).map((m) => {
+/** `scan`: a new prose file's, whose placeholder lines are the only ones tried. */
+export function noPlaceholder(path: string, before: string | null, after: string, region?: Region, scan?: ProseScan): Layer0Hit[] {
+  return introducedLines(PLACEHOLDER, before, after, region, scan?.placeholderLines).map((m) => {
     PLACEHOLDER.re.lastIndex = 0;
     const marker = PLACEHOLDER.re.exec(m.evidence)?.[0] ?? 'TODO';
     return { check: 'no_placeholder', path, line: m.line, evidence: m.evidence, detail: { marker } };
@@ -144,13 +145,14 @@ export function jsonValid(path: string, before: string | null, after: string, re
 /** The same heading twice under the same parent (a section written twice), more often than before the fix. */
 const HEADING_LINE = /^(?:#|```|~~~)/m;
 
-export function noDuplicateHeadings(path: string, before: string | null, after: string, known?: Region): Layer0Hit[] {
+/** `scan`: a new file's prose scan, whose mark lines are the only ones read. */
+export function noDuplicateHeadings(path: string, before: string | null, after: string, known?: Region, scan?: ProseScan): Layer0Hit[] {
   const r = known ?? regionOf(before, after);
   // No heading or fence changed: the headings, their parents and so their duplicates are what they were.
   if (before !== null && !HEADING_LINE.test(after.slice(r.start, r.afterEnd)) && !HEADING_LINE.test(before.slice(r.start, r.beforeEnd))) return [];
   // After the fix: every heading, and the state where the change starts and where it ends.
   const state = startState();
-  const marks = new Marks(after);
+  const marks = before === null && scan ? new KnownMarks(scan.markLines) : new Marks(after);
   const head = headingsIn(after, 0, r.start, state, marks);
   const atStart = copyState(state);
   const changed = headingsIn(after, r.start, r.afterEnd, state, marks);
@@ -190,7 +192,7 @@ export function noDuplicateHeadings(path: string, before: string | null, after: 
 const LOOP_SIMILARITY = 0.85;
 /** The largest hamming distance of two 64-bit hashes at that similarity (1 − distance / 64 ≥ LOOP_SIMILARITY). */
 const LOOP_DISTANCE = Array.from({ length: 65 }, (_, d) => d).filter((d) => 1 - d / 64 >= LOOP_SIMILARITY).pop()!;
-const LOOP_MIN_WORDS = 20;
+export const LOOP_MIN_WORDS = 20;
 /** 10 bands of the 64 bits, five per half: two hashes within 9 bits of each other (≥ 0.85) agree on at least one band. */
 const BANDS = [6, 6, 6, 7, 7];
 const BAND_SHIFTS = [0, 6, 12, 18, 25];
@@ -246,47 +248,64 @@ function enoughAround(all: readonly Hashed[], freshAt: ReadonlySet<number>, atSt
   return true;
 }
 
-/** Paragraphs of 20 words or more that repeat another (simhash similarity ≥ 0.85), one of them written by the fix. */
-export function noTextLoop(path: string, before: string | null, after: string, known?: Region): Layer0Hit[] {
+/** Paragraphs of 20 words or more that repeat another (simhash similarity ≥ 0.85), one of them written by the fix. `scan`: a new file's prose scan. */
+export function noTextLoop(path: string, before: string | null, after: string, known?: Region, scan?: ProseScan): Layer0Hit[] {
+  if (before === null) {
+    // A new file: every paragraph is fresh.
+    const all = scan?.paragraphs ?? paragraphTable(after, LOOP_MIN_WORDS);
+    return loopHits(path, after, all.index, loopsInNewText(all.count, all.hi, all.lo));
+  }
   const region = known ?? regionOf(before, after);
   // The paragraphs around the change first (from the blank line before it to the one after it): only a
   // fresh one there can start a loop, and most fixes write none of 20 words.
-  const from = before === null ? 0 : after.lastIndexOf('\n\n', Math.max(0, region.start - 1)) + 1;
+  const from = after.lastIndexOf('\n\n', Math.max(0, region.start - 1)) + 1;
   const next = after.indexOf('\n\n', region.afterEnd);
-  const to = before === null || next === -1 ? after.length : next;
+  const to = next === -1 ? after.length : next;
   const near = paragraphHashes(after, LOOP_MIN_WORDS, from, to);
   // New: a paragraph in the changed region whose text is not among the region's paragraphs before the fix
   // (outside the region both sides are the same text).
   const old = new Map<string, number>();
-  if (before !== null) for (const p of paragraphRanges(before, region.start, region.beforeEnd)) old.set(flat(before, p), (old.get(flat(before, p)) ?? 0) + 1);
-  // (A new file: all of them.)
+  for (const p of paragraphRanges(before, region.start, region.beforeEnd)) old.set(flat(before, p), (old.get(flat(before, p)) ?? 0) + 1);
   const freshAt = new Set<number>();
-  if (before !== null) {
-    for (const p of near) {
-      if (p.end <= region.start || p.index >= region.afterEnd) continue;
-      const key = flat(after, p);
-      const left = old.get(key) ?? 0;
-      if (left > 0) old.set(key, left - 1);
-      else freshAt.add(p.index);
-    }
-    if (freshAt.size === 0) return [];
-  } else if (near.length === 0) return [];
-  const all = before === null ? near : around(after, near, freshAt, from, to);
+  for (const p of near) {
+    if (p.end <= region.start || p.index >= region.afterEnd) continue;
+    const key = flat(after, p);
+    const left = old.get(key) ?? 0;
+    if (left > 0) old.set(key, left - 1);
+    else freshAt.add(p.index);
+  }
+  if (freshAt.size === 0) return [];
+  const all = around(after, near, freshAt, from, to);
   const n = all.length;
+  const index = new Int32Array(n);
   const his = new Int32Array(n);
   const los = new Int32Array(n);
   const fresh = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const p = all[i]!;
+    index[i] = p.index;
     his[i] = p.hi;
     los[i] = p.lo;
-    fresh[i] = before === null || freshAt.has(p.index) ? 1 : 0;
+    fresh[i] = freshAt.has(p.index) ? 1 : 0;
   }
-  // Candidate pairs through the bands; each fresh paragraph is reported once, with the one it repeats
-  // (other[i], −1 while none). Each bucket keeps its latest PER_BUCKET members in a ring.
+  return loopHits(path, after, index, loopsAmong(n, his, los, fresh));
+}
+
+/** What the bands found: other[i], the paragraph fresh paragraph i repeats (−1: none), at percent[i] similarity. */
+interface Loops {
+  other: Int32Array;
+  percent: Uint8Array;
+}
+
+const BUCKETS = 2 * BANDS.length * 128;
+
+/**
+ * Candidate pairs through the bands; each fresh paragraph is reported once, with the one it repeats.
+ * Each bucket keeps its latest PER_BUCKET members in a ring.
+ */
+function loopsAmong(n: number, his: Int32Array, los: Int32Array, fresh: Uint8Array): Loops {
   const other = new Int32Array(n).fill(-1);
   const percent = new Uint8Array(n);
-  const BUCKETS = 2 * BANDS.length * 128;
   const ring = new Int32Array(BUCKETS * PER_BUCKET);
   const filled = new Int32Array(BUCKETS);
   for (let i = 0; i < n; i++) {
@@ -314,13 +333,62 @@ export function noTextLoop(path: string, before: string | null, after: string, k
       filled[bucket] = count + 1;
     }
   }
+  return { other, percent };
+}
+
+/**
+ * loopsAmong when every paragraph is fresh (a new file): then each one's repeat is an earlier one, found
+ * while it is read, so the scan stops at the fifth repeat (only five are reported). The rings hold the
+ * members' halves beside their numbers: no look-up of a member's hash.
+ */
+function loopsInNewText(n: number, his: Int32Array, los: Int32Array): Loops {
+  const other = new Int32Array(n).fill(-1);
+  const percent = new Uint8Array(n);
+  const ring = new Int32Array(BUCKETS * PER_BUCKET);
+  const ringHi = new Int32Array(BUCKETS * PER_BUCKET);
+  const ringLo = new Int32Array(BUCKETS * PER_BUCKET);
+  const filled = new Int32Array(BUCKETS);
+  let found = 0;
+  for (let i = 0; i < n && found < 5; i++) {
+    const hi = his[i]!;
+    const lo = los[i]!;
+    let looking = true;
+    for (let band = 0; band < 2 * BANDS.length; band++) {
+      const bucket = bucketOf(band, hi, lo);
+      const count = filled[bucket]!;
+      const base = bucket * PER_BUCKET;
+      if (looking) {
+        for (let m = count > PER_BUCKET ? count - PER_BUCKET : 0; m < count; m++) {
+          const slot = base + (m & (PER_BUCKET - 1));
+          const distance = popcount64(hi ^ ringHi[slot]!, lo ^ ringLo[slot]!);
+          if (distance <= LOOP_DISTANCE) {
+            other[i] = ring[slot]!;
+            percent[i] = Math.round((1 - distance / 64) * 100);
+            looking = false;
+            found += 1;
+            break;
+          }
+        }
+      }
+      const slot = base + (count & (PER_BUCKET - 1));
+      ring[slot] = i;
+      ringHi[slot] = hi;
+      ringLo[slot] = lo;
+      filled[bucket] = count + 1;
+    }
+  }
+  return { other, percent };
+}
+
+/** The first five fresh paragraphs that repeat another, as findings (index: where each paragraph starts). */
+function loopHits(path: string, after: string, index: Int32Array, { other, percent }: Loops): Layer0Hit[] {
   const lines = linesOf(after);
   const hits: Layer0Hit[] = [];
-  for (let i = 0; i < n && hits.length < 5; i++) {
+  for (let i = 0; i < other.length && hits.length < 5; i++) {
     const o = other[i]!;
     if (o === -1) continue;
-    const [first, second] = [all[Math.min(i, o)]!.index, all[Math.max(i, o)]!.index].map((index) => lines.lineAt(index));
-    hits.push({ check: 'no_text_loop', path, line: i < o ? first! : second!, evidence: lineAround(after, all[i]!.index), detail: { similarTo: i < o ? second! : first!, percent: percent[i]! } });
+    const [first, second] = [index[Math.min(i, o)]!, index[Math.max(i, o)]!].map((at) => lines.lineAt(at));
+    hits.push({ check: 'no_text_loop', path, line: i < o ? first! : second!, evidence: lineAround(after, index[i]!), detail: { similarTo: i < o ? second! : first!, percent: percent[i]! } });
   }
   return hits;
 }

@@ -45,41 +45,73 @@ export function simpleHeading(line: string): number {
   return space || line.charCodeAt(line.length - 1) === 0x23 ? 0 : level;
 }
 
+/** Where the next line that may hold a heading or a fence starts. */
+export interface MarkedLines {
+  /** The first line start at or after pos whose line starts with #, ``` or ~~~ (−1: none). */
+  next(pos: number): number;
+}
+
 /**
  * The next line start with each mark, looked for with indexOf and kept: the scans of one text, one after
  * another, search for each mark once (a mark the text lacks is not looked for again to its end).
  */
-export class Marks {
+export class Marks implements MarkedLines {
   /** Per mark: the first line start with it at or after searched[k] (−1: none), or −2 not looked for yet. */
-  private readonly next = [-2, -2, -2];
+  private readonly nexts = [-2, -2, -2];
   private readonly searched = [0, 0, 0];
   constructor(private readonly text: string) {}
 
   /** The first line start at or after pos whose line starts with mark k (−1: none). */
   at(k: number, pos: number): number {
-    const n = this.next[k]!;
+    const n = this.nexts[k]!;
     if (n !== -2 && pos >= this.searched[k]! && (n === -1 || n >= pos)) return n;
     const i = this.text.indexOf(MARKS[k]!, Math.max(0, pos - 1));
     this.searched[k] = pos;
-    return (this.next[k] = i === -1 ? -1 : i + 1);
+    return (this.nexts[k] = i === -1 ? -1 : i + 1);
+  }
+
+  next(pos: number): number {
+    let index = -1;
+    for (let k = 0; k < MARKS.length; k++) {
+      const n = this.at(k, pos);
+      if (n !== -1 && (index === -1 || n < index)) index = n;
+    }
+    return index;
+  }
+}
+
+/** MarkedLines from the list of those lines' starts, in order (a prose scan found them). */
+export class KnownMarks implements MarkedLines {
+  private cursor = 0;
+  constructor(private readonly starts: readonly number[]) {}
+
+  next(pos: number): number {
+    const { starts } = this;
+    if (this.cursor > 0 && starts[this.cursor - 1]! >= pos) {
+      // Back: the first start at or after pos, by binary search.
+      let lo = 0;
+      let hi = this.cursor - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (starts[mid]! < pos) lo = mid + 1;
+        else hi = mid;
+      }
+      this.cursor = lo;
+    }
+    while (this.cursor < starts.length && starts[this.cursor]! < pos) this.cursor += 1;
+    return this.cursor < starts.length ? starts[this.cursor]! : -1;
   }
 }
 
 /** The headings of the lines of text that start in [from, to), from `state` (which is updated); `marks` of the same text. */
-export function headingsIn(text: string, from: number, to: number, state: HeadingState, marks = new Marks(text)): Heading[] {
+export function headingsIn(text: string, from: number, to: number, state: HeadingState, marks: MarkedLines = new Marks(text)): Heading[] {
   const out: Heading[] = [];
   // The text's first line has no newline before it.
   let atStart = from === 0 && (text.startsWith('#') || text.startsWith('```') || text.startsWith('~~~'));
   let pos = from;
   for (;;) {
-    let index = atStart ? 0 : -1;
+    const index = atStart ? 0 : marks.next(pos);
     atStart = false;
-    if (index === -1) {
-      for (let k = 0; k < MARKS.length; k++) {
-        const n = marks.at(k, pos);
-        if (n !== -1 && (index === -1 || n < index)) index = n;
-      }
-    }
     if (index === -1 || index >= to) break;
     pos = index + 1;
     const nl = text.indexOf('\n', index);

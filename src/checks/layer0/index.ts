@@ -3,7 +3,8 @@
  * fixer changed in a round. Deterministic, no tokens, each check O(n) (bench/layer0.bench.ts).
  */
 import { removedFromTests, emptyCatch, suppressionAdded, testSkipped } from './anti-gaming';
-import { balancedDelimiters, fileSizeDelta, jsonValid, noDuplicateHeadings, noPlaceholder, noTextLoop } from './contract';
+import { balancedDelimiters, fileSizeDelta, jsonValid, LOOP_MIN_WORDS, noDuplicateHeadings, noPlaceholder, noTextLoop } from './contract';
+import { proseScan } from './simhash64';
 import type { Layer0Hit } from './hit';
 import type { Layer0Check } from './names';
 import { bytesOf, isCode, isJson, isMarkdown, isProse, isTestFile, lexerFor, regionOf, textOf, type FileChange, type Region } from './text';
@@ -43,12 +44,14 @@ export function runLayer0(changes: readonly FileChange[], disabled: readonly Lay
     if (after === null) continue;
     const region = regionOf(before, after);
     regions.set(change, region);
-    hits.push(...noPlaceholder(path, before, after, region));
+    // A new prose file is read once for the simhash, which also finds the lines its other checks need.
+    const scan = before === null && isProse(path) ? proseScan(after, LOOP_MIN_WORDS) : undefined;
+    hits.push(...noPlaceholder(path, before, after, region, scan));
     const lexer = lexerFor(path);
     if (lexer) hits.push(...balancedDelimiters(path, before, after, lexer, region));
     if (isJson(path)) hits.push(...jsonValid(path, before, after, region));
-    if (isMarkdown(path)) hits.push(...noDuplicateHeadings(path, before, after, region));
-    if (isProse(path)) hits.push(...noTextLoop(path, before, after, region));
+    if (isMarkdown(path)) hits.push(...noDuplicateHeadings(path, before, after, region, scan));
+    if (isProse(path)) hits.push(...noTextLoop(path, before, after, region, scan));
     if (isCode(path)) hits.push(...testSkipped(path, before, after, region), ...suppressionAdded(path, before, after, region), ...emptyCatch(path, before, after, region));
   }
   const tests = changes.filter((c) => isTestFile(c.path) && isCode(c.path));

@@ -239,10 +239,12 @@ export interface Introduced {
 /**
  * Lines of `after` with a match of `pattern` that are not in `before`: each line keyed by its trimmed
  * text and counted, so a line that was there already, even moved, is never reported. Only the changed
- * region is scanned: identical lines before and after it cancel out.
+ * region is scanned: identical lines before and after it cancel out. `lineStarts`, for a new file: the
+ * starts of the only lines that may hold a match (a prose scan's), the others are not tried.
  */
-export function introducedLines(pattern: Pattern, before: string | null, after: string, region = regionOf(before, after)): Introduced[] {
-  const found = matchLines(pattern, after, region.start, region.afterEnd);
+export function introducedLines(pattern: Pattern, before: string | null, after: string, region = regionOf(before, after), lineStarts?: readonly number[]): Introduced[] {
+  // A new file whose lines that may hold a match are known: only those are tried.
+  const found = before === null && lineStarts ? matchLinesAt(pattern, after, lineStarts) : matchLines(pattern, after, region.start, region.afterEnd);
   if (found.length === 0) return [];
   const counts = new Map<string, number>();
   if (before !== null) for (const m of matchLines(pattern, before, region.start, region.beforeEnd)) counts.set(m.evidence, (counts.get(m.evidence) ?? 0) + 1);
@@ -268,6 +270,22 @@ export function matchLines(pattern: Pattern, text: string, from = 0, to = text.l
     const end = text.indexOf('\n', m.index + Math.max(m.length, 1) - 1);
     if (end === -1) break;
     m = matches.from(end + 1);
+  }
+  return out;
+}
+
+/**
+ * matchLines over all of text, trying only the lines that start at `starts` (in order, each once): the
+ * same lines when every line with a match is among them, as a prose scan's placeholder lines are.
+ */
+export function matchLinesAt(pattern: Pattern, text: string, starts: readonly number[]): { index: number; evidence: string; line: number }[] {
+  const out: { index: number; evidence: string; line: number }[] = [];
+  for (const at of starts) {
+    pattern.onLine.lastIndex = at;
+    const m = pattern.onLine.exec(text);
+    if (m === null) continue;
+    const index = m.index + m[0].length - m[1]!.length;
+    out.push({ index, evidence: lineAround(text, index), line: 0 });
   }
   return out;
 }
