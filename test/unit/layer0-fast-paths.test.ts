@@ -179,6 +179,35 @@ describe('a new prose file: one scan gives the reference hits', () => {
   });
 });
 
+/** Heading lines of every shape a key can be built from: levels skipped, empty titles, case, blanks, trailing #s, control and non-ASCII characters, fences, CRLF. */
+const HEADING_LINES = [
+  '\n# A', '\n# a', '\n# Zed', '\n# zED', '\n## B', '\n## b ', '\n##  B', '\n## B ##', '\n## B\t#', '\n## B\r', '\n### C', '\n#### D', '\n###### F', '\n####### G', '\n#A',
+  '\n#', '\n##', '\n## ', '\n# #', '\n# \u0001', '\n# a\u0001b', '\n## b\u0001c', '\n## c', '\n### x', '\n## \u0000', '\n# Ü', '\n# ü', '\n## İ', '\n## i\u0307', '\n# 😀',
+  '\n```', '\n~~~', '\n```js', '\n````', '\r\n# A\r', '\r\n## B\r', ' text', '\n\n', '\ntext',
+];
+
+describe('no_duplicate_headings on a new file: keys hashed as they are read give the reference hits', () => {
+  it('on heading-dense Markdown', () => {
+    fc.assert(
+      fc.property(textOf(HEADING_LINES, 40), (text) => sameHits([{ path: 'docs/guide.md', before: { kind: 'absent' }, after: { kind: 'text', text } }])),
+      { numRuns: 5000 },
+    );
+  });
+
+  it.each([
+    // The same key through different parents: titles joined by \u0001 read the same.
+    ['# a\u0001b\n## c\n### x\n# a\n## b\u0001c\n### x\n', 1],
+    // A skipped level and an empty title are both '' among the parents.
+    ['# T\n### x\n# T\n##\n### x\n', 2],
+    ['# A\n## B\n# a\n## b\n', 2],
+    ['# A\n## B\n# C\n## B\n', 0],
+  ])('%j: %i finding(s)', (text, count) => {
+    const change: FileChange = { path: 'docs/guide.md', before: { kind: 'absent' }, after: { kind: 'text', text } };
+    expect(runLayer0([change]).filter((h) => h.check === 'no_duplicate_headings')).toHaveLength(count);
+    sameHits([change]);
+  });
+});
+
 describe('empty_catch: the cheap test at each catch gives the reference hits', () => {
   it.each([
     ['a TypeScript test', 'test/cart.test.ts'],

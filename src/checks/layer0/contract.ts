@@ -3,7 +3,7 @@
  * introduced (text already there before it is never reported). Pure, O(n).
  */
 import { balance, worseBalance } from './delimiters';
-import { copyState, headingsIn, KnownMarks, Marks, sameState, startState, type Heading } from './headings';
+import { copyState, headingsIn, KnownMarks, Marks, repeatedHeadings, sameState, startState, type Heading } from './headings';
 import { breaksJson, parsesAsJson } from './json';
 import type { Layer0Hit } from './hit';
 import { paragraphHashes, paragraphTable, popcount64, type Hashed, type ProseScan } from './simhash64';
@@ -147,12 +147,14 @@ const HEADING_LINE = /^(?:#|```|~~~)/m;
 
 /** `scan`: a new file's prose scan, whose mark lines are the only ones read. */
 export function noDuplicateHeadings(path: string, before: string | null, after: string, known?: Region, scan?: ProseScan): Layer0Hit[] {
-  const r = known ?? regionOf(before, after);
+  // A new file: its headings grouped by key (no key built for a heading without a twin).
+  if (before === null) return duplicateHits(path, after, repeatedHeadings(after, scan ? new KnownMarks(scan.markLines) : new Marks(after)), new Map());
+  const r = known ?? changedRegion(before, after);
   // No heading or fence changed: the headings, their parents and so their duplicates are what they were.
-  if (before !== null && !HEADING_LINE.test(after.slice(r.start, r.afterEnd)) && !HEADING_LINE.test(before.slice(r.start, r.beforeEnd))) return [];
+  if (!HEADING_LINE.test(after.slice(r.start, r.afterEnd)) && !HEADING_LINE.test(before.slice(r.start, r.beforeEnd))) return [];
   // After the fix: every heading, and the state where the change starts and where it ends.
   const state = startState();
-  const marks = before === null && scan ? new KnownMarks(scan.markLines) : new Marks(after);
+  const marks = new Marks(after);
   const head = headingsIn(after, 0, r.start, state, marks);
   const atStart = copyState(state);
   const changed = headingsIn(after, r.start, r.afterEnd, state, marks);
@@ -167,18 +169,21 @@ export function noDuplicateHeadings(path: string, before: string | null, after: 
   const repeated = [...counts.values()].filter((hs) => hs.length > 1);
   if (repeated.length === 0) return [];
   const then = new Map<string, number>();
-  if (before !== null) {
-    const beforeState = copyState(atStart);
-    const beforeMarks = new Marks(before);
-    const was = headingsIn(before, r.start, r.beforeEnd, beforeState, beforeMarks);
-    if (sameState(beforeState, atEnd)) {
-      // The same state after the change on both sides: the headings after it have the same keys, and
-      // before the fix there were the counts now, less the change's headings, plus the ones it replaced.
-      for (const [key, hs] of counts) then.set(key, hs.length);
-      for (const h of changed) then.set(h.key, then.get(h.key)! - 1);
-      for (const h of was) then.set(h.key, (then.get(h.key) ?? 0) + 1);
-    } else for (const h of headingsIn(before, 0, before.length, startState(), beforeMarks)) then.set(h.key, (then.get(h.key) ?? 0) + 1);
-  }
+  const beforeState = copyState(atStart);
+  const beforeMarks = new Marks(before);
+  const was = headingsIn(before, r.start, r.beforeEnd, beforeState, beforeMarks);
+  if (sameState(beforeState, atEnd)) {
+    // The same state after the change on both sides: the headings after it have the same keys, and
+    // before the fix there were the counts now, less the change's headings, plus the ones it replaced.
+    for (const [key, hs] of counts) then.set(key, hs.length);
+    for (const h of changed) then.set(h.key, then.get(h.key)! - 1);
+    for (const h of was) then.set(h.key, (then.get(h.key) ?? 0) + 1);
+  } else for (const h of headingsIn(before, 0, before.length, startState(), beforeMarks)) then.set(h.key, (then.get(h.key) ?? 0) + 1);
+  return duplicateHits(path, after, repeated, then);
+}
+
+/** The groups of headings with one key that have more members than `then` counts for their key, as findings (the first five, by their second heading). */
+function duplicateHits(path: string, after: string, repeated: readonly Heading[][], then: ReadonlyMap<string, number>): Layer0Hit[] {
   const lines = linesOf(after);
   const hits: Layer0Hit[] = [];
   for (const hs of repeated.filter((hs) => hs.length > (then.get(hs[0]!.key) ?? 0)).sort((a, b) => a[1]!.index - b[1]!.index)) {

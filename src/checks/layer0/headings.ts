@@ -1,7 +1,8 @@
 /**
  * Markdown's ATX headings (a line starting with #) outside code fences, each keyed by its level, its
  * text and its parent headings. Only lines starting with #, ``` or ~~~ are looked at (found with
- * indexOf), and a scan can stop and resume: its state is the open fence and the parent headings.
+ * indexOf, or known from a prose scan), and a scan can stop and resume: its state is the open fence and
+ * the parent headings. A new file's repeated headings are found with hashed keys (repeatedHeadings).
  */
 
 const HEADING = /^(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$/;
@@ -29,20 +30,23 @@ const MARKS = ['\n#', '\n```', '\n~~~'];
  * already normalised (1 to 6 #, one space, then printable ASCII words with single spaces between, not
  * ending in #), or 0 when the regex must read it.
  */
-export function simpleHeading(line: string): number {
+export const simpleHeading = (line: string): number => simpleHeadingAt(line, 0, line.length);
+
+/** simpleHeading of the line text[at, end) (end: the text's end, or at a line break). */
+function simpleHeadingAt(text: string, at: number, end: number): number {
   let level = 0;
-  while (level < line.length && line.charCodeAt(level) === 0x23) level += 1;
-  if (level === 0 || level > 6 || line.charCodeAt(level) !== 0x20 || line.length === level + 1) return 0;
+  while (at + level < end && text.charCodeAt(at + level) === 0x23) level += 1;
+  if (level === 0 || level > 6 || at + level === end || text.charCodeAt(at + level) !== 0x20 || end === at + level + 1) return 0;
   let space = true;
-  for (let k = level + 1; k < line.length; k++) {
-    const c = line.charCodeAt(k);
+  for (let k = at + level + 1; k < end; k++) {
+    const c = text.charCodeAt(k);
     if (c === 0x20) {
       if (space) return 0;
       space = true;
     } else if (c < 0x21 || c > 0x7e) return 0;
     else space = false;
   }
-  return space || line.charCodeAt(line.length - 1) === 0x23 ? 0 : level;
+  return space || text.charCodeAt(end - 1) === 0x23 ? 0 : level;
 }
 
 /** Where the next line that may hold a heading or a fence starts. */
@@ -145,3 +149,133 @@ export function headingsIn(text: string, from: number, to: number, state: Headin
 
 /** Every heading of a text. */
 export const headings = (text: string): Heading[] => headingsIn(text, 0, text.length, startState());
+
+/** FNV-1a, one UTF-16 unit at a time: a heading's key is hashed as the string it is, while it is read. */
+const feed = (h: number, c: number): number => Math.imul(h ^ c, 0x01000193);
+const FNV_START = 0x811c9dc5 | 0;
+
+/**
+ * The headings of a whole text that share their key with another, in groups (each in text order, the
+ * groups in the order of their first heading): what grouping headingsIn's headings by key gives, minus
+ * the headings whose key is unique. No key or title is built while the text is read: each key is
+ * hashed as the string it would be (its parents' titles, level and title, from the text's characters;
+ * a title the regex reads is sliced), and only the headings whose hash another shares get their key
+ * built and compared.
+ */
+export function repeatedHeadings(text: string, marks: MarkedLines): Heading[][] {
+  // Per heading: where its line starts, its level, its title (text[from, to), or `odd` when the regex read it), the heading below it among its parents, its key's hash.
+  const index: number[] = [];
+  const level: number[] = [];
+  const from: number[] = [];
+  const to: number[] = [];
+  const up: number[] = [];
+  const hash: number[] = [];
+  const odd = new Map<number, string>();
+  // The parents, as in HeadingState: per level below, the nearest heading at or below it (−1: none) and the hash of the parents joined up to it.
+  const upAt = new Int32Array(6);
+  const joined = new Int32Array(6);
+  let depth = 0;
+  let fence = 0;
+  let atStart = text.startsWith('#') || text.startsWith('```') || text.startsWith('~~~');
+  for (let pos = 0; ; ) {
+    const at = atStart ? 0 : marks.next(pos);
+    atStart = false;
+    if (at === -1) break;
+    pos = at + 1;
+    const nl = text.indexOf('\n', at);
+    let end = nl === -1 ? text.length : nl;
+    if (end > at && text.charCodeAt(end - 1) === 0x0d) end -= 1;
+    const c0 = text.charCodeAt(at);
+    if ((c0 === 0x60 || c0 === 0x7e) && text.charCodeAt(at + 1) === c0 && text.charCodeAt(at + 2) === c0) {
+      if (fence === 0) fence = c0;
+      else if (c0 === fence) fence = 0;
+      continue;
+    }
+    if (fence !== 0 || c0 !== 0x23) continue;
+    const id = index.length;
+    let lv = simpleHeadingAt(text, at, end);
+    let lower: string | null = null;
+    if (lv === 0) {
+      const m = HEADING.exec(text.slice(at, end));
+      if (!m) continue;
+      lv = m[1]!.length;
+      const title = (m[2] ?? '').replace(/\s+/g, ' ').trim();
+      odd.set(id, title);
+      lower = title.toLowerCase();
+    }
+    // The parents: cut to the level above, then skipped levels filled with ''.
+    if (depth > lv - 1) depth = lv - 1;
+    while (depth < lv - 1) {
+      upAt[depth] = depth > 0 ? upAt[depth - 1]! : -1;
+      joined[depth] = depth > 0 ? feed(joined[depth - 1]!, 1) : FNV_START;
+      depth += 1;
+    }
+    // The key: the parents joined by \u0001, \u0000, the level, \u0000, the lower-case title.
+    const parents = depth > 0 ? joined[depth - 1]! : FNV_START;
+    let key = feed(feed(feed(parents, 0), 0x30 + lv), 0);
+    // This heading as a parent: the parents, \u0001 unless it is the first, its lower-case title.
+    let asParent = depth > 0 ? feed(parents, 1) : FNV_START;
+    const ts = at + lv + 1;
+    if (lower === null) {
+      for (let k = ts; k < end; k++) {
+        let c = text.charCodeAt(k);
+        if (c >= 0x41 && c <= 0x5a) c |= 0x20;
+        key = feed(key, c);
+        asParent = feed(asParent, c);
+      }
+    } else {
+      for (let k = 0; k < lower.length; k++) {
+        key = feed(key, lower.charCodeAt(k));
+        asParent = feed(asParent, lower.charCodeAt(k));
+      }
+    }
+    index.push(at);
+    level.push(lv);
+    from.push(ts);
+    to.push(end);
+    up.push(depth > 0 ? upAt[depth - 1]! : -1);
+    hash.push(key);
+    upAt[depth] = id;
+    joined[depth] = asParent;
+    depth += 1;
+  }
+  // Headings grouped by hash (open addressing), then the shared hashes' groups by their keys.
+  const n = index.length;
+  const size = 1 << (32 - Math.clz32(Math.max(16, 2 * n)));
+  const table = new Int32Array(size);
+  const first = new Int32Array(n);
+  const count = new Int32Array(n);
+  let shared = false;
+  for (let id = 0; id < n; id++) {
+    const h = hash[id]!;
+    let slot = Math.imul(h, 0x9e3779b1) >>> (32 - Math.log2(size));
+    while (table[slot] !== 0 && hash[table[slot]! - 1] !== h) slot = (slot + 1) & (size - 1);
+    if (table[slot] === 0) {
+      table[slot] = id + 1;
+      first[id] = id;
+      count[id] = 1;
+    } else {
+      first[id] = table[slot]! - 1;
+      shared = (count[first[id]!]! += 1) > 1 || shared;
+    }
+  }
+  if (!shared) return [];
+  const titleOf = (id: number): string => odd.get(id) ?? text.slice(from[id]!, to[id]!);
+  const parentsOf = (id: number): string[] => {
+    const g = up[id]!;
+    const ps = g === -1 ? [] : [...parentsOf(g), titleOf(g).toLowerCase()];
+    while (ps.length < level[id]! - 1) ps.push('');
+    return ps;
+  };
+  const keyOf = (id: number): string => `${parentsOf(id).join('\u0001')}\u0000${level[id]!}\u0000${titleOf(id).toLowerCase()}`;
+  const groups = new Map<string, Heading[]>();
+  for (let id = 0; id < n; id++) {
+    if (count[first[id]!]! < 2) continue;
+    const key = keyOf(id);
+    const heading = { key, title: titleOf(id), index: index[id]! };
+    const same = groups.get(key);
+    if (same) same.push(heading);
+    else groups.set(key, [heading]);
+  }
+  return [...groups.values()].filter((hs) => hs.length > 1);
+}
