@@ -153,6 +153,8 @@ export const headings = (text: string): Heading[] => headingsIn(text, 0, text.le
 /** FNV-1a, one UTF-16 unit at a time: a heading's key is hashed as the string it is, while it is read. */
 const feed = (h: number, c: number): number => Math.imul(h ^ c, 0x01000193);
 const FNV_START = 0x811c9dc5 | 0;
+/** The fields of a heading's row in repeatedHeadings. */
+const [AT, LEVEL, FROM, TO, UP, HASH, ROW] = [0, 1, 2, 3, 4, 5, 6];
 
 /**
  * The headings of a whole text that share their key with another, in groups (each in text order, the
@@ -163,14 +165,13 @@ const FNV_START = 0x811c9dc5 | 0;
  * built and compared.
  */
 export function repeatedHeadings(text: string, marks: MarkedLines): Heading[][] {
-  // Per heading: where its line starts, its level, its title (text[from, to), or `odd` when the regex read it), the heading below it among its parents, its key's hash.
-  const index: number[] = [];
-  const level: number[] = [];
-  const from: number[] = [];
-  const to: number[] = [];
-  const up: number[] = [];
-  const hash: number[] = [];
-  const odd = new Map<number, string>();
+  // Per heading, a row of ROW numbers (AT its line's start, its LEVEL, its title text[FROM, TO), UP: the
+  // heading below it among its parents, its key's HASH), and its title and lower-case title when the
+  // regex read them (else null): typed rows, nothing for the collector to trace.
+  let rows = new Int32Array(ROW * 256);
+  let n = 0;
+  const oddTitle: (string | null)[] = [];
+  const oddLower: (string | null)[] = [];
   // The parents, as in HeadingState: per level below, the nearest heading at or below it (−1: none) and the hash of the parents joined up to it.
   const upAt = new Int32Array(6);
   const joined = new Int32Array(6);
@@ -192,7 +193,7 @@ export function repeatedHeadings(text: string, marks: MarkedLines): Heading[][] 
       continue;
     }
     if (fence !== 0 || c0 !== 0x23) continue;
-    const id = index.length;
+    const id = n;
     let lv = simpleHeadingAt(text, at, end);
     let lower: string | null = null;
     if (lv === 0) {
@@ -200,8 +201,9 @@ export function repeatedHeadings(text: string, marks: MarkedLines): Heading[][] 
       if (!m) continue;
       lv = m[1]!.length;
       const title = (m[2] ?? '').replace(/\s+/g, ' ').trim();
-      odd.set(id, title);
       lower = title.toLowerCase();
+      oddTitle.push(title);
+      oddLower.push(lower);
     }
     // The parents: cut to the level above, then skipped levels filled with ''.
     if (depth > lv - 1) depth = lv - 1;
@@ -229,27 +231,37 @@ export function repeatedHeadings(text: string, marks: MarkedLines): Heading[][] 
         asParent = feed(asParent, lower.charCodeAt(k));
       }
     }
-    index.push(at);
-    level.push(lv);
-    from.push(ts);
-    to.push(end);
-    up.push(depth > 0 ? upAt[depth - 1]! : -1);
-    hash.push(key);
+    if (lower === null) {
+      oddTitle.push(null);
+      oddLower.push(null);
+    }
+    if (ROW * (n + 1) > rows.length) {
+      const more = new Int32Array(2 * rows.length);
+      more.set(rows);
+      rows = more;
+    }
+    const r = ROW * n;
+    rows[r + AT] = at;
+    rows[r + LEVEL] = lv;
+    rows[r + FROM] = ts;
+    rows[r + TO] = end;
+    rows[r + UP] = depth > 0 ? upAt[depth - 1]! : -1;
+    rows[r + HASH] = key;
+    n += 1;
     upAt[depth] = id;
     joined[depth] = asParent;
     depth += 1;
   }
   // Headings grouped by hash (open addressing), then the shared hashes' groups by their keys.
-  const n = index.length;
   const size = 1 << (32 - Math.clz32(Math.max(16, 2 * n)));
   const table = new Int32Array(size);
   const first = new Int32Array(n);
   const count = new Int32Array(n);
   let shared = false;
   for (let id = 0; id < n; id++) {
-    const h = hash[id]!;
+    const h = rows[ROW * id + HASH]!;
     let slot = Math.imul(h, 0x9e3779b1) >>> (32 - Math.log2(size));
-    while (table[slot] !== 0 && hash[table[slot]! - 1] !== h) slot = (slot + 1) & (size - 1);
+    while (table[slot] !== 0 && rows[ROW * (table[slot]! - 1) + HASH] !== h) slot = (slot + 1) & (size - 1);
     if (table[slot] === 0) {
       table[slot] = id + 1;
       first[id] = id;
@@ -260,19 +272,30 @@ export function repeatedHeadings(text: string, marks: MarkedLines): Heading[][] 
     }
   }
   if (!shared) return [];
-  const titleOf = (id: number): string => odd.get(id) ?? text.slice(from[id]!, to[id]!);
-  const parentsOf = (id: number): string[] => {
-    const g = up[id]!;
-    const ps = g === -1 ? [] : [...parentsOf(g), titleOf(g).toLowerCase()];
-    while (ps.length < level[id]! - 1) ps.push('');
-    return ps;
+  const level = (id: number): number => rows[ROW * id + LEVEL]!;
+  const titleOf = (id: number): string => oddTitle[id] ?? text.slice(rows[ROW * id + FROM]!, rows[ROW * id + TO]!);
+  const lowerOf = (id: number): string => oddLower[id] ?? titleOf(id).toLowerCase();
+  // A heading's parents joined, as headingsIn joins them: the joined parents of the heading below it
+  // among them (once per such heading), its title, then a '' per skipped level.
+  const joinedAsParent = new Map<number, string>();
+  const asParent = (g: number): string => {
+    let joined = joinedAsParent.get(g);
+    if (joined === undefined) {
+      joined = level(g) > 1 ? `${parentsJoined(g)}\u0001${lowerOf(g)}` : lowerOf(g);
+      joinedAsParent.set(g, joined);
+    }
+    return joined;
   };
-  const keyOf = (id: number): string => `${parentsOf(id).join('\u0001')}\u0000${level[id]!}\u0000${titleOf(id).toLowerCase()}`;
+  const parentsJoined = (id: number): string => {
+    const g = rows[ROW * id + UP]!;
+    return g === -1 ? '\u0001'.repeat(Math.max(0, level(id) - 2)) : asParent(g) + '\u0001'.repeat(level(id) - 1 - level(g));
+  };
+  const keyOf = (id: number): string => `${parentsJoined(id)}\u0000${level(id)}\u0000${lowerOf(id)}`;
   const groups = new Map<string, Heading[]>();
   for (let id = 0; id < n; id++) {
     if (count[first[id]!]! < 2) continue;
     const key = keyOf(id);
-    const heading = { key, title: titleOf(id), index: index[id]! };
+    const heading = { key, title: titleOf(id), index: rows[ROW * id + AT]! };
     const same = groups.get(key);
     if (same) same.push(heading);
     else groups.set(key, [heading]);
