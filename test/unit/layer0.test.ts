@@ -324,6 +324,12 @@ describe('the runner', () => {
   it('does not read files that are not text', () => {
     expect(runLayer0([{ path: 'a.bin', before: { kind: 'absent' }, after: { kind: 'opaque', bytes: 10, reason: 'binary' } }])).toEqual([]);
   });
+
+  it('reports a few hundred thousand hits of one file (no spread of them all into one call)', () => {
+    const hits = runLayer0([{ path: 'docs/todo.md', before: { kind: 'absent' }, after: { kind: 'text', text: 'TODO\n'.repeat(300_000) } }]);
+    expect(hits).toHaveLength(300_000);
+    expect(hits[299_999]).toMatchObject({ check: 'no_placeholder', line: 300_000 });
+  });
 });
 
 describe('helpers', () => {
