@@ -1,8 +1,8 @@
 /** What the hooks observe of the project tree at phase boundaries, for the pure core. */
-import type { PatchText, RoundPatches } from '../core/events';
+import type { RoundPatches } from '../core/events';
 import { currentIteration } from '../core/loop-state';
 import type { State } from '../state/schema';
-import { EMPTY_TREE, changedPaths, commitTree, diffTrees, snapshotTree } from './snapshot';
+import { EMPTY_TREE, changedPaths, commitTreeSpec, diffTrees, diffTreesOrNull, snapshotTree } from './snapshot';
 
 /** A patch of what changed during a review is cut at this size; the file list is always whole. */
 const MAX_CHANGE_PATCH = 256 * 1024;
@@ -16,9 +16,13 @@ export const MAX_FIX_DELTA = 128 * 1024;
  */
 export function roundPatches(root: string, base: string | null, tree: string | null, fixedFrom: string | null = null): RoundPatches {
   if (!tree) return { diff: null, fixDelta: null };
-  const from = base ? commitTree(root, base) : EMPTY_TREE;
-  const patch = (a: string, limit: number): PatchText => ({ ...diffTrees(root, a, tree, limit), limit });
-  return { diff: from ? patch(from, MAX_DIFF_PATCH) : null, fixDelta: fixedFrom ? patch(fixedFrom, MAX_FIX_DELTA) : null };
+  // The base commit's tree is named to git as `<commit>:<prefix>` in the diff itself: no process to resolve it first.
+  const from = base ? commitTreeSpec(root, base) : EMPTY_TREE;
+  const diff = from ? diffTreesOrNull(root, from, tree, MAX_DIFF_PATCH) : null;
+  return {
+    diff: diff && { ...diff, limit: MAX_DIFF_PATCH },
+    fixDelta: fixedFrom ? { ...diffTrees(root, fixedFrom, tree, MAX_FIX_DELTA), limit: MAX_FIX_DELTA } : null,
+  };
 }
 
 /**

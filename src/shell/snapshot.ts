@@ -12,6 +12,7 @@ import { execFileSync } from './child-process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { removeFile } from './files';
+import { findGitDir } from './record';
 
 /** git's well-known empty tree: the "before" of a file that did not exist. */
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -49,14 +50,25 @@ interface Repo {
 /** Repositories found by this process, by project root: a hook asks for one several times (snapshot, base tree). */
 const repos = new Map<string, Repo>();
 
+/**
+ * The repository holding `root`, found on the file system as git finds it (from the real path of the
+ * directory git runs in, walking up to the first `.git`, a worktree's `.git` file followed): no git
+ * process, which costs a hook a few percent of a node start. A repository git then refuses fails the
+ * git calls that follow, as it would have failed `rev-parse`.
+ */
 function repoOf(root: string): Repo | null {
   const known = repos.get(root);
   if (known) return known;
-  const out = gitIn(root)(['rev-parse', '--absolute-git-dir', '--show-prefix']);
-  if (out === null) return null;
-  const [gitDir, prefix = ''] = out.split('\n');
-  if (!gitDir) return null;
-  const repo = { gitDir, prefix };
+  let real: string;
+  try {
+    real = fs.realpathSync(root);
+  } catch {
+    return null;
+  }
+  const found = findGitDir(real);
+  if (!found) return null;
+  const inside = path.relative(found.top, real).split(path.sep).join('/');
+  const repo = { gitDir: path.resolve(found.gitDir), prefix: inside ? `${inside}/` : '' };
   repos.set(root, repo);
   return repo;
 }
@@ -108,10 +120,16 @@ export function snapshotTree(root: string): string | null {
 
 /** The tree of a commit at the project root (the loop's base), or null. */
 export function commitTree(root: string, commit: string): string | null {
-  const repo = repoOf(root);
-  if (!repo || !SHA.test(commit)) return null;
-  const out = gitIn(root)(['rev-parse', '--verify', '-q', `${commit}:${repo.prefix}`])?.trim() ?? '';
+  const at = commitTreeSpec(root, commit);
+  if (!at) return null;
+  const out = gitIn(root)(['rev-parse', '--verify', '-q', at])?.trim() ?? '';
   return SHA.test(out) ? out : null;
+}
+
+/** `<commit>:<prefix>`, git's name for the commit's tree at the project root (any tree-ish argument takes it), or null. */
+export function commitTreeSpec(root: string, commit: string): string | null {
+  const repo = repoOf(root);
+  return repo && SHA.test(commit) ? `${commit}:${repo.prefix}` : null;
 }
 
 const diffArgs = ['diff-tree', '-r', '--no-color', '--no-ext-diff', '--no-textconv', '--find-renames'];
@@ -125,12 +143,48 @@ export interface Patch {
 
 /** The unified diff between two trees (binary files named, not dumped), cut at maxBytes. */
 export function diffTrees(root: string, from: string, to: string, maxBytes = 512 * 1024): Patch {
-  const files = changedPaths(root, from, to);
-  if (from === to || files.length === 0) return { text: '', truncated: false, files };
-  const text = gitIn(root)([...diffArgs, '-p', from, to]) ?? '';
+  return diffTreesOrNull(root, from, to, maxBytes) ?? { text: '', truncated: false, files: [] };
+}
+
+/**
+ * As diffTrees, from one git process (the changed paths from the same call's raw listing), or null when
+ * git fails (a tree or `<commit>:<path>` it does not have).
+ */
+export function diffTreesOrNull(root: string, from: string, to: string, maxBytes = 512 * 1024): Patch | null {
+  if (from === to) return { text: '', truncated: false, files: [] };
+  const out = gitIn(root)([...diffArgs, '-z', '--raw', '-p', from, to]);
+  if (out === null) return null;
+  const { files, patch: text } = splitRawPatch(out);
+  if (files.length === 0) return { text: '', truncated: false, files };
   if (Buffer.byteLength(text) <= maxBytes) return { text, truncated: false, files };
   const cut = Buffer.from(text).subarray(0, maxBytes).toString('utf8').replace(/\uFFFD*$/, '');
   return { text: cut.slice(0, cut.lastIndexOf('\n') + 1), truncated: true, files };
+}
+
+/**
+ * `git diff-tree -z --raw -p` output → the paths it names and the patch after them. Each raw entry is
+ * `:<modes> <ids> <status>` then its path (a rename or copy: from-path and to-path), NUL-terminated;
+ * a NUL ends the listing. Both sides of a rename are named, as `--no-renames` names them, in git's order
+ * (paths as bytes).
+ */
+export function splitRawPatch(out: string): { files: string[]; patch: string } {
+  const names = new Set<string>();
+  let at = 0;
+  while (out[at] === ':') {
+    const metaEnd = out.indexOf('\0', at);
+    if (metaEnd === -1) break;
+    const paths = /[RC]\d*$/.test(out.slice(at, metaEnd)) ? 2 : 1;
+    at = metaEnd + 1;
+    for (let k = 0; k < paths; k++) {
+      const end = out.indexOf('\0', at);
+      if (end === -1) return { files: [...names], patch: '' };
+      names.add(out.slice(at, end));
+      at = end + 1;
+    }
+  }
+  if (out[at] === '\0') at++;
+  const files = [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  return { files, patch: out.slice(at) };
 }
 
 /** Paths (relative to the project root) that differ between two trees. */

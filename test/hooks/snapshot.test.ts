@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { EMPTY_TREE, changedPaths, commitTree, diffStat, diffTrees, privateDir, readBlob, restorePaths, snapshotTree } from '../../src/shell/snapshot';
+import { EMPTY_TREE, changedPaths, commitTree, commitTreeSpec, diffStat, diffTrees, diffTreesOrNull, privateDir, readBlob, restorePaths, snapshotTree } from '../../src/shell/snapshot';
 import { removeTestdirs, tempDir, testdir } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
@@ -69,6 +69,24 @@ describe('snapshotTree', () => {
     expect(commitTree(dir.abs('app'), dir.git('rev-parse', 'HEAD').trim())).toBe(tree);
   });
 
+  test('the repository is found as git finds it: through a symlink to the project, and from a linked worktree', () => {
+    const dir = testdir({ 'app/src/a.ts': 'a\n' });
+    const link = path.join(tempDir(), 'link');
+    fs.symlinkSync(dir.abs('app'), link);
+    const tree = snapshotTree(link)!;
+    expect(dir.git('ls-tree', '-r', '--name-only', tree).trim()).toBe('src/a.ts');
+    expect(commitTree(link, dir.git('rev-parse', 'HEAD').trim())).toBe(tree);
+    expect(fs.realpathSync(privateDir(link)!)).toBe(fs.realpathSync(dir.abs('.git/minions')));
+
+    const other = path.join(tempDir(), 'wt');
+    dir.git('worktree', 'add', '-q', other);
+    fs.writeFileSync(path.join(other, 'app/src/b.ts'), 'b\n');
+    const wtTree = snapshotTree(path.join(other, 'app'))!;
+    expect(dir.git('ls-tree', '-r', '--name-only', wtTree).trim().split('\n')).toEqual(['src/a.ts', 'src/b.ts']);
+    expect(fs.realpathSync(privateDir(other)!)).toBe(fs.realpathSync(dir.abs('.git/worktrees/wt/minions')));
+    expect(dir.git('status', '--porcelain')).toBe('');
+  });
+
   test('works before the first commit, and answers null outside a repository', () => {
     const fresh = testdir({}, { git: false });
     fresh.git('init', '-q');
@@ -103,6 +121,25 @@ describe('diffTrees', () => {
     expect(patch.text).toContain('+two');
     expect(patch.text).toMatch(/Binary files \/dev\/null and b\/img.bin differ/);
     expect(patch.files.sort()).toEqual(['a.txt', 'img.bin']);
+  });
+
+  test('one git call gives the patch and every changed path, both sides of a rename named; a tree git lacks answers null', () => {
+    const dir = testdir({ 'old name.txt': `${'line\n'.repeat(40)}`, 'keep.txt': 'k\n', 'café.md': 'c\n' });
+    const before = snapshotTree(dir.root)!;
+    fs.renameSync(dir.abs('old name.txt'), dir.abs('new name.txt'));
+    dir.write('keep.txt', 'k2\n');
+    dir.write('sub/dir/new.txt', 'n\n');
+    const after = snapshotTree(dir.root)!;
+    const patch = diffTreesOrNull(dir.root, before, after)!;
+    expect(patch.files).toEqual(changedPaths(dir.root, before, after));
+    expect(patch.files).toEqual(['keep.txt', 'new name.txt', 'old name.txt', 'sub/dir/new.txt']);
+    expect(patch.text).toMatch(/^diff --git a\/keep.txt b\/keep.txt$/m);
+    expect(patch.text).toContain('rename from old name.txt');
+    expect(diffTreesOrNull(dir.root, before, before)).toEqual({ text: '', truncated: false, files: [] });
+    // The base commit's tree named as `<commit>:<prefix>`: the same patch as from its tree id.
+    const head = dir.git('rev-parse', 'HEAD').trim();
+    expect(diffTreesOrNull(dir.root, commitTreeSpec(dir.root, head)!, after)).toEqual(diffTreesOrNull(dir.root, commitTree(dir.root, head)!, after));
+    expect(diffTreesOrNull(dir.root, `${'1'.repeat(40)}:`, after)).toBeNull();
   });
 
   test('a patch over the cap is cut at a line end and lists every changed file', () => {
