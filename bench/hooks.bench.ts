@@ -152,12 +152,20 @@ const cases: Case[] = [
     restore('r1'),
     /^$/,
   ),
-  // Shell syntax loads the tree-sitter parser (WebAssembly): reported, not budgeted (README, Bash gate).
+  hookCase(
+    'Bash gate, a list of plain commands (no parser)',
+    true,
+    hookCommand('PreToolUse', 'Bash'),
+    payload('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'git status && git diff | head -50' } }),
+    restore('r1'),
+    /^$/,
+  ),
+  // Other shell syntax (here a redirection) loads the tree-sitter parser (WebAssembly): reported, not budgeted (README, Bash gate).
   hookCase(
     'Bash gate, shell syntax (parser loaded)',
     false,
     hookCommand('PreToolUse', 'Bash'),
-    payload('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'git status && npm test' } }),
+    payload('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'npm test 2>&1 | tail -20' } }),
     restore('r1'),
     /^$/,
   ),

@@ -14,6 +14,8 @@ export const PLACES: BashPlaces = { root: ROOT, protected: [`${ROOT}/.git`, `${H
 export const parse = await loadBashParser();
 
 export const analyse = (command: string, cwd = ROOT): ShellEffect[] => analyseCommand(command, { parse, cwd, home: HOME });
+/** As analyse, with every script read by the parser (none by the plain fast path). */
+export const analyseParsed = (command: string, cwd = ROOT): ShellEffect[] => analyseCommand(command, { parse, cwd, home: HOME, plain: false });
 
 /** What the shell hands the gate when no path is a symlink. */
 export const asGateEffects = (effects: readonly ShellEffect[]): BashEffect[] =>

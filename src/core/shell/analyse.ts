@@ -16,6 +16,8 @@ export interface AnalyseOptions {
   /** Absolute directory the command starts in. */
   cwd: string;
   home: string | null;
+  /** false: every script through `parse`, none through the plain reading (the tests compare the two). */
+  plain?: boolean;
 }
 
 export class NeedsParser extends Error {
@@ -57,7 +59,7 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
     effects.push({ kind: 'unparseable', why: `longer than ${MAX_COMMAND_LENGTH / 1024} KB` });
     return false;
   }
-  const script = plainScript(source) ?? (options.parse ? options.parse(source) : null);
+  const script = (options.plain === false ? null : plainScript(source)) ?? (options.parse ? options.parse(source) : null);
   if (!script) throw new NeedsParser();
   if (!script.complete) {
     effects.push({ kind: 'unparseable', why: 'not valid bash' });

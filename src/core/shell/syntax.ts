@@ -31,15 +31,9 @@ const SPECIAL_FIRST = new Set([
   'coproc', 'export', 'declare', 'typeset', 'local', 'readonly', 'unset', 'unsetenv',
 ]);
 
-/**
- * The tree of a command that uses no shell syntax at all (one simple command, words of plain characters
- * separated by blanks), built without the parser; null for anything else. For such a command bash does
- * no quoting, expansion, globbing or redirection, so splitting on blanks is exactly what it runs. The
- * Bash gate uses it to skip loading the parser for `git status`, `ls -la src`, `npm test` and the like.
- */
-export function plainScript(source: string): Script | null {
-  if (!PLAIN.test(source)) return null;
-  const words = source.split(/[\t ]+/).filter(Boolean);
+/** The words of one simple command as the grammar has them; null when they are not a plain command (none, only assignments, a keyword first). */
+function plainCommand(text: string): SyntaxNode | null {
+  const words = text.split(/[\t ]+/).filter(Boolean);
   let i = 0;
   const children: SyntaxNode[] = [];
   for (; i < words.length; i++) {
@@ -50,5 +44,106 @@ export function plainScript(source: string): Script | null {
   if (i === words.length || SPECIAL_FIRST.has(words[i]!)) return null;
   children.push(node('command_name', words[i]!, 'name', [node('word', words[i]!, null)]));
   for (const w of words.slice(i + 1)) children.push(node('word', w, 'argument'));
-  return { root: node('program', source, null, [node('command', source.trim(), null, children)]), complete: true };
+  return node('command', text.trim(), null, children);
+}
+
+/** Plain words and the four operators the fast path reads: `;` `&&` `||` `|` (one token each, blanks around them optional). */
+const PLAIN_LIST = /^[A-Za-z0-9_./:=,+@%\t ;&|-]*$/;
+const OPERATOR = /;|&&|\|\||\|/g;
+const LIST_WORDS = /^[A-Za-z0-9_./,:\t -]*$/;
+
+type Token = { kind: 'words'; text: string } | { kind: 'op'; text: ';' | '&&' | '||' | '|' };
+
+/** `a | b` → pipeline, left to right; `a && b || c` → lists nested to the left; `;` separates statements. */
+function joined(type: 'pipeline' | 'list', parts: SyntaxNode[], ops: string[]): SyntaxNode {
+  if (type === 'pipeline') return node('pipeline', '', null, parts.flatMap((p, k) => (k === 0 ? [p] : [node(ops[k - 1]!, ops[k - 1]!, null, [], false), p])));
+  return parts.slice(1).reduce((left, right, k) => node('list', '', null, [left, node(ops[k]!, ops[k]!, null, [], false), right]), parts[0]!);
+}
+
+/**
+ * The tree of a command that uses no shell syntax but plain words and the operators `;`, `&&`, `||`
+ * and `|` between simple commands, built without the parser; null for anything else (quotes,
+ * expansions, redirections, `&`, `|&`, a newline, a keyword, an empty command). For such a command
+ * bash does no quoting, expansion, globbing or redirection, so splitting at the operators and then on
+ * blanks is exactly what it runs. The Bash gate uses it to skip loading the parser for `git status`,
+ * `ls -la src`, `npm test`, `git status && git diff`, `git log | head -20` and the like. The tree is the
+ * one tree-sitter-bash builds (test/unit/bash-spellings.test.ts holds the two to each other).
+ */
+export function plainScript(source: string): Script | null {
+  if (!PLAIN_LIST.test(source)) return null;
+  if (PLAIN.test(source)) {
+    const command = plainCommand(source);
+    return command && { root: node('program', source, null, [command]), complete: true };
+  }
+  // Tokens: the words between operators, and the operators.
+  const tokens: Token[] = [];
+  let at = 0;
+  for (const m of source.matchAll(OPERATOR)) {
+    tokens.push({ kind: 'words', text: source.slice(at, m.index) }, { kind: 'op', text: m[0] as ';' | '&&' | '||' | '|' });
+    at = m.index! + m[0].length;
+  }
+  tokens.push({ kind: 'words', text: source.slice(at) });
+  // A lone `&` (background, `&>`) is not one of the four. Between operators the words keep to the
+  // characters on which the grammar never stumbles (it fails on some spellings with `%`, `@`, `==`, `+:`
+  // or `=` before an operator, which bash reads as words): the gate refuses what the parser cannot read,
+  // and the fast path must not read more than the parser does.
+  if (tokens.some((t) => t.kind === 'words' && !LIST_WORDS.test(t.text))) return null;
+  const statements: SyntaxNode[] = [];
+  let parts: SyntaxNode[] = [];
+  let ops: string[] = [];
+  let pipe: SyntaxNode[] = [];
+  let pipeOps: string[] = [];
+  for (let k = 0; k < tokens.length; k += 2) {
+    const words = tokens[k]!.text;
+    const op = tokens[k + 1]?.text;
+    const last = k === tokens.length - 1;
+    // Only a statement's closing `;` (or the end) may follow nothing, and only after something.
+    if (words.trim() === '') {
+      if (last && statements.length > 0 && parts.length === 0 && pipe.length === 0) break;
+      return null;
+    }
+    const command = plainCommand(words);
+    if (!command) return null;
+    pipe.push(command);
+    if (op === '|') {
+      pipeOps.push(op);
+      continue;
+    }
+    // The grammar reads `a | b | c || d` as a pipeline ending in a list (bash: a list starting with the
+    // pipeline). Left to the parser, so that the two readings never differ.
+    if (pipe.length > 2 && (op === '&&' || op === '||' || parts.length > 0)) return null;
+    parts.push(pipe.length === 1 ? pipe[0]! : joined('pipeline', pipe, pipeOps));
+    pipe = [];
+    pipeOps = [];
+    if (op === '&&' || op === '||') {
+      ops.push(op);
+      continue;
+    }
+    statements.push(parts.length === 1 ? parts[0]! : joined('list', parts, ops));
+    parts = [];
+    ops = [];
+  }
+  const children = statements.flatMap((st, k) => (k === 0 ? [st] : [node(';', ';', null, [], false), st]));
+  // The separators a script ends with: one more `;` when the source has as many as statements.
+  if ((source.match(/;/g) ?? []).length === statements.length) children.push(node(';', ';', null, [], false));
+  const root = node('program', source, null, children);
+  withTexts(root, source);
+  return { root, complete: true };
+}
+
+/** Fills in each pipeline's and list's text: the source from its first command to its last. */
+function withTexts(root: SyntaxNode, source: string): void {
+  let from = 0;
+  const place = (n: SyntaxNode): [number, number] => {
+    if (n.type === 'command' || !n.named) {
+      const start = source.indexOf(n.text, from);
+      from = start + n.text.length;
+      return [start, from];
+    }
+    const spans = n.children.map(place);
+    const span: [number, number] = [spans[0]![0], spans[spans.length - 1]![1]];
+    if (n.type !== 'program') n.text = source.slice(span[0], span[1]);
+    return span;
+  };
+  place(root);
 }
