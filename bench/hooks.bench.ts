@@ -6,6 +6,8 @@
  *   npm run bench                 # every case, 15 pairs each
  *   BENCH_PAIRS=40 npm run bench  # steadier figures
  *   BENCH_ONLY=gate npm run bench # the cases whose name contains "gate"
+ *   BENCH_AGAINST=../other npm run bench  # each case against the same case run from another checkout's
+ *                                         # built plugin (ratio this / that), instead of a bare node start
  *
  * The states are made by the real hooks (start, dispatch, a review written), so the bench follows the
  * state schema as it changes.
@@ -56,6 +58,14 @@ write('src/cart.ts', 'export const TAX = 0.2;\nexport function total(xs: number[
 
 // As the host runs hooks: CLAUDE_PLUGIN_DATA holds the live-loop marker and dist/launch.cjs's code cache.
 const pluginData = fs.mkdtempSync(path.join(os.tmpdir(), 'minions-bench-data-'));
+/**
+ * BENCH_AGAINST: another checkout whose built hooks are the baseline of each case. A few percent is all a
+ * change to a hook usually saves, well inside the noise of a ratio to a bare node start; against the same
+ * hook before the change, the two share the project, the state and the machine's load sample by sample.
+ * It gets a plugin data folder of its own (each launch keeps only its own bundle's code cache).
+ */
+const against = process.env.BENCH_AGAINST ? path.resolve(process.env.BENCH_AGAINST) : null;
+const againstData = against ? fs.mkdtempSync(path.join(os.tmpdir(), 'minions-bench-data-')) : null;
 const env: NodeJS.ProcessEnv = { ...process.env, CLAUDE_PLUGIN_ROOT: root, CLAUDE_PROJECT_DIR: project, CLAUDE_PLUGIN_DATA: pluginData };
 delete env.MINIONS_DEBUG;
 /** The first call of each hook, before its code is cached. */
@@ -73,12 +83,19 @@ const run = (argv: string[], input: string, runEnv = env): string => {
  * a live-loop marker in the plugin data folder. Each is saved and put back whole (the code cache in
  * the plugin data folder stays).
  */
-const places = (): string[] => [path.join(project, '.agents'), path.join(project, '.git', 'minions'), path.join(pluginData, `live${project}`)];
+const places = (): string[] => [
+  path.join(project, '.agents'),
+  path.join(project, '.git', 'minions'),
+  path.join(pluginData, `live${project}`),
+  ...(againstData ? [path.join(againstData, `live${project}`)] : []),
+];
 const saved = path.join(project, '..', `${path.basename(project)}-states`);
 const snapshot = (name: string): void => {
   places().forEach((from, i) => {
     if (fs.existsSync(from)) fs.cpSync(from, path.join(saved, name, String(i)), { recursive: true });
   });
+  // The other checkout's data folder gets the same live-loop marker.
+  if (againstData && fs.existsSync(places()[2]!)) fs.cpSync(places()[2]!, path.join(saved, name, '3'), { recursive: true });
 };
 const noState = (): void => {
   for (const place of places()) fs.rmSync(place, { recursive: true, force: true });
@@ -194,16 +211,27 @@ for (const c of cases.filter((c) => c.name.includes(only))) {
   if (!c.expect.test(out.trim())) throw new Error(`${c.name}: expected output matching ${c.expect}, got ${out.slice(0, 300) || '(nothing)'}`);
 }
 
+/** The same case run from the other checkout, with its own plugin data folder (or none, as the case has). */
+const againstCase = (c: Case): Command => ({
+  ...c,
+  env: { ...c.env, CLAUDE_PLUGIN_ROOT: against!, ...(c.env?.CLAUDE_PLUGIN_DATA ? { CLAUDE_PLUGIN_DATA: againstData! } : {}) },
+});
 const results: (PairResult & { budgeted: boolean })[] = [];
-if (!only || 'floor'.includes(only)) results.push({ ...measurePairs('floor: node reading stdin, printing {}', bareNode, floor, pairs), budgeted: false });
+if (!against && (!only || 'floor'.includes(only))) results.push({ ...measurePairs('floor: node reading stdin, printing {}', bareNode, floor, pairs), budgeted: false });
 for (const c of cases.filter((c) => c.name.includes(only))) {
-  results.push({ ...measurePairs(c.name, bareNode, c, pairs), budgeted: c.budgeted });
+  results.push({ ...measurePairs(c.name, against ? againstCase(c) : bareNode, c, pairs), budgeted: c.budgeted });
 }
 
 fs.rmSync(project, { recursive: true, force: true });
 fs.rmSync(saved, { recursive: true, force: true });
 fs.rmSync(pluginData, { recursive: true, force: true });
+if (againstData) fs.rmSync(againstData, { recursive: true, force: true });
 
+if (against) {
+  console.log(`hook CPU time of this checkout as a ratio to the same hook of ${against} (${process.version}), median of ${pairs} interleaved pairs`);
+  console.log(formatPairs(results));
+  process.exit(0);
+}
 console.log(`hook CPU time as a ratio to a bare node start (${process.version}), median of ${pairs} interleaved pairs; budget ${BUDGET}×`);
 console.log(formatPairs(results));
 // Reported, not enforced: on a busy machine a median of a few pairs moves by ±0.05×.
