@@ -177,12 +177,12 @@ const cases: Case[] = [
     restore('r1'),
     /^$/,
   ),
-  // Other shell syntax (here a redirection) loads the tree-sitter parser (WebAssembly): reported, not budgeted (README, Bash gate).
+  // Other shell syntax (here quotes) loads the tree-sitter parser (WebAssembly): reported, not budgeted (README, Bash gate).
   hookCase(
     'Bash gate, shell syntax (parser loaded)',
     false,
     hookCommand('PreToolUse', 'Bash'),
-    payload('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'npm test 2>&1 | tail -20' } }),
+    payload('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'grep -n "total" src/cart.ts | head -5' } }),
     restore('r1'),
     /^$/,
   ),

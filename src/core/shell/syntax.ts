@@ -47,8 +47,10 @@ function plainCommand(text: string): SyntaxNode | null {
   return node('command', text.trim(), null, children);
 }
 
-/** Plain words and the four operators the fast path reads: `;` `&&` `||` `|` (one token each, blanks around them optional). */
-const PLAIN_LIST = /^[A-Za-z0-9_./:=,+@%\t ;&|-]*$/;
+/** Plain words and the four operators the fast path reads: `;` `&&` `||` `|` (one token each, blanks around them optional), and `>` of a redirection. */
+const PLAIN_LIST = /^[A-Za-z0-9_./:=,+@%\t ;&|>-]*$/;
+/** The redirections the fast path reads, each one blank-separated word: standard output or error to /dev/null, or one onto the other. */
+const REDIRECT = /^([12]?)(>&)([12])$|^([12]?)(>)(\/dev\/null)$/;
 const OPERATOR = /;|&&|\|\||\|/g;
 const LIST_WORDS = /^[A-Za-z0-9_./,:\t -]*$/;
 
@@ -61,13 +63,15 @@ function joined(type: 'pipeline' | 'list', parts: SyntaxNode[], ops: string[]): 
 }
 
 /**
- * The tree of a command that uses no shell syntax but plain words and the operators `;`, `&&`, `||`
- * and `|` between simple commands, built without the parser; null for anything else (quotes,
- * expansions, redirections, `&`, `|&`, a newline, a keyword, an empty command). For such a command
- * bash does no quoting, expansion, globbing or redirection, so splitting at the operators and then on
- * blanks is exactly what it runs. The Bash gate uses it to skip loading the parser for `git status`,
- * `ls -la src`, `npm test`, `git status && git diff`, `git log | head -20` and the like. The tree is the
- * one tree-sitter-bash builds (test/unit/bash-spellings.test.ts holds the two to each other).
+ * The tree of a command that uses no shell syntax but plain words, the operators `;`, `&&`, `||` and
+ * `|` between simple commands, and a few redirections ending a statement's first command (`2>&1`,
+ * `>/dev/null`, `2>/dev/null`), built without the parser; null for anything else (quotes, expansions,
+ * other redirections, `&`, `|&`, a newline, a keyword, an empty command). For such a command bash does
+ * no quoting, expansion or globbing, so splitting at the operators and then on blanks is exactly what
+ * it runs. The Bash gate uses it to skip loading the parser for `git status`, `ls -la src`,
+ * `git status && git diff`, `npm test 2>&1 | tail -20` and the like. The tree is the one tree-sitter-bash
+ * builds, quirks included (test/unit/bash-spellings.test.ts holds the two to each other); where the
+ * grammar reads such a command differently from bash, the command is left to the parser.
  */
 export function plainScript(source: string): Script | null {
   if (!PLAIN_LIST.test(source)) return null;
@@ -87,7 +91,7 @@ export function plainScript(source: string): Script | null {
   // characters on which the grammar never stumbles (it fails on some spellings with `%`, `@`, `==`, `+:`
   // or `=` before an operator, which bash reads as words): the gate refuses what the parser cannot read,
   // and the fast path must not read more than the parser does.
-  if (tokens.some((t) => t.kind === 'words' && !LIST_WORDS.test(t.text))) return null;
+  if (tokens.some((t) => t.kind === 'words' && !LIST_WORDS.test(t.text.split(/[\t ]+/).filter((w) => !REDIRECT.test(w)).join(' ')))) return null;
   const statements: SyntaxNode[] = [];
   let parts: SyntaxNode[] = [];
   let ops: string[] = [];
@@ -102,8 +106,11 @@ export function plainScript(source: string): Script | null {
       if (last && statements.length > 0 && parts.length === 0 && pipe.length === 0) break;
       return null;
     }
-    const command = plainCommand(words);
+    const command = redirectedCommand(words);
     if (!command) return null;
+    // The grammar hangs a redirection of any but a statement's first command on the list or pipeline
+    // before it (bash: on that command alone): those are left to the parser.
+    if (command.type === 'redirected_statement' && (pipe.length > 0 || parts.length > 0)) return null;
     pipe.push(command);
     if (op === '|') {
       pipeOps.push(op);
@@ -131,11 +138,34 @@ export function plainScript(source: string): Script | null {
   return { root, complete: true };
 }
 
-/** Fills in each pipeline's and list's text: the source from its first command to its last. */
+/** A simple command and the redirections that end it (none: the command itself). */
+function redirectedCommand(text: string): SyntaxNode | null {
+  const words = text.split(/[\t ]+/).filter(Boolean);
+  let end = words.length;
+  while (end > 0 && REDIRECT.test(words[end - 1]!)) end--;
+  // A redirection before a word, or a word that is not plain: left to the parser.
+  if (words.slice(0, end).some((w) => w.includes('>'))) return null;
+  const command = plainCommand(words.slice(0, end).join(' '));
+  if (!command || end === words.length) return command && { ...command, text: text.trim() };
+  // The grammar drops a word `-` before a redirection, and reads `-x 2>&1` first as a redirection without its command.
+  if (words[0]!.startsWith('-') || words.includes('-')) return null;
+  const redirects = words.slice(end).map((w) => {
+    const m = REDIRECT.exec(w)!;
+    const [fd, op, to] = m[2] ? [m[1]!, m[2], m[3]!] : [m[4]!, m[5]!, m[6]!];
+    return node('file_redirect', w, 'redirect', [
+      ...(fd ? [node('file_descriptor', fd, 'descriptor')] : []),
+      node(op, op, null, [], false),
+      node(op === '>&' ? 'number' : 'word', to, 'destination'),
+    ]);
+  });
+  return node('redirected_statement', '', null, [{ ...command, field: 'body', text: '' }, ...redirects]);
+}
+
+/** Fills in the texts of the nodes made of others (lists, pipelines, redirected commands): the source they span. */
 function withTexts(root: SyntaxNode, source: string): void {
   let from = 0;
   const place = (n: SyntaxNode): [number, number] => {
-    if (n.type === 'command' || !n.named) {
+    if ((n.type === 'command' && n.text !== '') || !n.named || n.children.length === 0) {
       const start = source.indexOf(n.text, from);
       from = start + n.text.length;
       return [start, from];
