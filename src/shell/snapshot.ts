@@ -59,6 +59,8 @@ const repos = new Map<string, Repo>();
 function repoOf(root: string): Repo | null {
   const known = repos.get(root);
   if (known) return known;
+  // Told where the repository is (GIT_DIR, GIT_WORK_TREE), git does not search: then git is asked.
+  if (process.env.GIT_DIR || process.env.GIT_WORK_TREE) return askedRepo(root);
   let real: string;
   try {
     real = fs.realpathSync(root);
@@ -69,6 +71,15 @@ function repoOf(root: string): Repo | null {
   if (!found) return null;
   const inside = path.relative(found.top, real).split(path.sep).join('/');
   const repo = { gitDir: path.resolve(found.gitDir), prefix: inside ? `${inside}/` : '' };
+  repos.set(root, repo);
+  return repo;
+}
+
+function askedRepo(root: string): Repo | null {
+  const out = gitIn(root)(['rev-parse', '--absolute-git-dir', '--show-prefix']);
+  const [gitDir, prefix = ''] = out?.split('\n') ?? [];
+  if (!gitDir) return null;
+  const repo = { gitDir, prefix };
   repos.set(root, repo);
   return repo;
 }

@@ -87,6 +87,26 @@ describe('snapshotTree', () => {
     expect(dir.git('status', '--porcelain')).toBe('');
   });
 
+  test('with GIT_DIR and GIT_WORK_TREE set, the repository they name is snapshot', () => {
+    const dir = testdir({ 'a.txt': 'a\n' });
+    const elsewhere = path.join(tempDir(), 'gitdir');
+    fs.renameSync(dir.abs('.git'), elsewhere);
+    const saved = { dir: process.env.GIT_DIR, tree: process.env.GIT_WORK_TREE };
+    process.env.GIT_DIR = elsewhere;
+    process.env.GIT_WORK_TREE = dir.root;
+    try {
+      dir.write('b.txt', 'b\n');
+      const tree = snapshotTree(dir.root)!;
+      expect(readBlob(dir.root, tree, 'b.txt')).toBe('b\n');
+      expect(fs.realpathSync(privateDir(dir.root)!)).toBe(fs.realpathSync(path.join(elsewhere, 'minions')));
+    } finally {
+      for (const [k, v] of [['GIT_DIR', saved.dir], ['GIT_WORK_TREE', saved.tree]] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+
   test('works before the first commit, and answers null outside a repository', () => {
     const fresh = testdir({}, { git: false });
     fresh.git('init', '-q');
