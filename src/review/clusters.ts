@@ -90,52 +90,97 @@ const NONE: [number, number][] = [];
 const bucketOf = (key: IdentityKey): string => `${key.file}\0${key.family}`;
 
 /**
+ * A bucket with at most this many distinct texts compares each text with every shorter one (`includes`,
+ * V8's native search); a larger one goes through a TextIndex of windows, linear in its total length.
+ */
+export const DIRECT_TEXTS = 256;
+
+/**
  * Groups the reports of one defect: the same file and family, and the same evidence or one quote
  * containing the other. A quote that contains the evidence of two or more distinct defects (one
  * reviewer quoting lines 1–5 while others report lines 2, 3 and 4) joins none of them. Returns groups
  * of indices into `keys`, each in reporting order, ordered by their first report.
  */
-export function clusterKeys(keys: readonly IdentityKey[]): number[][] {
-  const parent = keys.map((_, i) => i);
+export function clusterKeys(keys: readonly IdentityKey[], direct = DIRECT_TEXTS): number[][] {
+  const parent = new Int32Array(keys.length);
+  for (let i = 0; i < keys.length; i++) parent[i] = i;
   const find = (i: number): number => {
     let root = i;
     while (parent[root] !== root) root = parent[root]!;
-    while (parent[i] !== root) [parent[i], i] = [root, parent[i]!];
+    while (parent[i] !== root) {
+      const next = parent[i]!;
+      parent[i] = root;
+      i = next;
+    }
     return root;
   };
   const union = (a: number, b: number): void => {
-    const [ra, rb] = [find(a), find(b)];
+    const ra = find(a);
+    const rb = find(b);
     if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
   };
 
-  const buckets = new Map<string, number[]>();
-  keys.forEach((key, i) => push(buckets, bucketOf(key), i));
-  for (const members of buckets.values()) {
-    // One node per distinct text; shorter texts first, so a quote meets every quote it contains already grouped.
-    const nodes = new Map<string, number>();
-    for (const i of members) {
-      const first = nodes.get(keys[i]!.text);
-      if (first === undefined) nodes.set(keys[i]!.text, i);
-      else union(first, i);
-    }
-    if (nodes.size === 1) continue;
-    const index = new TextIndex();
-    const report: number[] = [];
-    for (const [text, node] of [...nodes].sort((a, b) => a[0].length - b[0].length)) {
-      let only = -1; // the one group it contains (-1: none yet; -2: two or more)
-      index.within(text, (id) => {
-        const root = find(report[id]!);
-        if (only === -1) only = root;
-        else if (only !== root) only = -2;
-      });
-      if (only >= 0) union(node, only);
-      report[index.add(text)] = node;
+  // One node per distinct text of a file and family (the first report of it); later reports of the same text join it.
+  const buckets = new Map<string, Map<string, Map<string, number>>>();
+  for (let i = 0; i < keys.length; i++) {
+    const { file, family, text } = keys[i]!;
+    let byFamily = buckets.get(file);
+    if (!byFamily) buckets.set(file, (byFamily = new Map()));
+    let nodes = byFamily.get(family);
+    if (!nodes) byFamily.set(family, (nodes = new Map()));
+    const first = nodes.get(text);
+    if (first === undefined) nodes.set(text, i);
+    else union(first, i);
+  }
+  for (const byFamily of buckets.values()) {
+    for (const nodes of byFamily.values()) {
+      if (nodes.size === 1) continue;
+      // Shorter texts first, so a quote meets every quote it contains already grouped.
+      const texts = [...nodes.keys()].sort((a, b) => a.length - b.length);
+      if (texts.length <= direct) joinDirect(texts, nodes, find, union);
+      else joinIndexed(texts, nodes, find, union);
     }
   }
 
   const groups = new Map<number, number[]>();
-  keys.forEach((_, i) => push(groups, find(i), i));
+  for (let i = 0; i < keys.length; i++) push(groups, find(i), i);
   return [...groups.values()];
+}
+
+type Find = (i: number) => number;
+type Union = (a: number, b: number) => void;
+
+/** Each text joins the one group of the shorter texts it contains (none when they are two or more groups). */
+function joinDirect(texts: readonly string[], nodes: ReadonlyMap<string, number>, find: Find, union: Union): void {
+  for (let t = 1; t < texts.length; t++) {
+    const text = texts[t]!;
+    if (text.length <= MIN_CONTAINED) continue;
+    let only = -1; // the one group it contains (-1: none yet; -2: two or more)
+    for (let s = 0; s < t && only !== -2; s++) {
+      const other = texts[s]!;
+      if (other.length < MIN_CONTAINED || other.length === text.length || !text.includes(other)) continue;
+      const root = find(nodes.get(other)!);
+      if (only === -1) only = root;
+      else if (only !== root) only = -2;
+    }
+    if (only >= 0) union(nodes.get(text)!, only);
+  }
+}
+
+function joinIndexed(texts: readonly string[], nodes: ReadonlyMap<string, number>, find: Find, union: Union): void {
+  const index = new TextIndex();
+  const report: number[] = [];
+  for (const text of texts) {
+    const node = nodes.get(text)!;
+    let only = -1;
+    index.within(text, (id) => {
+      const root = find(report[id]!);
+      if (only === -1) only = root;
+      else if (only !== root) only = -2;
+    });
+    if (only >= 0) union(node, only);
+    report[index.add(text)] = node;
+  }
 }
 
 /** Earlier findings by identity: the first added that is the same defect as a key (sameDefect). */
