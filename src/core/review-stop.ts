@@ -49,7 +49,7 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
     }
     const frozen = sha256(frozenText);
     const rows = accepted.issues.map((f, i): ReadingRow => ({ grounding: groundings[i]!, key: identityOf(f, event.sources, groundings[i]!) }));
-    reading = encodeReading(frozen, rows);
+    reading = encodeReading(frozen, { review: accepted, rows });
     recorded = { ...run, status: 'valid', error: null, counts: accepted.counts, frozen, reading: sha256(reading) };
   } else {
     const error = fromFile && !fromFile.ok ? fromFile.error : fromMessage && !fromMessage.ok ? fromMessage.error : null;

@@ -47,7 +47,7 @@ export interface RoundInput {
   escalated?: { class: string; reason: EscalationReason }[];
   /** The hooks' own findings on the fix before this round: Layer-0 hits and checks it broke. */
   machine?: MachineFinding[];
-  /** How each reviewer's stop read its review (grounding and identity of each finding), where kept. */
+  /** How each reviewer's stop read its review (the validated review, grounding and identity of each finding), where kept: its text is then not needed. */
   readings?: Partial<Record<Reviewer, ReviewReading>>;
 }
 
@@ -116,14 +116,16 @@ export function aggregateRound(input: RoundInput): Verdict {
   const parsedReviews: (ParsedReview | null)[] = [];
   for (const r of REVIEWERS) {
     const review = input.reviews[r];
-    const parsed = review.valid && review.text !== null ? parseReview(review.text) : null;
+    // Read at the reviewer's stop: the review as validated then, and its findings grounded against the
+    // files as they were then (a project file changed since is named in the verdict, which then never ends DONE).
+    const reading = review.valid ? input.readings?.[r] : undefined;
+    const kept = reading && reading.rows.length === reading.review.issues.length ? reading : null;
+    const parsed = kept ? kept.review : review.valid && review.text !== null ? parseReview(review.text) : null;
     parsedReviews.push(parsed);
     if (r === 'critic' && parsed?.ok) diagnoses = parsed.diagnosis;
     const partly = parsed?.ok ? null : salvage(review.text);
     const findings = parsed?.ok ? parsed.issues : partly!.findings;
-    // Read at the reviewer's stop: the same findings, grounded against the files as they were then (a
-    // project file changed since is named in the verdict, which then never ends DONE).
-    const read = parsed?.ok && input.readings?.[r]?.rows.length === findings.length ? input.readings[r]!.rows : null;
+    const read = kept?.rows ?? null;
     const mine = findings.map((finding, i): Reported => {
       if (read) return { reviewer: r, finding, key: read[i]!.key, grounding: read[i]!.grounding };
       const grounding = grounder.ground(finding);

@@ -1,35 +1,44 @@
 /**
- * How a reviewer's stop read its review: each finding's grounding and identity, in the review's order.
- * The stop works them out to warn a reviewer whose findings miss; the hooks keep them beside the frozen
- * review, so the round's verdict does not ground every review a second time. Pure.
+ * How a reviewer's stop read its review: the review as validated, and each finding's grounding and
+ * identity, in the review's order. The stop works them out to accept the review and to warn a reviewer
+ * whose findings miss; the hooks keep them beside the frozen review, so the round's verdict neither
+ * validates nor grounds every review a second time. Pure.
  *
  * A reading is the hooks' own data, pinned by its digest in the state (ReviewerRun.reading), like the
  * frozen review it belongs to: it is not validated again, only matched to that review and to this
- * format's version. Anything else (missing, another version, another review) is no reading, and the
- * verdict works it out from the frozen text.
+ * format's version. Anything else (missing, another version, another review, rows that do not cover the
+ * review's findings) is no reading, and the verdict works it out from the frozen text.
  */
 import type { IdentityKey } from './fingerprint';
 import type { Grounding } from './grounding';
+import type { ParsedReview } from './reviewer-output';
 
 export interface ReadingRow {
   grounding: Grounding;
   key: IdentityKey;
 }
+export type ValidReview = Extract<ParsedReview, { ok: true }>;
 export interface ReviewReading {
+  /** The review as its stop validated it. */
+  review: ValidReview;
+  /** One per finding of the review. */
   rows: ReadingRow[];
 }
 
-const READING_VERSION = 1;
+const READING_VERSION = 2;
 
-/** The text kept for a review's reading; `review` is the frozen review's digest. */
-export const encodeReading = (review: string, rows: readonly ReadingRow[]): string => JSON.stringify({ version: READING_VERSION, review, rows });
+/** The text kept for a review's reading; `digest` is the frozen review's digest. */
+export const encodeReading = (digest: string, reading: ReviewReading): string =>
+  JSON.stringify({ version: READING_VERSION, digest, review: reading.review, rows: reading.rows });
 
 /** The reading kept for the review with this digest, or null. */
-export function decodeReading(text: string | null, review: string): ReviewReading | null {
+export function decodeReading(text: string | null, digest: string): ReviewReading | null {
   if (text === null) return null;
   try {
-    const data = JSON.parse(text) as { version?: unknown; review?: unknown; rows?: unknown };
-    return data.version === READING_VERSION && data.review === review && Array.isArray(data.rows) ? { rows: data.rows as ReadingRow[] } : null;
+    const data = JSON.parse(text) as { version?: unknown; digest?: unknown; review?: Partial<ValidReview> | null; rows?: unknown };
+    const { review, rows } = data;
+    if (data.version !== READING_VERSION || data.digest !== digest || !Array.isArray(rows) || review?.ok !== true || !Array.isArray(review.issues)) return null;
+    return rows.length === review.issues.length ? { review: review as ValidReview, rows: rows as ReadingRow[] } : null;
   } catch {
     return null;
   }

@@ -44,11 +44,17 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
       reviews[r] = onDisk; // nowhere to keep a copy: the file is all there is
       continue;
     }
-    reviews[r] = frozenText(store, frozen);
-    // The same text as the frozen copy (the usual case) needs no hash: the copy matched its digest.
-    if (onDisk !== reviews[r] && sha256(onDisk ?? '') !== frozen) rewritten.push(r);
     const reading = runs[r].reading === null ? null : decodeReading(frozenText(store, runs[r].reading!), frozen);
-    if (reading) readings[r] = reading;
+    if (reading) {
+      // The reading holds the review as validated: the frozen text is not read, the file only hashed.
+      readings[r] = reading;
+      reviews[r] = null;
+      if (onDisk === null || sha256(onDisk) !== frozen) rewritten.push(r);
+      continue;
+    }
+    reviews[r] = frozenText(store, frozen);
+    // The same text as the frozen copy needs no hash: the copy matched its digest.
+    if (onDisk !== reviews[r] && sha256(onDisk ?? '') !== frozen) rewritten.push(r);
   }
   return {
     reviews,

@@ -77,7 +77,7 @@ describe.concurrent("the hooks' record", () => {
     expect(loop.state()).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'tampered' });
   });
 
-  it.each(['forged', 'deleted'] as const)('a reviewer stop’s kept reading of its review %s: the verdict works it out again from the frozen review, the same', async (how) => {
+  it.each(['forged to unground its finding', 'forged to drop its finding', 'deleted'] as const)('a reviewer stop’s kept reading of its review %s: the verdict works it out again from the frozen review, the same', async (how) => {
     const loop = new Loop(projectTestdir());
     await loop.start('--max-iterations 3 the cart');
     await loop.dispatchReviewers();
@@ -87,8 +87,10 @@ describe.concurrent("the hooks' record", () => {
     const object = loop.dir.abs(`.git/minions/record/top/objects/${digest}`);
     const kept = JSON.parse(fs.readFileSync(object, 'utf8'));
     expect(kept.rows).toEqual([expect.objectContaining({ grounding: expect.objectContaining({ status: 'grounded' }) })]);
-    // A forged reading would have the finding ungrounded (never sent to the fixer); it no longer matches its digest.
-    if (how === 'forged') fs.writeFileSync(object, JSON.stringify({ ...kept, rows: kept.rows.map((r: { grounding: object }) => ({ ...r, grounding: { ...r.grounding, status: 'ungrounded', reason: 'forged' } })) }));
+    expect(kept.review.issues).toEqual([expect.objectContaining({ severity: 'critical' })]);
+    // A forged reading would have the finding ungrounded (never sent to the fixer), or gone; it no longer matches its digest.
+    if (how === 'forged to unground its finding') fs.writeFileSync(object, JSON.stringify({ ...kept, rows: kept.rows.map((r: { grounding: object }) => ({ ...r, grounding: { ...r.grounding, status: 'ungrounded', reason: 'forged' } })) }));
+    else if (how === 'forged to drop its finding') fs.writeFileSync(object, JSON.stringify({ ...kept, review: { ...kept.review, issues: [] }, rows: [] }));
     else fs.rmSync(object);
     for (const r of REVIEWERS.filter((r) => r !== 'critic')) loop.writeReview(1, r, cleanReview(r));
     await loop.reviewersStop(REVIEWERS.filter((r) => r !== 'critic'));

@@ -47,7 +47,10 @@ function round(iteration: number, reports: Reports, history: Verdict[] = [], ove
   const verdict = aggregateRound(input);
   // Every case also checks the verdict from the reviewer stops' readings (as the hooks keep them,
   // through JSON): the same as grounding every review again.
-  expect(aggregateRound({ ...input, sources: structuredClone(input.sources), readings: readingsOf(input) })).toEqual(verdict);
+  // The texts of reviews with a reading are not needed (the hooks do not read them then).
+  const readings = readingsOf(input);
+  const texts = Object.fromEntries(REVIEWERS.map((r) => [r, readings[r] ? { ...input.reviews[r], text: null } : input.reviews[r]])) as RoundInput['reviews'];
+  expect(aggregateRound({ ...input, reviews: texts, sources: structuredClone(input.sources), readings })).toEqual(verdict);
   return verdict;
 }
 
@@ -62,7 +65,7 @@ function readingsOf(input: RoundInput): Partial<Record<Reviewer, ReviewReading>>
       const grounding = ground(f, own);
       return { grounding, key: identityOf(f, own, grounding) };
     });
-    readings[r] = decodeReading(encodeReading('digest', rows), 'digest')!;
+    readings[r] = decodeReading(encodeReading('digest', { review: parsed, rows }), 'digest')!;
   }
   return readings;
 }
@@ -312,19 +315,40 @@ describe('pattern memory', () => {
 
 describe('readings kept by the reviewer stops', () => {
   const rows = [{ grounding: { status: 'grounded' as const, reason: null, line: 3, reading: { file: 'as-written' as const, evidence: [] }, matched: 'x' }, key: { file: 'a.ts', family: 'correctness', text: 'x' } }];
-  it('a reading is used only for the review it was made from, in this format', () => {
-    expect(decodeReading(encodeReading('abc', rows), 'abc')).toEqual({ rows });
-    expect(decodeReading(encodeReading('abc', rows), 'other')).toBeNull();
-    expect(decodeReading(encodeReading('abc', rows).replace('"version":1', '"version":0'), 'abc')).toBeNull();
-    expect(decodeReading('{"version":1,"review":"abc","rows":{}}', 'abc')).toBeNull();
+  const review = parseReview(reviewJson([offByOne()]));
+  if (!review.ok) throw new Error(review.error);
+  const reading = { review, rows };
+  it('a reading is used only for the review it was made from, in this format, and when it covers every finding', () => {
+    expect(decodeReading(encodeReading('abc', reading), 'abc')).toEqual(reading);
+    expect(decodeReading(encodeReading('abc', reading), 'other')).toBeNull();
+    expect(decodeReading(encodeReading('abc', reading).replace('"version":2', '"version":1'), 'abc')).toBeNull();
+    expect(decodeReading(encodeReading('abc', { review, rows: [...rows, ...rows] }), 'abc')).toBeNull();
+    expect(decodeReading(encodeReading('abc', { review: { ...review, issues: [] }, rows }), 'abc')).toBeNull();
+    expect(decodeReading(encodeReading('abc', reading).replace('"ok":true', '"ok":false'), 'abc')).toBeNull();
+    expect(decodeReading('{"version":2,"digest":"abc","review":{"ok":true,"issues":[]},"rows":{}}', 'abc')).toBeNull();
+    expect(decodeReading('{"version":2,"digest":"abc","rows":[]}', 'abc')).toBeNull();
     expect(decodeReading('not json', 'abc')).toBeNull();
     expect(decodeReading(null, 'abc')).toBeNull();
   });
 
-  it('a reading that does not cover the review (another number of findings) is not used', () => {
+  it('a reading that does not cover its review (another number of findings) is not used', () => {
     const reviews = Object.fromEntries(REVIEWERS.map((r) => [r, { text: reviewJson(r === 'critic' ? [offByOne(), swallowed()] : []), valid: true, error: null }])) as RoundInput['reviews'];
     const input: RoundInput = { iteration: 1, maxIterations: 5, task: 't', now: NOW, rules: DEFAULT_RULES, reviews, sources, history: [], declines: {} };
-    const wrong = { rows: [{ ...rows[0]!, grounding: { ...rows[0]!.grounding, status: 'ungrounded' as const } }] };
+    const critic = parseReview(reviews.critic.text!);
+    if (!critic.ok) throw new Error(critic.error);
+    const wrong = { review: critic, rows: [{ ...rows[0]!, grounding: { ...rows[0]!.grounding, status: 'ungrounded' as const } }] };
     expect(aggregateRound({ ...input, readings: { critic: wrong } })).toEqual(aggregateRound({ ...input, sources: structuredClone(sources) }));
+  });
+
+  it("the reading's review is what counts, not the text beside it (the hooks do not read that text then)", () => {
+    const reviews = Object.fromEntries(REVIEWERS.map((r) => [r, { text: reviewJson([]), valid: true, error: null }])) as RoundInput['reviews'];
+    const input: RoundInput = { iteration: 1, maxIterations: 5, task: 't', now: NOW, rules: DEFAULT_RULES, reviews, sources, history: [], declines: {} };
+    const withFinding = parseReview(reviewJson([offByOne()]));
+    if (!withFinding.ok) throw new Error(withFinding.error);
+    const grounding = ground(withFinding.issues[0]!, structuredClone(sources));
+    const readings = { critic: { review: withFinding, rows: [{ grounding, key: identityOf(withFinding.issues[0]!, sources, grounding) }] } };
+    const verdict = aggregateRound({ ...input, readings });
+    expect(verdict.findings.map((f) => f.reporters)).toEqual([['critic']]);
+    expect(verdict).toEqual(aggregateRound({ ...input, reviews: { ...reviews, critic: { text: reviewJson([offByOne()]), valid: true, error: null } } }));
   });
 });
