@@ -55,7 +55,7 @@ export interface RoundInput {
 export const CONTESTED_AFTER = 2;
 const SEVERITY_RANK: Record<Severity, number> = { critical: 3, warning: 2, info: 1 };
 
-interface Reported {
+export interface Reported {
   reviewer: Reporter;
   finding: Finding;
   key: IdentityKey;
@@ -299,14 +299,21 @@ const row = (f: MergedFinding, status: StatusRow['status']): StatusRow => ({
   description: f.description,
 });
 
-const longest = (texts: string[]): string => texts.reduce((a, b) => (b.trim().length > a.trim().length ? b : a), '');
-
 /** One finding from a cluster's reports: NEW and not yet sent to the fixer until the caller decides. */
-function mergeCluster(members: Reported[]): MergedFinding {
+export function mergeCluster(members: Reported[]): MergedFinding {
   // The representative: the most specific (shortest) identity, preferring a grounded report.
   // Members share file and family: the fingerprint depends on the text alone.
+  // One pass (it runs for every finding of the round): the most severe report, each text's longest
+  // wording (the first of equal length, ignoring surrounding spaces), the categories and reporters as first seen.
   let rep = members[0]!;
   let fingerprint: string | null = null;
+  let severity: Severity = 'info';
+  let description = '';
+  let descriptionLength = 0;
+  let suggestion = '';
+  let suggestionLength = 0;
+  const categories: string[] = [];
+  let reporters = 0;
   for (const m of members) {
     const order =
       Number(m.grounding.status === 'ungrounded') - Number(rep.grounding.status === 'ungrounded') ||
@@ -316,20 +323,27 @@ function mergeCluster(members: Reported[]): MergedFinding {
       rep = m;
       fingerprint = null;
     }
+    const { finding } = m;
+    if (SEVERITY_RANK[finding.severity] > SEVERITY_RANK[severity]) severity = finding.severity;
+    const d = finding.description.trim().length;
+    if (d > descriptionLength) [description, descriptionLength] = [finding.description, d];
+    const g = finding.suggestion.trim().length;
+    if (g > suggestionLength) [suggestion, suggestionLength] = [finding.suggestion, g];
+    if (!categories.includes(finding.category)) categories.push(finding.category);
+    reporters |= 1 << REPORTERS.indexOf(m.reviewer);
   }
   fingerprint ??= fingerprintOf(rep.key);
-  const severity = members.reduce<Severity>((s, m) => (SEVERITY_RANK[m.finding.severity] > SEVERITY_RANK[s] ? m.finding.severity : s), 'info');
   return {
     fingerprint,
     severity,
     category: rep.key.family,
-    categories: [...new Set(members.map((m) => m.finding.category))],
+    categories,
     file: rep.key.file,
     line: rep.grounding.line,
-    description: longest(members.map((m) => m.finding.description)),
+    description,
     evidence: rep.finding.evidence,
-    suggestion: longest(members.map((m) => m.finding.suggestion)),
-    reporters: REPORTERS.filter((r) => members.some((m) => m.reviewer === r)),
+    suggestion,
+    reporters: REPORTERS.filter((_, i) => reporters & (1 << i)),
     identity: rep.key.text,
     grounding: { status: rep.grounding.status, reason: rep.grounding.reason, reading: rep.grounding.reading },
     class: '',

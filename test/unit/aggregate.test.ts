@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REVIEWERS, type Reviewer } from '../../src/core/agents';
-import { DEFAULT_RULES, aggregateRound, identityOf, type RoundInput } from '../../src/review/aggregate';
+import { REPORTERS, REVIEWERS, type Reviewer } from '../../src/core/agents';
+import { DEFAULT_RULES, aggregateRound, identityOf, mergeCluster, type Reported, type RoundInput } from '../../src/review/aggregate';
+import { fingerprintOf } from '../../src/review/fingerprint';
 import { ground, type Sources } from '../../src/review/grounding';
 import { decodeReading, encodeReading, type ReviewReading } from '../../src/review/reading';
 import { parseReview } from '../../src/review/reviewer-output';
@@ -350,5 +352,68 @@ describe('readings kept by the reviewer stops', () => {
     const verdict = aggregateRound({ ...input, readings });
     expect(verdict.findings.map((f) => f.reporters)).toEqual([['critic']]);
     expect(verdict).toEqual(aggregateRound({ ...input, reviews: { ...reviews, critic: { text: reviewJson([offByOne()]), valid: true, error: null } } }));
+  });
+});
+
+describe('mergeCluster', () => {
+  // The merge as first written (a pass per field), kept as the reference for the one-pass merge.
+  const RANK = { critical: 3, warning: 2, info: 1 } as const;
+  const longest = (texts: string[]): string => texts.reduce((a, b) => (b.trim().length > a.trim().length ? b : a), '');
+  function reference(members: Reported[]) {
+    let rep = members[0]!;
+    for (const m of members) {
+      const order =
+        Number(m.grounding.status === 'ungrounded') - Number(rep.grounding.status === 'ungrounded') ||
+        m.key.text.length - rep.key.text.length ||
+        (m.key.text === rep.key.text ? 0 : fingerprintOf(m.key) < fingerprintOf(rep.key) ? -1 : 1);
+      if (order < 0) rep = m;
+    }
+    return {
+      fingerprint: fingerprintOf(rep.key),
+      severity: members.reduce<keyof typeof RANK>((s, m) => (RANK[m.finding.severity] > RANK[s] ? m.finding.severity : s), 'info'),
+      category: rep.key.family,
+      categories: [...new Set(members.map((m) => m.finding.category))],
+      file: rep.key.file,
+      line: rep.grounding.line,
+      description: longest(members.map((m) => m.finding.description)),
+      evidence: rep.finding.evidence,
+      suggestion: longest(members.map((m) => m.finding.suggestion)),
+      reporters: REPORTERS.filter((r) => members.some((m) => m.reviewer === r)),
+      identity: rep.key.text,
+      grounding: { status: rep.grounding.status, reason: rep.grounding.reason, reading: rep.grounding.reading },
+      class: '',
+      status: 'NEW',
+      toFixer: false,
+    };
+  }
+  const words = fc.array(fc.constantFrom('', ' ', '  ', 'a', 'bb', ' c ', '\t', 'ünï', '\n'), { maxLength: 4 }).map((w) => w.join(''));
+  const member = fc.record({
+    reviewer: fc.constantFrom(...REPORTERS),
+    severity: fc.constantFrom('critical' as const, 'warning' as const, 'info' as const),
+    category: fc.constantFrom('logic-error', 'bug', 'off-by-one'),
+    description: words,
+    suggestion: words,
+    text: fc.constantFrom('for(leti=0;i<=n;i++){', 'for(leti=0;i<=n;i++){out.push(x);', 'x', 'yy'),
+    line: fc.option(fc.integer({ min: 1, max: 9 })),
+    ungrounded: fc.boolean(),
+  });
+  type Member = typeof member extends fc.Arbitrary<infer T> ? T : never;
+  const reported = (m: Member): Reported => ({
+    reviewer: m.reviewer,
+    finding: { severity: m.severity, category: m.category, file: 'src/page.ts', line: m.line, description: m.description, evidence: m.text, suggestion: m.suggestion },
+    key: { file: 'src/page.ts', family: 'correctness', text: m.text },
+    grounding: m.ungrounded
+      ? { status: 'ungrounded', reason: 'no match', line: m.line, reading: { file: null, evidence: null }, matched: null }
+      : { status: 'grounded', reason: null, line: m.line, reading: { file: 'as-written', evidence: [] }, matched: m.text },
+  });
+
+  it('one pass gives what a pass per field gives, for any reports of one defect', () => {
+    fc.assert(
+      fc.property(fc.array(member, { minLength: 1, maxLength: 12 }), (members) => {
+        const reports = members.map(reported);
+        expect(mergeCluster(reports)).toEqual(reference(reports));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
