@@ -41,8 +41,14 @@ export function block(text: string, lang = ''): string {
 
 /** A GitHub table; a pipe inside a cell (code spans included) is escaped, as GFM requires. */
 export function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
-  const cell = (text: string): string => (text.includes('|') ? text.replace(/\|/g, '\\|') : text);
-  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
+  // Built as one string, a row at a time: a round's findings table can have thousands of rows.
+  let out = `| ${head.join(' | ')} |\n|${head.map(() => '---').join('|')}|`;
+  for (const row of rows) {
+    out += '\n| ';
+    for (let i = 0; i < row.length; i++) out += `${i ? ' | ' : ''}${row[i]!.includes('|') ? row[i]!.replace(/\|/g, '\\|') : row[i]}`;
+    out += ' |';
+  }
+  return out;
 }
 
 export const where = (file: string, line: number | null): string => code(line ? `${file}:${line}` : file);

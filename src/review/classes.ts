@@ -15,7 +15,7 @@ export interface FixRound {
 type Classifiable = Pick<MergedFinding, 'category' | 'identity'>;
 
 /** The pattern of a finding's identity: quoted literals and numbers masked, so one mistake repeated with other values has one shape. */
-export const classShape = (identity: string): string => identity.replace(/'[^']*'/g, "''").replace(/\d+/g, '#');
+export const classShape = (identity: string): string => (identity.includes("'") ? identity.replace(/'[^']*'/g, "''") : identity).replace(/\d+/g, '#');
 
 /** One class: the same category family and the same pattern, long enough not to be generic ("return x;"). */
 export function sameClass(a: Classifiable, b: Classifiable): boolean {

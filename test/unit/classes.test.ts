@@ -1,4 +1,5 @@
 /** Finding classes and seed 003's escalation ladder, in the aggregation: pure tables. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { REVIEWERS, type Reviewer } from '../../src/core/agents';
 import { DEFAULT_RULES, aggregateRound, type RoundInput } from '../../src/review/aggregate';
@@ -161,5 +162,17 @@ describe('an escalated round ends with the critic’s diagnosis, never silently'
     const v3 = round(3, { [reviewer]: review([swallowed('src/plans.js')], [{ ...diagnosis, class: named === 'ID' ? id : named }]) }, [v1, v2], { fixes, escalated: [{ class: id, reason: 'repeated' }] });
     expect(v3.escalations[0]!.diagnosis !== null).toBe(used);
     expect(v3.stopReason).toBe('stuck_issue');
+  });
+});
+
+describe('classShape', () => {
+  it("skips the quote pass only where there is no quote: the same shape as both passes, for any identity", () => {
+    const identity = fc.string({ unit: fc.constantFrom("'", 'a', '1', '23', '(', ')', '.', '#', '"'), maxLength: 24 });
+    fc.assert(
+      fc.property(identity, (text) => {
+        expect(classShape(text)).toBe(text.replace(/'[^']*'/g, "''").replace(/\d+/g, '#'));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -190,3 +190,20 @@ describe('REPORT.md', () => {
     expect(done).toContain('## Cost\n\nno agent runs recorded.');
   });
 });
+
+describe('table', () => {
+  // The table as first written (an array of rows joined), the reference for the one built a row at a time.
+  const reference = (head: readonly string[], rows: readonly (readonly string[])[]): string => {
+    const cell = (text: string): string => (text.includes('|') ? text.replace(/\|/g, '\\|') : text);
+    return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
+  };
+  it('is the same as joining its rows, for any cells', () => {
+    const cell = fc.string({ unit: fc.constantFrom('a', '|', '\\', ' ', '`', '\n', 'é'), maxLength: 8 });
+    fc.assert(
+      fc.property(fc.array(cell, { minLength: 1, maxLength: 4 }), fc.array(fc.array(cell, { maxLength: 5 }), { maxLength: 6 }), (head, rows) => {
+        expect(table(head, rows)).toBe(reference(head, rows));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
