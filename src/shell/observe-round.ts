@@ -44,17 +44,14 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
       reviews[r] = onDisk; // nowhere to keep a copy: the file is all there is
       continue;
     }
+    // The hook has the frozen copy already (checked at load, or frozen by this very hook). The same
+    // text needs no hash: the copy matched its digest.
+    const copy = frozenText(store, frozen);
+    if (onDisk !== copy && sha256(onDisk ?? '') !== frozen) rewritten.push(r);
     const reading = runs[r].reading === null ? null : decodeReading(frozenText(store, runs[r].reading!), frozen);
-    if (reading) {
-      // The reading holds the review as validated: the frozen text is not read, the file only hashed.
-      readings[r] = reading;
-      reviews[r] = null;
-      if (onDisk === null || sha256(onDisk) !== frozen) rewritten.push(r);
-      continue;
-    }
-    reviews[r] = frozenText(store, frozen);
-    // The same text as the frozen copy needs no hash: the copy matched its digest.
-    if (onDisk !== reviews[r] && sha256(onDisk ?? '') !== frozen) rewritten.push(r);
+    // A reading holds the review as validated: the verdict does not parse the text again.
+    if (reading) readings[r] = reading;
+    reviews[r] = reading ? null : copy;
   }
   return {
     reviews,

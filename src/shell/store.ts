@@ -234,7 +234,8 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
   }
 
   if (store.dir) {
-    for (const effect of outcome.effects) if (effect.type === 'freeze') putObject(store.dir, effect.content);
+    // Kept by digest for the rest of this hook too: the round's verdict, computed next, reads them back.
+    for (const effect of outcome.effects) if (effect.type === 'freeze') store.objects.set(putObject(store.dir, effect.content), effect.content);
     if (stateText !== null) putObject(store.dir, stateText, stateDigest!);
     writeRecord(store.dir, { version: old.version, files, prior });
   }
