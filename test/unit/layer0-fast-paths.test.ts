@@ -6,7 +6,7 @@
  * kind, edited at random, must give the same hits, in the same order, with the same details.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runLayer0, type FileChange } from '../../src/checks/layer0';
 import { balance, worseBalance } from '../../src/checks/layer0/delimiters';
 import { simpleHeading } from '../../src/checks/layer0/headings';
@@ -14,8 +14,13 @@ import { breaksJson, parsesAsJson } from '../../src/checks/layer0/json';
 import { paragraphHashes, popcount, popcount64, proseScan } from '../../src/checks/layer0/simhash64';
 import { changedRegion, countMatches, matchLines, pattern, type Lexer } from '../../src/checks/layer0/text';
 import { runLayer0 as referenceLayer0 } from './layer0-reference';
+import { paced } from '../helpers/pace';
 import { balance as referenceBalance } from './layer0-reference/delimiters';
 import { paragraphHashes as referenceHashes } from './layer0-reference/simhash64';
+
+// Property runs over files of thousands of paragraphs are CPU-bound: next to busy processes one took
+// 10.8 s where it takes 4.8 s at rest. The limit is only there to end a run that hangs.
+vi.setConfig({ testTimeout: paced(600_000) });
 
 /** Pieces of text that the checks react to, and filler around them. */
 const CODE = [
