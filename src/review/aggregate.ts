@@ -10,7 +10,7 @@ import { IdentityIndex, clusterKeys } from './clusters';
 import { fingerprintOf, normaliseCategory, normaliseCode, normaliseFile, type IdentityKey } from './fingerprint';
 import { grounderFor, isCommandEvidence, type Grounding, type Sources } from './grounding';
 import { Finding, countBySeverity, parseReview, type Diagnosis, type ParsedReview, type Severity } from './reviewer-output';
-import type { ReviewReading } from './reading';
+import { coversReview, type ReviewReading } from './reading';
 import { heuristicScore, scoreFindings, scoreOf } from './scoring';
 import type { EscalationReason, MergedFinding, Pitfall, StatusRow, StopReason, Verdict } from './verdict-schema';
 
@@ -119,7 +119,7 @@ export function aggregateRound(input: RoundInput): Verdict {
     // Read at the reviewer's stop: the review as validated then, and its findings grounded against the
     // files as they were then (a project file changed since is named in the verdict, which then never ends DONE).
     const reading = review.valid ? input.readings?.[r] : undefined;
-    const kept = reading && reading.rows.length === reading.review.issues.length ? reading : null;
+    const kept = reading && coversReview(reading) ? reading : null;
     const parsed = kept ? kept.review : review.valid && review.text !== null ? parseReview(review.text) : null;
     parsedReviews.push(parsed);
     if (r === 'critic' && parsed?.ok) diagnoses = parsed.diagnosis;

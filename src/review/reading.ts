@@ -45,17 +45,17 @@ export function encodeReading(digest: string, reading: ReviewReading): string {
 export function decodeReading(text: string | null, digest: string): ReviewReading | null {
   if (text === null) return null;
   const here = encodedHere.get(text);
-  if (here) return here.digest === digest && covers(here.reading) ? here.reading : null;
+  if (here) return here.digest === digest && coversReview(here.reading) ? here.reading : null;
   try {
     const data = JSON.parse(text) as { version?: unknown; digest?: unknown; review?: Partial<ValidReview> | null; rows?: unknown };
     const { review, rows } = data;
     if (data.version !== READING_VERSION || data.digest !== digest || !Array.isArray(rows) || review?.ok !== true || !Array.isArray(review.issues)) return null;
     const reading = { review: review as ValidReview, rows: rows as ReadingRow[] };
-    return covers(reading) ? reading : null;
+    return coversReview(reading) ? reading : null;
   } catch {
     return null;
   }
 }
 
-/** One row per finding of the review. */
-const covers = (reading: ReviewReading): boolean => reading.rows.length === reading.review.issues.length;
+/** One row per finding of the review: only such a reading stands for its review. */
+export const coversReview = (reading: ReviewReading): boolean => reading.rows.length === reading.review.issues.length;
