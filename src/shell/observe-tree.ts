@@ -2,7 +2,7 @@
 import type { RoundPatches } from '../core/events';
 import { currentIteration } from '../core/loop-state';
 import type { State } from '../state/schema';
-import { EMPTY_TREE, changedPaths, commitTreeSpec, diffTrees, diffTreesOrNull, snapshotTree } from './snapshot';
+import { EMPTY_TREE, commitTreeSpec, diffTrees, diffTreesOrNull, snapshotTree } from './snapshot';
 
 /** A patch of what changed during a review is cut at this size; the file list is always whole. */
 const MAX_CHANGE_PATCH = 256 * 1024;
@@ -37,9 +37,10 @@ export function reviewEndObservation(
   const patches = roundPatches(root, state.base, tree);
   const start = currentIteration(state).trees.reviewStart;
   if (!tree || !start || tree === start) return { tree, changedDuringReview: null, patches };
-  const files = changedPaths(root, start, tree);
-  if (files.length === 0) return { tree, changedDuringReview: null, patches };
+  // One git process: the patch's own listing names every changed file, cut or not.
   const patch = diffTrees(root, start, tree, MAX_CHANGE_PATCH);
+  const files = patch.files;
+  if (files.length === 0) return { tree, changedDuringReview: null, patches };
   const note = patch.truncated ? `\n# cut at ${MAX_CHANGE_PATCH} bytes; every changed file:\n${files.map((f) => `#   ${f}`).join('\n')}\n` : '';
   return { tree, changedDuringReview: { files, patch: patch.text + note }, patches };
 }
