@@ -9,12 +9,14 @@ export const CheckStatus = z.enum(['passed', 'failed', 'timed_out']);
 export type CheckStatus = z.infer<typeof CheckStatus>;
 
 /** What the state keeps of one run: enough to compare, not the output. */
-export const CheckOutcome = z.object({
-  command: z.string(),
-  status: CheckStatus,
-  exitCode: z.nullable(z.int()),
-  durationMs: count(),
-});
+export const CheckOutcome = z.lazy(() =>
+  z.object({
+    command: z.string(),
+    status: CheckStatus,
+    exitCode: z.nullable(z.int()),
+    durationMs: count(),
+  }),
+);
 export type CheckOutcome = z.infer<typeof CheckOutcome>;
 
 /** One run of a check, as the shell observed it. */

@@ -22,9 +22,14 @@ export interface IntegrityRecord {
   files: { [rel: string]: string };
   /** While a commit runs: what a file it touches may hold instead (null: it may be absent). */
   prior: { [rel: string]: (string | null)[] };
+  /**
+   * The STATE_SHAPE of the hooks that saved the state (state/schema.ts). Hooks of the same shape read
+   * their own copy of the state without checking it against the schema again; null: unknown.
+   */
+  shape: string | null;
 }
 
-export const emptyRecord = (): IntegrityRecord => ({ version: RECORD_VERSION, files: {}, prior: {} });
+export const emptyRecord = (): IntegrityRecord => ({ version: RECORD_VERSION, files: {}, prior: {}, shape: null });
 
 /** The git dir of the repository that holds `root`, found on the file system (a worktree's .git file is followed). */
 export function findGitDir(root: string): { gitDir: string; top: string } | null {
@@ -87,7 +92,7 @@ function parseRecord(data: unknown): IntegrityRecord {
   if (!r || r.version !== RECORD_VERSION) return emptyRecord();
   for (const [k, v] of Object.entries(r.files ?? {})) if (typeof v === 'string') files[k] = v;
   for (const [k, v] of Object.entries(r.prior ?? {})) if (Array.isArray(v)) prior[k] = v.filter((d): d is string | null => d === null || typeof d === 'string');
-  return { version: RECORD_VERSION, files, prior };
+  return { version: RECORD_VERSION, files, prior, shape: typeof r.shape === 'string' ? r.shape : null };
 }
 
 export function writeRecord(dir: string, record: IntegrityRecord): void {

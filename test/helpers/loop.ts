@@ -6,6 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { agentDispatch, bashTool, stop, subagentStop, userPromptSubmit, writeTool, SESSION, type BackgroundTask, type Common, type Payload } from './payloads';
 import { CHANGED, COMMITTED, FIXER, REVIEWERS, STATE, agentType, fixAnswersFile, findingsFile, fixSummaryFile, reviewText, reviewerFile, type ReviewOutput, type Reviewer } from './reviews';
+import { expect } from 'vitest';
+import { objectHolds, readRecord, recordDir } from '../../src/shell/record';
+import { State } from '../../src/state/schema';
 import { runHook, type HookName, type HookResult, type RunHookOptions } from './run';
 import { testdir, type TestDir } from './testdir';
 
@@ -30,8 +33,10 @@ export class Loop {
     return { cwd: this.dir.root, session_id: this.session, ...extra };
   }
 
-  hook(name: HookName, payload: Payload | string, options: RunHookOptions = {}): Promise<HookResult> {
-    return runHook(name, payload, { projectDir: this.dir.root, ...this.options, ...options });
+  async hook(name: HookName, payload: Payload | string, options: RunHookOptions = {}): Promise<HookResult> {
+    const result = await runHook(name, payload, { projectDir: this.dir.root, ...this.options, ...options });
+    expectOwnStateSchemaFixed(this.dir.root);
+    return result;
   }
 
   prompt(text: string): Promise<HookResult> {
@@ -172,6 +177,25 @@ export class Loop {
     }
     return out;
   }
+}
+
+/**
+ * The hooks read their own copy of the state without the schema (shell/store.ts, ownState): that holds
+ * only while every state they save is one the schema leaves as it is. Checked after every hook a Loop
+ * runs, so every flow of the hook tests checks it.
+ */
+export function expectOwnStateSchemaFixed(root: string): void {
+  const dir = recordDir(root, {});
+  const file = path.join(root, STATE);
+  // Only a regular file: a test may leave a FIFO there, which a read would wait on forever.
+  if (!dir || !fs.lstatSync(file, { throwIfNoEntry: false })?.isFile()) return;
+  const text = fs.readFileSync(file, 'utf8');
+  const digest = readRecord(dir)?.files[STATE];
+  if (!digest || !objectHolds(dir, digest, text)) return;
+  const data = JSON.parse(text);
+  const parsed = State.safeParse(data);
+  expect(parsed.success, 'a state the hooks saved fails their schema').toBe(true);
+  expect(parsed.data, 'the schema changes a state the hooks saved').toStrictEqual(data);
 }
 
 /** The systemMessage lines of several hook results, in order. */
