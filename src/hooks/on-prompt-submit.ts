@@ -5,11 +5,9 @@ import { isActive, stateOf } from '../core/loop-state';
 import { mayStart } from '../core/start';
 import { CONFIG_FILE, DEFAULT_SETTINGS, settingsFromConfig, validateConfig } from '../config/project-config';
 import * as msg from '../messages';
-import { startFacts } from '../shell/git';
 import { readOrNull } from '../shell/observe';
-import { roundPatches } from '../shell/observe-tree';
+import { startObservation } from '../shell/observe-tree';
 import { runChecks } from '../shell/run-checks';
-import { snapshotTree } from '../shell/snapshot';
 import { UserPromptSubmitPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
 import { transact } from '../shell/transact';
@@ -48,10 +46,6 @@ void runHook({
       command.checks.commands.length > 0 && mayStart(ctx.load(), sessionId, command.force, ctx.now)
         ? await runChecks(ctx.root, command.checks.commands, { timeoutSeconds: command.checks.timeoutSeconds })
         : [];
-    return ctx.transact(() => {
-      const { head, changedFiles } = startFacts(ctx.root);
-      const tree = snapshotTree(ctx.root);
-      return { kind: 'command', command, sessionId, now: ctx.now, head, changedFiles, root: ctx.root, tree, patches: roundPatches(ctx.root, head, tree), baseline };
-    });
+    return ctx.transact(() => ({ kind: 'command', command, sessionId, now: ctx.now, root: ctx.root, ...startObservation(ctx.root), baseline }));
   },
 });

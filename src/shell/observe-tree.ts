@@ -2,7 +2,7 @@
 import type { RoundPatches } from '../core/events';
 import { currentIteration } from '../core/loop-state';
 import type { State } from '../state/schema';
-import { EMPTY_TREE, commitTreeSpec, diffTrees, diffTreesOrNull, snapshotTree } from './snapshot';
+import { EMPTY_TREE, commitTreeSpec, diffTrees, diffTreesOrNull, headCommit, snapshotTree, snapshotWithDiff } from './snapshot';
 
 /** A patch of what changed during a review is cut at this size; the file list is always whole. */
 const MAX_CHANGE_PATCH = 256 * 1024;
@@ -23,6 +23,20 @@ export function roundPatches(root: string, base: string | null, tree: string | n
     diff: diff && { ...diff, limit: MAX_DIFF_PATCH },
     fixDelta: fixedFrom ? { ...diffTrees(root, fixedFrom, tree, MAX_FIX_DELTA), limit: MAX_FIX_DELTA } : null,
   };
+}
+
+/**
+ * What a starting loop observes of the project: HEAD (the loop's base), the tree and diff.patch from the
+ * base to it, and the files that patch changes (new paths of renames, without .agents/), which the R1
+ * prompts name. One process: HEAD is read from the git dir, and one shell runs the snapshot and the diff.
+ */
+export function startObservation(root: string): { head: string | null; tree: string | null; patches: RoundPatches; changedFiles: string[] } {
+  const head = headCommit(root);
+  const from = head ? commitTreeSpec(root, head) : EMPTY_TREE;
+  const { tree, diff } = snapshotWithDiff(root, from, MAX_DIFF_PATCH);
+  const gone = new Set(diff?.renamedFrom ?? []);
+  const changedFiles = (diff?.files ?? []).filter((f) => !gone.has(f) && !f.startsWith('.agents/')).sort();
+  return { head, tree, patches: { diff: diff && { ...diff, limit: MAX_DIFF_PATCH }, fixDelta: null }, changedFiles };
 }
 
 /**

@@ -96,8 +96,41 @@ export function privateDir(root: string): string | null {
  * concurrent hooks never meet on an index lock.
  */
 export function snapshotTree(root: string): string | null {
+  return snapshotWithDiff(root, null).tree;
+}
+
+/**
+ * The shell script of a snapshot: `git add -A` into the private index ($1), `git write-tree` (with $2, the
+ * --prefix of a project below the repository's top, when set), the tree's id on the first line, and then,
+ * when $3 names a tree-ish, `git diff-tree -z --raw -p` from it to the new tree. One process from the hook
+ * instead of three: every process node starts costs the hook a fork of itself, a few percent of a node
+ * start. A TERM (the hook's timeout) during the add, the step that can take long, ends the add as well.
+ * Exit status: 3 the add failed, 4 the write, 5 the diff (the tree's line is printed by then).
+ */
+const GIT = 'git -c core.quotepath=off -c core.fsmonitor=false';
+const snapshotScript = (): string =>
+  [
+    `GIT_INDEX_FILE="$1" ${GIT} add -A --ignore-errors -- . ':(exclude).agents' >/dev/null 2>&1 &`,
+    `pid=$!`,
+    `trap 'kill "$pid" 2>/dev/null; exit 143' TERM`,
+    `wait "$pid" || exit 3`,
+    `trap - TERM`,
+    `tree=$(GIT_INDEX_FILE="$1" ${GIT} write-tree \${2:+"$2"}) || exit 4`,
+    `printf '%s\\n' "$tree"`,
+    `[ -n "$3" ] || exit 0`,
+    // diffArgs are plain words: nothing to quote.
+    `${GIT} ${diffArgs.join(' ')} -z --raw -p "$3" "$tree" || exit 5`,
+  ].join('\n');
+
+/**
+ * The project's tree (as snapshotTree) and, when `from` names a tree-ish, the patch from it to that tree
+ * (as diffTreesOrNull, cut at maxBytes), from one process. The tree is null when the snapshot failed,
+ * the patch null when the diff did.
+ */
+export function snapshotWithDiff(root: string, from: string | null, maxBytes = 512 * 1024): { tree: string | null; diff: Patch | null } {
+  const none = { tree: null, diff: null };
   const repo = repoOf(root);
-  if (!repo) return null;
+  if (!repo) return none;
   const dir = path.join(repo.gitDir, 'minions');
   const shared = path.join(dir, 'index');
   const mine = path.join(dir, `index.${process.pid}.${Date.now()}`);
@@ -113,19 +146,94 @@ export function snapshotTree(root: string): string | null {
     } catch {
       // first snapshot: start from an empty index
     }
-    const git = gitIn(root);
-    const env = { GIT_INDEX_FILE: mine };
-    const added = git(['add', '-A', '--ignore-errors', '--', '.', ':(exclude).agents'], { env, timeout: SNAPSHOT_TIMEOUT_MS });
-    if (added === null) return null;
-    const tree = git(['write-tree', ...(repo.prefix ? [`--prefix=${repo.prefix}`] : [])], { env })?.trim() ?? '';
-    if (!SHA.test(tree)) return null;
+    let out: string;
+    let diffFailed = false;
+    try {
+      out = execFileSync('/bin/sh', ['-c', snapshotScript(), 'minions-snapshot', mine, repo.prefix ? `--prefix=${repo.prefix}` : '', from ?? ''], {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+        env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+        timeout: SNAPSHOT_TIMEOUT_MS + 15_000,
+        maxBuffer: MAX_OUTPUT,
+      });
+    } catch (err) {
+      const e = err as { status?: number | null; stdout?: string };
+      if (e.status !== 5 || typeof e.stdout !== 'string') return none;
+      out = e.stdout;
+      diffFailed = true;
+    }
+    const eol = out.indexOf('\n');
+    const tree = out.slice(0, eol);
+    if (eol === -1 || !SHA.test(tree)) return none;
     fs.renameSync(mine, shared);
-    return tree;
+    if (from === null || diffFailed) return { tree, diff: null };
+    return { tree, diff: from === tree ? { ...NO_CHANGE } : cutPatch(out.slice(eol + 1), maxBytes) };
   } catch {
-    return null;
+    return none;
   } finally {
     removeFile(mine);
     removeFile(`${mine}.lock`);
+  }
+}
+
+/**
+ * The commit HEAD names, or null before the first commit or outside git. Read from the git dir as git
+ * reads it (HEAD, then a loose ref or packed-refs, in the common dir of a worktree), with no process: a
+ * loop's start names its base this way. A git dir it cannot read so (reftable, a ref it does not know
+ * how to follow) is asked with `git rev-parse`.
+ */
+export function headCommit(root: string): string | null {
+  const repo = repoOf(root);
+  if (!repo) return null;
+  const read = headFromFiles(repo.gitDir);
+  if (read !== undefined) return read;
+  const out = gitIn(root)(['rev-parse', '--verify', '-q', 'HEAD'])?.trim() ?? '';
+  return SHA.test(out) ? out : null;
+}
+
+/** HEAD's commit from the git dir's files: null when the branch has no commit yet, undefined when the files do not say. */
+export function headFromFiles(gitDir: string): string | null | undefined {
+  // A worktree's git dir names the repository's common dir (refs, packed-refs) in its commondir file.
+  const linked = readOptional(path.join(gitDir, 'commondir'));
+  if (linked === undefined) return undefined;
+  return headIn(gitDir, linked === null ? gitDir : path.resolve(gitDir, linked.trim()));
+}
+
+function headIn(gitDir: string, common: string): string | null | undefined {
+  try {
+    if (fs.existsSync(path.join(common, 'reftable'))) return undefined;
+    let text = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim();
+    for (let depth = 0; depth < 5; depth++) {
+      if (SHA.test(text)) return text;
+      const ref = /^ref: (refs\/[^\s]+)$/.exec(text)?.[1];
+      if (!ref || ref.split('/').some((part) => part === '' || part === '.' || part === '..')) return undefined;
+      // Refs of one worktree live in its own git dir, every other ref in the common dir.
+      const dir = /^refs\/(?:bisect|worktree|rewritten)\//.test(ref) ? gitDir : common;
+      const loose = readOptional(path.join(dir, ref));
+      if (loose === undefined) return undefined;
+      if (loose !== null) {
+        text = loose.trim();
+        continue;
+      }
+      const packed = readOptional(path.join(common, 'packed-refs'));
+      if (packed === undefined) return undefined;
+      const line = packed?.split('\n').find((l) => l.endsWith(` ${ref}`) && !l.startsWith('#') && !l.startsWith('^'));
+      // A branch with no commit yet (a new repository): no loose ref, none packed.
+      return line ? (SHA.test(line.slice(0, line.indexOf(' '))) ? line.slice(0, line.indexOf(' ')) : undefined) : null;
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A file's text, null when it does not exist, undefined when it cannot be read (or is not a file). */
+function readOptional(file: string): string | null | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
   }
 }
 
@@ -150,11 +258,15 @@ export interface Patch {
   /** True when the patch was cut at maxBytes; `files` then lists every changed path. */
   truncated: boolean;
   files: string[];
+  /** The paths among files that are only a rename's old path (git names the new one as the change). */
+  renamedFrom: string[];
 }
+
+const NO_CHANGE: Patch = { text: '', truncated: false, files: [], renamedFrom: [] };
 
 /** The unified diff between two trees (binary files named, not dumped), cut at maxBytes. */
 export function diffTrees(root: string, from: string, to: string, maxBytes = 512 * 1024): Patch {
-  return diffTreesOrNull(root, from, to, maxBytes) ?? { text: '', truncated: false, files: [] };
+  return diffTreesOrNull(root, from, to, maxBytes) ?? { ...NO_CHANGE };
 }
 
 /**
@@ -162,14 +274,18 @@ export function diffTrees(root: string, from: string, to: string, maxBytes = 512
  * git fails (a tree or `<commit>:<path>` it does not have).
  */
 export function diffTreesOrNull(root: string, from: string, to: string, maxBytes = 512 * 1024): Patch | null {
-  if (from === to) return { text: '', truncated: false, files: [] };
+  if (from === to) return { ...NO_CHANGE };
   const out = gitIn(root)([...diffArgs, '-z', '--raw', '-p', from, to]);
-  if (out === null) return null;
-  const { files, patch: text } = splitRawPatch(out);
-  if (files.length === 0) return { text: '', truncated: false, files };
-  if (Buffer.byteLength(text) <= maxBytes) return { text, truncated: false, files };
+  return out === null ? null : cutPatch(out, maxBytes);
+}
+
+/** `git diff-tree -z --raw -p` output → the patch, cut at maxBytes, and every path it names. */
+function cutPatch(out: string, maxBytes: number): Patch {
+  const { files, renamedFrom, patch: text } = splitRawPatch(out);
+  if (files.length === 0) return { ...NO_CHANGE };
+  if (Buffer.byteLength(text) <= maxBytes) return { text, truncated: false, files, renamedFrom };
   const cut = Buffer.from(text).subarray(0, maxBytes).toString('utf8').replace(/\uFFFD*$/, '');
-  return { text: cut.slice(0, cut.lastIndexOf('\n') + 1), truncated: true, files };
+  return { text: cut.slice(0, cut.lastIndexOf('\n') + 1), truncated: true, files, renamedFrom };
 }
 
 /**
@@ -178,24 +294,31 @@ export function diffTreesOrNull(root: string, from: string, to: string, maxBytes
  * a NUL ends the listing. Both sides of a rename are named, as `--no-renames` names them, in git's order
  * (paths as bytes).
  */
-export function splitRawPatch(out: string): { files: string[]; patch: string } {
+export function splitRawPatch(out: string): { files: string[]; renamedFrom: string[]; patch: string } {
   const names = new Set<string>();
+  // A rename's old path, unless an entry names it as well (a file renamed away and another written in its place).
+  const moved = new Set<string>();
+  const named = new Set<string>();
+  const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+  const result = (patch: string) => ({ files: [...names].sort(byBytes), renamedFrom: [...moved].filter((p) => !named.has(p)).sort(byBytes), patch });
   let at = 0;
   while (out[at] === ':') {
     const metaEnd = out.indexOf('\0', at);
     if (metaEnd === -1) break;
-    const paths = /[RC]\d*$/.test(out.slice(at, metaEnd)) ? 2 : 1;
+    const status = /([A-Z])\d*$/.exec(out.slice(at, metaEnd))?.[1];
+    const paths = status === 'R' || status === 'C' ? 2 : 1;
     at = metaEnd + 1;
     for (let k = 0; k < paths; k++) {
       const end = out.indexOf('\0', at);
-      if (end === -1) return { files: [...names], patch: '' };
-      names.add(out.slice(at, end));
+      if (end === -1) return result('');
+      const name = out.slice(at, end);
+      names.add(name);
+      (status === 'R' && k === 0 ? moved : named).add(name);
       at = end + 1;
     }
   }
   if (out[at] === '\0') at++;
-  const files = [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  return { files, patch: out.slice(at) };
+  return result(out.slice(at));
 }
 
 /** Paths (relative to the project root) that differ between two trees. */
