@@ -2,7 +2,7 @@
 import type { RoundPatches } from '../core/events';
 import { currentIteration } from '../core/loop-state';
 import type { State } from '../state/schema';
-import { EMPTY_TREE, commitTreeSpec, diffTrees, diffTreesOrNull, headCommit, snapshotTree, snapshotWithDiff } from './snapshot';
+import { EMPTY_TREE, commitTreeSpec, diffTrees, headCommit, snapshotWithDiff, type Patch } from './snapshot';
 
 /** A patch of what changed during a review is cut at this size; the file list is always whole. */
 const MAX_CHANGE_PATCH = 256 * 1024;
@@ -11,17 +11,20 @@ export const MAX_DIFF_PATCH = 256 * 1024;
 export const MAX_FIX_DELTA = 128 * 1024;
 
 /**
- * The patches the next review round starts with: the change from the loop's base commit (the empty tree
- * before the first commit) to `tree`, and, when `fixedFrom` is given, the fixer's change from it to `tree`.
+ * The project's tree now and the patches the next review round starts with: the change from the loop's
+ * base commit (the empty tree before the first commit) to the tree, and, when `fixedFrom` is given, the
+ * fixer's change from it. The snapshot and the first patch come from one process (snapshotWithDiff).
  */
-export function roundPatches(root: string, base: string | null, tree: string | null, fixedFrom: string | null = null): RoundPatches {
-  if (!tree) return { diff: null, fixDelta: null };
+function snapshotAndPatches(root: string, base: string | null, fixedFrom: string | null = null): { tree: string | null; patches: RoundPatches; diff: Patch | null } {
   // The base commit's tree is named to git as `<commit>:<prefix>` in the diff itself: no process to resolve it first.
-  const from = base ? commitTreeSpec(root, base) : EMPTY_TREE;
-  const diff = from ? diffTreesOrNull(root, from, tree, MAX_DIFF_PATCH) : null;
+  const { tree, diff } = snapshotWithDiff(root, base ? commitTreeSpec(root, base) : EMPTY_TREE, MAX_DIFF_PATCH);
   return {
-    diff: diff && { ...diff, limit: MAX_DIFF_PATCH },
-    fixDelta: fixedFrom ? { ...diffTrees(root, fixedFrom, tree, MAX_FIX_DELTA), limit: MAX_FIX_DELTA } : null,
+    tree,
+    diff,
+    patches: {
+      diff: diff && { ...diff, limit: MAX_DIFF_PATCH },
+      fixDelta: fixedFrom && tree ? { ...diffTrees(root, fixedFrom, tree, MAX_FIX_DELTA), limit: MAX_FIX_DELTA } : null,
+    },
   };
 }
 
@@ -32,11 +35,10 @@ export function roundPatches(root: string, base: string | null, tree: string | n
  */
 export function startObservation(root: string): { head: string | null; tree: string | null; patches: RoundPatches; changedFiles: string[] } {
   const head = headCommit(root);
-  const from = head ? commitTreeSpec(root, head) : EMPTY_TREE;
-  const { tree, diff } = snapshotWithDiff(root, from, MAX_DIFF_PATCH);
+  const { tree, patches, diff } = snapshotAndPatches(root, head);
   const gone = new Set(diff?.renamedFrom ?? []);
   const changedFiles = (diff?.files ?? []).filter((f) => !gone.has(f) && !f.startsWith('.agents/')).sort();
-  return { head, tree, patches: { diff: diff && { ...diff, limit: MAX_DIFF_PATCH }, fixDelta: null }, changedFiles };
+  return { head, tree, patches, changedFiles };
 }
 
 /**
@@ -47,8 +49,7 @@ export function reviewEndObservation(
   root: string,
   state: State,
 ): { tree: string | null; changedDuringReview: { files: string[]; patch: string } | null; patches: RoundPatches } {
-  const tree = snapshotTree(root);
-  const patches = roundPatches(root, state.base, tree);
+  const { tree, patches } = snapshotAndPatches(root, state.base);
   const start = currentIteration(state).trees.reviewStart;
   if (!tree || !start || tree === start) return { tree, changedDuringReview: null, patches };
   // One git process: the patch's own listing names every changed file, cut or not.
@@ -61,6 +62,6 @@ export function reviewEndObservation(
 
 /** What the fixer stop observes of the tree: the tree the fixer left and the next round's patches. */
 export function fixEndObservation(root: string, state: State): { tree: string | null; patches: RoundPatches } {
-  const tree = snapshotTree(root);
-  return { tree, patches: roundPatches(root, state.base, tree, currentIteration(state).trees.reviewEnd) };
+  const { tree, patches } = snapshotAndPatches(root, state.base, currentIteration(state).trees.reviewEnd);
+  return { tree, patches };
 }

@@ -15,7 +15,7 @@ import { readRecord, writeRecord } from '../../src/shell/record';
 import { commit, load, loadFrom, openStore } from '../../src/shell/store';
 import { sha256 } from '../../src/state/digest';
 import type { Loaded } from '../../src/core/events';
-import type { State } from '../../src/state/schema';
+import { STATE_SHAPE, type State } from '../../src/state/schema';
 import { hookEnv } from '../helpers/run';
 import { recordDirOf } from '../helpers/state';
 import { removeTestdirs, testdir, type TestDir } from '../helpers/testdir';
@@ -72,6 +72,39 @@ describe('load against the record', () => {
     change(dir, path.join(recordDirOf(dir.root), 'objects'));
     expect(load(dir.root, env).kind).toBe(kind);
     expect(loadFrom(openStore(dir.root, env), true).kind).toBe(kind);
+  });
+
+  /** Replaces the state with `text` as the hooks would have saved it (copy, digest), the record's shape set to `shape`. */
+  const saveAs = (dir: TestDir, text: string, shape: string | null): void => {
+    const recordDir = recordDirOf(dir.root);
+    const digest = sha256(text);
+    fs.writeFileSync(path.join(recordDir, 'objects', digest), text);
+    dir.write(STATE, text);
+    const record = readRecord(recordDir)!;
+    writeRecord(recordDir, { ...record, files: { ...record.files, [STATE]: digest }, shape });
+  };
+
+  it("the hooks' own copy saved under this schema is read as it is; under another shape (other hooks, a plugin update) the schema reads it, defaults and all", () => {
+    const { dir, state, env } = started();
+    expect(readRecord(recordDirOf(dir.root))!.shape).toBe(STATE_SHAPE);
+    // A state from hooks before `changedFiles` existed: the schema gives its default, [].
+    const { changedFiles: _, ...older } = state;
+    const text = `${JSON.stringify(older, null, 2)}\n`;
+    saveAs(dir, text, 'an-older-shape');
+    expect(load(dir.root, env)).toEqual({ kind: 'ok', state: { ...older, changedFiles: [] } });
+    saveAs(dir, text, null);
+    expect(loadFrom(openStore(dir.root, env), true)).toEqual({ kind: 'ok', state: { ...older, changedFiles: [] } });
+    // Under this very shape the copy is trusted as written: no schema ran (the field stays absent).
+    saveAs(dir, text, STATE_SHAPE);
+    expect(load(dir.root, env)).toEqual({ kind: 'ok', state: older });
+  });
+
+  it("the hooks' own copy read without the schema still has its invariants checked", () => {
+    const { dir, state, env } = started();
+    saveAs(dir, `${JSON.stringify({ ...state, iteration: 4 }, null, 2)}\n`, STATE_SHAPE);
+    expect(load(dir.root, env)).toMatchObject({ kind: 'tampered', problems: expect.arrayContaining([{ file: STATE, problem: 'invariant', detail: 'iteration 4 is over maxIterations 3' }]) });
+    saveAs(dir, 'null\n', STATE_SHAPE);
+    expect(load(dir.root, env)).toMatchObject({ kind: 'broken' });
   });
 
   it('a state file where the record expects none was not written by the hooks', () => {

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { EMPTY_TREE, changedPaths, commitTree, commitTreeSpec, diffStat, diffTrees, diffTreesOrNull, privateDir, readBlob, restorePaths, snapshotTree } from '../../src/shell/snapshot';
+import { EMPTY_TREE, changedPaths, commitTree, commitTreeSpec, diffStat, diffTrees, diffTreesOrNull, privateDir, readBlob, restorePaths, snapshotTree, snapshotWithDiff } from '../../src/shell/snapshot';
 import { removeTestdirs, tempDir, testdir } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
@@ -155,11 +155,29 @@ describe('diffTrees', () => {
     expect(patch.files).toEqual(['keep.txt', 'new name.txt', 'old name.txt', 'sub/dir/new.txt']);
     expect(patch.text).toMatch(/^diff --git a\/keep.txt b\/keep.txt$/m);
     expect(patch.text).toContain('rename from old name.txt');
-    expect(diffTreesOrNull(dir.root, before, before)).toEqual({ text: '', truncated: false, files: [] });
+    expect(patch.renamedFrom).toEqual(['old name.txt']);
+    expect(diffTreesOrNull(dir.root, before, before)).toEqual({ text: '', truncated: false, files: [], renamedFrom: [] });
     // The base commit's tree named as `<commit>:<prefix>`: the same patch as from its tree id.
     const head = dir.git('rev-parse', 'HEAD').trim();
     expect(diffTreesOrNull(dir.root, commitTreeSpec(dir.root, head)!, after)).toEqual(diffTreesOrNull(dir.root, commitTree(dir.root, head)!, after));
     expect(diffTreesOrNull(dir.root, `${'1'.repeat(40)}:`, after)).toBeNull();
+  });
+
+  test('the snapshot and its diff from one shell: the tree snapshotTree makes and the patch diffTreesOrNull makes; a diff git cannot make leaves the tree', () => {
+    const dir = testdir({ 'old name.txt': `${'line\n'.repeat(40)}`, 'keep.txt': 'k\n' });
+    const head = dir.git('rev-parse', 'HEAD').trim();
+    fs.renameSync(dir.abs('old name.txt'), dir.abs('new name.txt'));
+    dir.write('keep.txt', 'k2\n');
+    dir.write("it's $(odd) name.txt", 'n\n');
+    const both = snapshotWithDiff(dir.root, commitTreeSpec(dir.root, head)!, 1 << 20);
+    expect(both.tree).toBe(snapshotTree(dir.root));
+    expect(both.diff).toEqual(diffTreesOrNull(dir.root, commitTreeSpec(dir.root, head)!, both.tree!));
+    expect(both.diff!.files).toEqual(['it\'s $(odd) name.txt', 'keep.txt', 'new name.txt', 'old name.txt']);
+    expect(snapshotWithDiff(dir.root, null)).toEqual({ tree: both.tree, diff: null });
+    expect(snapshotWithDiff(dir.root, `${'1'.repeat(40)}:`)).toEqual({ tree: both.tree, diff: null });
+    expect(snapshotWithDiff(dir.root, both.tree)).toEqual({ tree: both.tree, diff: { text: '', truncated: false, files: [], renamedFrom: [] } });
+    // No private index left but the shared one.
+    expect(fs.readdirSync(dir.abs('.git/minions')).filter((f) => f.startsWith('index'))).toEqual(['index']);
   });
 
   test('a patch over the cap is cut at a line end and lists every changed file', () => {
