@@ -28,6 +28,9 @@ export function reviewerStopObservation(root: string, state: State, reviewer: Re
  * recorded it; a review file that no longer holds that text is named in `rewritten` and not read.
  */
 export function roundObservation(store: Store, state: State): Omit<Aggregate, 'kind' | 'sessionId' | 'now'> {
+  // First, while the hook holds the least memory: the snapshot starts a process, and a fork of node costs
+  // the more, the more memory it holds.
+  const end = reviewEndObservation(store.root, state);
   const n = state.iteration;
   const runs = currentIteration(state).r1.reviewers;
   const reviews = {} as Record<Reviewer, string | null>;
@@ -64,6 +67,6 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
     fixes: readFixRounds(store.root, n),
     machine: readMachineFindings(store.root, n - 1),
     checks: readReviewedChecks(store.root, n),
-    ...reviewEndObservation(store.root, state),
+    ...end,
   };
 }
