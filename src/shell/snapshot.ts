@@ -127,7 +127,7 @@ const snapshotScript = (): string =>
  * (as diffTreesOrNull, cut at maxBytes), from one process. The tree is null when the snapshot failed,
  * the patch null when the diff did.
  */
-export function snapshotWithDiff(root: string, from: string | null, maxBytes = 512 * 1024): { tree: string | null; diff: Patch | null } {
+export function snapshotWithDiff(root: string, from: string | null, maxBytes = 512 * 1024, timeoutMs = SNAPSHOT_TIMEOUT_MS + 15_000): { tree: string | null; diff: Patch | null } {
   const none = { tree: null, diff: null };
   const repo = repoOf(root);
   if (!repo) return none;
@@ -154,7 +154,7 @@ export function snapshotWithDiff(root: string, from: string | null, maxBytes = 5
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'ignore'],
         env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
-        timeout: SNAPSHOT_TIMEOUT_MS + 15_000,
+        timeout: timeoutMs,
         maxBuffer: MAX_OUTPUT,
       });
     } catch (err) {

@@ -1,4 +1,5 @@
 /** Tree snapshots through a private index: what they cover, and that the user's git state is never touched. */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -178,6 +179,37 @@ describe('diffTrees', () => {
     expect(snapshotWithDiff(dir.root, both.tree)).toEqual({ tree: both.tree, diff: { text: '', truncated: false, files: [], renamedFrom: [] } });
     // No private index left but the shared one.
     expect(fs.readdirSync(dir.abs('.git/minions')).filter((f) => f.startsWith('index'))).toEqual(['index']);
+  });
+
+  test("a snapshot past its time ends its git add as well: no process, no private index left behind", async () => {
+    const dir = testdir({ 'a.txt': 'a\n' });
+    // A git that hangs in `add`, as on a huge project or a stuck file system, and says where it runs.
+    const bin = tempDir();
+    const pidFile = path.join(bin, 'add.pid');
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    fs.writeFileSync(path.join(bin, 'git'), `#!/bin/sh\ncase " $* " in *" add "*) echo $$ > '${pidFile}'; exec sleep 60;; esac\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
+    const path0 = process.env.PATH;
+    process.env.PATH = `${bin}:${path0}`;
+    try {
+      expect(snapshotWithDiff(dir.root, null, 1 << 20, 1500)).toEqual({ tree: null, diff: null });
+    } finally {
+      process.env.PATH = path0;
+    }
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    // The shell's trap ends the add when the hook's timeout ends the shell (give it a moment to be reaped).
+    for (let i = 0; i < 50 && alive(); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(alive()).toBe(false);
+    expect(fs.readdirSync(dir.abs('.git/minions')).filter((f) => f.startsWith('index'))).toEqual([]);
+    // The next snapshot, with the real git, works.
+    expect(snapshotTree(dir.root)).toMatch(/^[0-9a-f]{40}$/);
   });
 
   test('a patch over the cap is cut at a line end and lists every changed file', () => {
