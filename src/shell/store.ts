@@ -226,6 +226,8 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
     return bytes;
   };
   const old = store.record ?? emptyRecord();
+  // The shape the state on disk was saved under: this schema's once this commit saves it, else as it was.
+  const shape = stateText !== null ? STATE_SHAPE : old.shape;
   const files = { ...old.files };
   const prior: IntegrityRecord['prior'] = {};
   const touch = (rel: string, digest: string | null) => {
@@ -254,7 +256,7 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
     // Kept by digest for the rest of this hook too: the round's verdict, computed next, reads them back.
     for (const effect of outcome.effects) if (effect.type === 'freeze') store.objects.set(putObject(store.dir, effect.content), effect.content);
     if (stateText !== null) putObject(store.dir, stateText, stateDigest!);
-    writeRecord(store.dir, { version: old.version, files, prior, shape: STATE_SHAPE });
+    writeRecord(store.dir, { version: old.version, files, prior, shape });
   }
   for (const effect of pre) applyFileEffect(store.root, effect, now, bytesOf);
   if (stateText !== null) {
@@ -263,7 +265,7 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
     writeAtomic(statePath(store.root), stateText, tmpRoot(store.root));
   }
   for (const effect of post) applyFileEffect(store.root, effect, now, bytesOf);
-  const record: IntegrityRecord = { version: old.version, files, prior: {}, shape: STATE_SHAPE };
+  const record: IntegrityRecord = { version: old.version, files, prior: {}, shape };
   if (store.dir) {
     writeRecord(store.dir, record);
     store.record = record;

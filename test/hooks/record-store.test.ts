@@ -99,6 +99,23 @@ describe('load against the record', () => {
     expect(load(dir.root, env)).toEqual({ kind: 'ok', state: older });
   });
 
+  it('a commit that does not save the state leaves the shape it was saved under', () => {
+    const { dir, state, env } = started();
+    const { changedFiles: _, ...older } = state;
+    saveAs(dir, `${JSON.stringify(older, null, 2)}\n`, 'an-older-shape');
+    const store = openStore(dir.root, env);
+    const loaded = loadFrom(store, true);
+    expect(loaded).toEqual({ kind: 'ok', state: { ...older, changedFiles: [] } });
+    // The state as loaded (defaults filled in) is the outcome's: nothing to save, only the verdict written.
+    commit(store, loaded, { state: (loaded as { state: State }).state, effects: [{ type: 'write', path: VERDICT, content: '{"v":3}\n' }] }, NOW);
+    expect(readRecord(recordDirOf(dir.root))!.shape).toBe('an-older-shape');
+    expect(load(dir.root, env)).toEqual({ kind: 'ok', state: { ...older, changedFiles: [] } });
+    // Once saved by these hooks, the state is theirs.
+    const again = loadFrom(openStore(dir.root, env), true) as { kind: 'ok'; state: State };
+    commit(openStore(dir.root, env), again, { state: { ...again.state, updatedAt: NOW }, effects: [] }, NOW);
+    expect(readRecord(recordDirOf(dir.root))!.shape).toBe(STATE_SHAPE);
+  });
+
   it("the hooks' own copy read without the schema still has its invariants checked", () => {
     const { dir, state, env } = started();
     saveAs(dir, `${JSON.stringify({ ...state, iteration: 4 }, null, 2)}\n`, STATE_SHAPE);
