@@ -125,11 +125,10 @@ function holdsOwnCopy(store: Store, text: string): boolean {
 }
 
 /**
- * The hooks' own copy of the state, saved by hooks of this very schema (the record's shape): it was
- * checked when it was loaded, and every state saved since was made from it by the transition, so it is
- * read without building and running the schema (a few milliseconds of every hook's start). Its
- * invariants are still checked (sound). test/helpers/loop.ts holds every state the hooks save in the
- * hook tests to what the schema would make of it.
+ * The hooks' own copy of the state, saved by hooks of this very schema (the record's shape): the hooks
+ * made it (the start, then the transition), so it is read without building and running the schema (a
+ * few milliseconds of every hook's start). Its invariants are still checked (sound). test/helpers/loop.ts
+ * holds every state the hooks save in the hook tests to what the schema would make of it.
  */
 function ownState(text: string): Loaded {
   try {
