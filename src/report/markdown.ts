@@ -51,6 +51,19 @@ export function table(head: readonly string[], rows: readonly (readonly string[]
   return out;
 }
 
+/**
+ * How many findings (or answers, or statuses) a report lists: a person reads the first ones, most
+ * important first, and the verdict's JSON holds every one. A round of thousands of findings would
+ * otherwise be a report of thousands of rows, and the hook that writes it pays for every row.
+ */
+export const MAX_LISTED = 200;
+
+/** The first MAX_LISTED items, and a line naming how many more there are and where they all are (null when none was left out). */
+export function listed<T>(items: readonly T[], what: string, where: string): { shown: readonly T[]; rest: string | null } {
+  if (items.length <= MAX_LISTED) return { shown: items, rest: null };
+  return { shown: items.slice(0, MAX_LISTED), rest: `The first ${thousands(MAX_LISTED)} of ${thousands(items.length)} ${what} are listed here; ${where} has every one.` };
+}
+
 export const where = (file: string, line: number | null): string => code(line ? `${file}:${line}` : file);
 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -6,7 +6,7 @@
 import { bestAttemptLine, costLine, countsText, stopReasonText, tokenBreakdown } from '../messages';
 import { findingsChart, CHART_COLOURS } from './chart';
 import type { FindingFact, LoopFacts, RoundFacts } from './facts';
-import { block, code, duration, inline, plural, table, thousands, where } from './markdown';
+import { block, code, duration, inline, listed, plural, table, thousands, where } from './markdown';
 
 const OUTCOME: Record<LoopFacts['phase'], string> = {
   R1: 'in progress (reviewing)',
@@ -71,12 +71,15 @@ export function renderLoopReport(facts: LoopFacts): string {
   const last = facts.open[0]?.round ?? facts.contested[0]?.round ?? null;
   out.push('', `## Still open${last ? ` after round ${last}` : ''}`, '');
   if (facts.open.length === 0) out.push('Nothing: no open finding.');
-  else out.push(...facts.open.map(findingLine));
+  else listing(out, facts.open, 'open findings', facts, last);
   if (facts.ungrounded > 0) out.push('', `${plural(facts.ungrounded, 'finding')} of the last round did not match the code (ungrounded) and were not counted.`);
 
   out.push('', '## Contested', '');
   if (facts.contested.length === 0) out.push('Nothing contested.');
-  else out.push('The fixer declined these twice with a reason; they are no longer sent to it. Decide them yourself.', '', ...facts.contested.map(findingLine));
+  else {
+    out.push('The fixer declined these twice with a reason; they are no longer sent to it. Decide them yourself.', '');
+    listing(out, facts.contested, 'contested findings', facts, facts.contested[0]!.round);
+  }
 
   out.push('', '## Escalated', '');
   const structural = facts.stopReason === 'stuck_issue' || facts.stopReason === 'structural_rework_needed';
@@ -117,6 +120,14 @@ export function renderLoopReport(facts: LoopFacts): string {
   out.push('', '## Files', '');
   for (const r of facts.rounds) out.push(`- Round ${r.round}: ${code(r.files.review)}, verdict ${code(r.files.verdict)}${r.reviewed ? ` (${countsText(r.open)})` : ''}`);
   return `${out.join('\n')}\n`;
+}
+
+/** One line per finding, the first MAX_LISTED of them, and where the rest are: the verdict of the round they come from. */
+function listing(out: string[], findings: readonly FindingFact[], what: string, facts: LoopFacts, round: number | null): void {
+  const verdict = facts.rounds.find((r) => r.round === round)?.files.verdict;
+  const { shown, rest } = listed(findings, what, verdict ? code(verdict) : 'the last verdict');
+  out.push(...shown.map(findingLine));
+  if (rest) out.push('', rest);
 }
 
 /** REPORT.md sits in the phases folder: links to a round's REVIEW.md are relative to it. */

@@ -9,7 +9,7 @@ import { countsText, stopReasonText } from '../messages';
 import type { FixSummary, MergedFinding, Verdict } from '../review/verdict-schema';
 import { changedDuringReviewFile, findingsFile, fixSummaryFile, fixSummaryJsonFile, verdictFile } from '../state/paths';
 import type { ChecksReport, Layer0Report } from '../checks/reports';
-import { code, duration, inline, plural, table, where } from './markdown';
+import { code, duration, inline, listed, plural, table, where } from './markdown';
 
 export interface ReviewReportInput {
   verdict: Verdict;
@@ -60,12 +60,14 @@ export function renderReviewReport({ verdict: v, answers, fix, checks, afterFix 
   if (v.findings.length === 0) out.push('None: every reviewer found the change clean.');
   else {
     const sorted = [...v.findings].sort((a, b) => GROUP(a) - GROUP(b) || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || byCodePoint(a.file, b.file) || (a.line ?? 0) - (b.line ?? 0));
+    const { shown, rest } = listed(sorted, 'findings (open ones first, the most severe first)', code(verdictFile(n)));
     out.push(
       table(
         ['#', 'Where', 'Severity', 'Category', 'Reporters', 'Status', 'Finding'],
-        sorted.map((f, i) => [String(i + 1), where(f.file, f.line), f.severity, inline(f.category, 40), f.reporters.join(', '), statusCell(f), inline(f.description)]),
+        shown.map((f, i) => [String(i + 1), where(f.file, f.line), f.severity, inline(f.category, 40), f.reporters.join(', '), statusCell(f), inline(f.description)]),
       ),
     );
+    if (rest) out.push('', rest);
     const ungrounded = v.findings.filter((f) => f.grounding.status === 'ungrounded').length;
     const contested = v.findings.filter((f) => f.status === 'CONTESTED').length;
     const merged = v.findings.reduce((sum, f) => sum + f.reporters.length - 1, 0);
@@ -79,7 +81,9 @@ export function renderReviewReport({ verdict: v, answers, fix, checks, afterFix 
 
   if (v.statuses.length > 0) {
     out.push('', `## Since round ${n - 1}`, '');
-    out.push(table(['Where', 'Severity', 'Status', 'Finding'], v.statuses.map((s) => [code(s.file), s.severity, s.status, inline(s.description)])));
+    const { shown, rest } = listed(v.statuses, `findings of round ${n - 1} and new ones`, code(verdictFile(n)));
+    out.push(table(['Where', 'Severity', 'Status', 'Finding'], shown.map((s) => [code(s.file), s.severity, s.status, inline(s.description)])));
+    if (rest) out.push('', rest);
   }
 
   if (v.pitfalls.length > 0) {
@@ -110,15 +114,17 @@ export function renderReviewReport({ verdict: v, answers, fix, checks, afterFix 
   out.push('', "## The fixer's answers", '');
   if (answers && answers.fixes.length > 0) {
     const byFingerprint = new Map(v.findings.map((f) => [f.fingerprint, f]));
+    const { shown, rest } = listed(answers.fixes, 'answers', code(fixSummaryJsonFile(n)));
     out.push(
       table(
         ['Where', 'Finding', 'Answer', 'Reason'],
-        answers.fixes.map((a) => {
+        shown.map((a) => {
           const f = byFingerprint.get(a.fingerprint);
           return [f ? where(f.file, f.line) : code(a.fingerprint), f ? inline(f.description, 160) : 'not a finding of this round', a.status.replace(/_/g, ' '), a.reason ? inline(a.reason, 240) : '–'];
         }),
       ),
     );
+    if (rest) out.push('', rest);
   } else if (v.next === 'R2' && (fix === 'pending' || fix === 'running')) {
     out.push('Not yet: the fixer works on the open findings next.');
   } else if (fix === 'no_summary') {

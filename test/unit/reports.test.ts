@@ -3,9 +3,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findingsChart } from '../../src/report/chart';
 import { loopFacts } from '../../src/report/facts';
-import { code, inline, plain, table, thousands } from '../../src/report/markdown';
+import { MAX_LISTED, code, inline, plain, table, thousands } from '../../src/report/markdown';
 import { renderLoopReport } from '../../src/report/report-md';
 import { renderReviewReport } from '../../src/report/review-md';
+import type { Verdict } from '../../src/review/verdict-schema';
 import type { CheckStatus } from '../../src/checks/check-runs';
 import type { CheckEntry, ChecksReport } from '../../src/checks/reports';
 import { NOW } from './builders';
@@ -86,6 +87,52 @@ describe('REVIEW.md', () => {
     expect(table(['a'], [[code('x | `y`')]])).toBe('| a |\n|---|\n| `` x \\| `y` `` |');
     expect(inline('*not* _emphasis_ [link](x) #1')).toBe('\\*not\\* \\_emphasis\\_ \\[link\\](x) \\#1');
     expect(plain('a\u001b]8;;http://x\u0007link\u001b]8;;\u0007b')).toBe('alinkb');
+  });
+});
+
+/** A verdict of `n` open findings: the first of `verdict`'s findings, copied to n distinct lines of one file. */
+function manyFindings(verdict: Verdict, n: number): Verdict {
+  const open = verdict.findings.find((f) => f.toFixer)!;
+  const findings = Array.from({ length: n }, (_, i) => ({ ...open, fingerprint: `f${String(i).padStart(11, '0')}`, line: i + 1, description: `defect ${i + 1}` }));
+  return { ...verdict, findings, total_issues: n };
+}
+
+describe('reports of a large round list the first findings and say where the rest are', () => {
+  const { verdicts } = worseSecondRound();
+  const big = manyFindings(verdicts[0]!, MAX_LISTED + 250);
+
+  it('REVIEW.md: the first MAX_LISTED rows, most important first, and a line naming the verdict', () => {
+    const text = renderReviewReport({ verdict: big, answers: null, fix: 'pending', checks: null });
+    const rows = text.split('\n').filter((l) => /^\| \d+ \|/.test(l));
+    expect(rows).toHaveLength(MAX_LISTED);
+    expect(rows[0]).toContain('defect 1 |');
+    expect(rows[MAX_LISTED - 1]).toContain(`defect ${MAX_LISTED} |`);
+    expect(text).toContain('The first 200 of 450 findings (open ones first, the most severe first) are listed here; `.agents/tmp/phases/review-1/r1-verdict.json` has every one.');
+    // The verdict line still counts every open finding.
+    expect(text).toContain('**Verdict:** 450 open findings');
+  });
+
+  it('REVIEW.md: at most MAX_LISTED of the fixer\'s answers, and where they all are', () => {
+    const answers = { fixes: big.findings.map((f) => ({ fingerprint: f.fingerprint, status: 'fixed' as const })), patterns: [] };
+    const text = renderReviewReport({ verdict: big, answers, fix: 'complete', checks: null });
+    const section = text.split("## The fixer's answers\n")[1]!.split('\n## ')[0]!;
+    expect(section.split('\n').filter((l) => l.startsWith('| `'))).toHaveLength(MAX_LISTED);
+    expect(section).toContain('The first 200 of 450 answers are listed here; `.agents/tmp/phases/review-1/r2-fix-summary.json` has every one.');
+  });
+
+  it('REVIEW.md of a round with no more than MAX_LISTED findings lists them all, with no such line', () => {
+    const text = renderReviewReport({ verdict: manyFindings(verdicts[0]!, MAX_LISTED), answers: null, fix: 'pending', checks: null });
+    expect(text.split('\n').filter((l) => /^\| \d+ \|/.test(l))).toHaveLength(MAX_LISTED);
+    expect(text).not.toContain('are listed here');
+  });
+
+  it('REPORT.md: the first MAX_LISTED open findings, and the round verdict that has them all', () => {
+    const loop = worseSecondRound();
+    const verdicts = [loop.verdicts[0]!, manyFindings(loop.verdicts[1]!, MAX_LISTED + 1)];
+    const text = renderLoopReport(loopFacts({ ...loop, verdicts, totalChange: CHANGE, phasesDir: PHASES }));
+    const section = text.split('## Still open after round 2\n')[1]!.split('\n## ')[0]!;
+    expect(section.split('\n').filter((l) => l.startsWith('- **'))).toHaveLength(MAX_LISTED);
+    expect(section).toContain('The first 200 of 201 open findings are listed here; `.agents/tmp/phases/review-2/r1-verdict.json` has every one.');
   });
 });
 
