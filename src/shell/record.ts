@@ -106,14 +106,27 @@ export function putObject(dir: string, text: string | Uint8Array, digest = sha25
   return digest;
 }
 
-/** A stored text, or null when it is missing or no longer matches its digest. */
+/**
+ * A stored text, or null when it is missing or no longer matches its digest. The bytes are hashed as
+ * they are: the hooks wrote them from a text, so they are that text's UTF-8 and its digest.
+ */
 export function getObject(dir: string, digest: string): string | null {
   if (!/^[0-9a-f]{64}$/.test(digest)) return null;
   try {
-    const text = fs.readFileSync(objectFile(dir, digest), 'utf8');
-    return sha256(text) === digest ? text : null;
+    const bytes = fs.readFileSync(objectFile(dir, digest));
+    return sha256(bytes) === digest ? bytes.toString('utf8') : null;
   } catch {
     return null;
+  }
+}
+
+/** Whether the stored object `digest` holds exactly these bytes (a file already found to have that digest: no second hash). */
+export function objectHoldsBytes(dir: string, digest: string, bytes: Uint8Array): boolean {
+  if (!/^[0-9a-f]{64}$/.test(digest)) return false;
+  try {
+    return fs.readFileSync(objectFile(dir, digest)).equals(bytes);
+  } catch {
+    return false;
   }
 }
 

@@ -15,7 +15,7 @@ import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, TMP_DIR, isRecorded, re
 import { State, STATE_SHAPE, STATE_VERSION } from '../state/schema';
 import { sweepTemps, writeAtomic } from './files';
 import { withFileLock } from './lock';
-import { checkDigest, emptyRecord, getObject, objectHolds, pruneObjects, putObject, readRecord, recordDir, setMarker, writeRecord, type IntegrityRecord } from './record';
+import { checkDigest, emptyRecord, getObject, objectHolds, objectHoldsBytes, pruneObjects, putObject, readRecord, recordDir, setMarker, writeRecord, type IntegrityRecord } from './record';
 
 export const statePath = (root: string): string => path.join(root, STATE_FILE);
 const tmpRoot = (root: string): string => path.join(root, TMP_DIR);
@@ -156,22 +156,33 @@ function cancelledElsewhere(root: string, runId: string): boolean {
 /** Every hook-owned file but the state, and the frozen reviews of the current round. */
 function ownedFileProblems(store: Store, state: State): Tamper[] {
   const problems: Tamper[] = [];
+  /** Files that hold what the record says, by path: their bytes and digest. */
+  const intact = new Map<string, { bytes: Buffer; digest: string }>();
   for (const rel of Object.keys(store.record!.files)) {
     if (rel === STATE_FILE) continue;
-    const check = checkDigest(store.record!, rel, digestOf(path.join(store.root, rel)));
+    const bytes = readBytes(path.join(store.root, rel));
+    let digest = bytes && sha256(bytes);
+    let check = checkDigest(store.record!, rel, digest);
+    // A review its reviewer wrote in other bytes than UTF-8 was pinned as the text they read as.
+    if (!check.ok && bytes) check = checkDigest(store.record!, rel, (digest = sha256(bytes.toString('utf8'))));
     if (!check.ok) problems.push({ file: rel, problem: check.problem });
+    else if (bytes && digest) intact.set(rel, { bytes, digest });
   }
   const runs = currentIteration(state).r1.reviewers;
   for (const r of REVIEWERS) {
     const frozen = runs[r].frozen;
-    if (frozen !== null && objectText(store, frozen) === null) problems.push({ file: `${reviewerFile(state.iteration, r)} (the hooks' copy)`, problem: 'deleted' });
+    if (frozen === null) continue;
+    // The review file still holds the frozen text: the hooks' copy is checked against its bytes, not hashed again.
+    const file = intact.get(reviewerFile(state.iteration, r));
+    if (file?.digest === frozen && store.dir && !store.objects.has(frozen) && objectHoldsBytes(store.dir, frozen, file.bytes)) store.objects.set(frozen, file.bytes.toString('utf8'));
+    if (objectText(store, frozen) === null) problems.push({ file: `${reviewerFile(state.iteration, r)} (the hooks' copy)`, problem: 'deleted' });
   }
   return problems;
 }
 
-function digestOf(file: string): string | null {
+function readBytes(file: string): Buffer | null {
   try {
-    return sha256(fs.readFileSync(file, 'utf8'));
+    return fs.readFileSync(file);
   } catch {
     return null;
   }

@@ -12,7 +12,7 @@ import { initialState } from '../../src/core/start';
 import { sweepTemps, writeAtomic } from '../../src/shell/files';
 import { MAX_HOLD_MS, withFileLock } from '../../src/shell/lock';
 import { readRecord, writeRecord } from '../../src/shell/record';
-import { commit, load, loadFrom, openStore } from '../../src/shell/store';
+import { commit, frozenText, load, loadFrom, openStore } from '../../src/shell/store';
 import { sha256 } from '../../src/state/digest';
 import type { Loaded } from '../../src/core/events';
 import { STATE_SHAPE, type State } from '../../src/state/schema';
@@ -144,6 +144,41 @@ describe('load against the record', () => {
     expect(loadFrom(openStore(dir.root, env), true).kind).toBe('ok');
     fs.rmSync(path.join(recordDirOf(dir.root), 'objects', sha256(text)));
     expect(loadFrom(openStore(dir.root, env), true)).toMatchObject({ kind: 'tampered', problems: [{ file: ".agents/tmp/phases/review-1/r1-critic.json (the hooks' copy)", problem: 'deleted' }] });
+  });
+
+  /** A review frozen and its file pinned, as a reviewer's stop records them; `bytes` is what the reviewer wrote. */
+  function frozenReview(bytes: Buffer) {
+    const { dir, env } = started();
+    const file = '.agents/tmp/phases/review-1/r1-critic.json';
+    fs.mkdirSync(path.dirname(dir.abs(file)), { recursive: true });
+    fs.writeFileSync(dir.abs(file), bytes);
+    const text = fs.readFileSync(dir.abs(file), 'utf8');
+    const store = openStore(dir.root, env);
+    const loaded = loadFrom(store, true) as { kind: 'ok'; state: State };
+    const it0 = loaded.state.iterations[0]!;
+    const next: State = { ...loaded.state, iterations: [{ ...it0, r1: { ...it0.r1, reviewers: { ...it0.r1.reviewers, critic: { ...it0.r1.reviewers.critic, status: 'valid', dispatches: 1, frozen: sha256(text) } } } }] };
+    commit(store, loaded, { state: next, effects: [{ type: 'freeze', content: text }, { type: 'pin', path: file, content: text }] }, NOW);
+    return { dir, env, file, text, object: path.join(recordDirOf(dir.root), 'objects', sha256(text)) };
+  }
+
+  it('a review written in other bytes than UTF-8 is checked as the text it was frozen as: not a change', () => {
+    // "café" in Latin-1: the é is one byte that is not UTF-8, read as U+FFFD.
+    const { dir, env, file, text } = frozenReview(Buffer.from('{"issues":[],"summary":{"critical":0,"warning":0,"info":0,"verdict":"clean"},"notes":["caf\xe9"]}', 'latin1'));
+    expect(text).toContain('caf\uFFFD');
+    const store = openStore(dir.root, env);
+    expect(loadFrom(store, true).kind).toBe('ok');
+    expect(frozenText(store, sha256(text))).toBe(text);
+    fs.writeFileSync(dir.abs(file), Buffer.from(text.replace('caf', 'cab'), 'latin1'));
+    expect(loadFrom(openStore(dir.root, env), true)).toMatchObject({ kind: 'tampered', problems: [{ file, problem: 'changed' }] });
+  });
+
+  it('a frozen copy forged to other bytes of the same length is no copy, though the review file is intact', () => {
+    const { dir, env, file, text, object } = frozenReview(Buffer.from('{"issues":[],"summary":{"critical":0,"warning":0,"info":0,"verdict":"clean"}}'));
+    const store = openStore(dir.root, env);
+    expect(loadFrom(store, true).kind).toBe('ok');
+    expect(frozenText(store, sha256(text))).toBe(text);
+    fs.writeFileSync(object, text.replace('clean', 'CLEAN'));
+    expect(loadFrom(openStore(dir.root, env), true)).toMatchObject({ kind: 'tampered', problems: [{ file: `${file} (the hooks' copy)`, problem: 'deleted' }] });
   });
 
   it('without a record the file is all there is, as before', () => {
