@@ -26,6 +26,34 @@ export function removeFile(file: string): void {
   }
 }
 
+/**
+ * A file's bytes, read only when it is a regular file: 'not-a-file' when something else stands at the
+ * path (a FIFO, which would block the read, and the hook with it, until the host's timeout; a directory;
+ * a socket), null when it cannot be opened or read (gone). It is opened without blocking and checked on
+ * the open descriptor, so nothing can be swapped in between the check and the read.
+ */
+export function readRegular(file: string): Buffer | 'not-a-file' | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EISDIR' ? 'not-a-file' : null;
+  }
+  try {
+    return fs.fstatSync(fd).isFile() ? fs.readFileSync(fd) : 'not-a-file';
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** A regular file's text (UTF-8), or null: absent, unreadable, or not a regular file (see readRegular). */
+export function readText(file: string): string | null {
+  const bytes = readRegular(file);
+  return bytes === null || bytes === 'not-a-file' ? null : bytes.toString('utf8');
+}
+
 /** Writes `file` through a temporary file in `tempRoot/.tmp` (the same file system) and a rename. */
 export function writeAtomic(file: string, content: string | Uint8Array, tempRoot: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -1,19 +1,15 @@
 /** What the SubagentStop hook reads from disk for the pure core: reviews, the code they cite, earlier rounds. */
 import fs from 'node:fs';
 import path from 'node:path';
+import { readText } from './files';
 import type { FixRound } from '../review/classes';
 import { FixEntryFields, Verdict } from '../review/verdict-schema';
 import { fixSummaryFile, fixSummaryJsonFile, verdictFile } from '../state/paths';
 
 export { readSources } from './sources';
 
-export function readOrNull(file: string): string | null {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
-}
+/** A file the hooks read from the project (a review, a verdict, a fix summary): its text, or null (see readText: a FIFO in its place is not waited on). */
+export const readOrNull = readText;
 
 /** A schema's safeParse, as every reader of the hooks' JSON files uses it. */
 export type SafeParser<T> = { safeParse(data: unknown): { success: true; data: T } | { success: false } };

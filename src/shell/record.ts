@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sha256 } from '../state/digest';
-import { removeFile, writeAtomic } from './files';
+import { readRegular, readText, removeFile, writeAtomic } from './files';
 
 export const RECORD_VERSION = 1;
 
@@ -73,7 +73,9 @@ const objectFile = (dir: string, digest: string): string => path.join(dir, 'obje
 export function readRecord(dir: string): IntegrityRecord | null {
   let text: string;
   try {
-    text = fs.readFileSync(recordFile(dir), 'utf8');
+    const read = readText(recordFile(dir));
+    if (read === null) return null;
+    text = read;
   } catch {
     return null;
   }
@@ -113,8 +115,8 @@ export function putObject(dir: string, text: string | Uint8Array, digest = sha25
 export function getObject(dir: string, digest: string): string | null {
   if (!/^[0-9a-f]{64}$/.test(digest)) return null;
   try {
-    const bytes = fs.readFileSync(objectFile(dir, digest));
-    return sha256(bytes) === digest ? bytes.toString('utf8') : null;
+    const bytes = readRegular(objectFile(dir, digest));
+    return bytes instanceof Buffer && sha256(bytes) === digest ? bytes.toString('utf8') : null;
   } catch {
     return null;
   }
@@ -124,7 +126,8 @@ export function getObject(dir: string, digest: string): string | null {
 export function objectHoldsBytes(dir: string, digest: string, bytes: Uint8Array): boolean {
   if (!/^[0-9a-f]{64}$/.test(digest)) return false;
   try {
-    return fs.readFileSync(objectFile(dir, digest)).equals(bytes);
+    const held = readRegular(objectFile(dir, digest));
+    return held instanceof Buffer && held.equals(bytes);
   } catch {
     return false;
   }
@@ -140,7 +143,7 @@ export function objectHoldsBytes(dir: string, digest: string, bytes: Uint8Array)
 export function objectHolds(dir: string, digest: string, text: string): boolean {
   if (!/^[0-9a-f]{64}$/.test(digest)) return false;
   try {
-    return fs.readFileSync(objectFile(dir, digest), 'utf8') === text;
+    return readText(objectFile(dir, digest)) === text;
   } catch {
     return false;
   }

@@ -13,7 +13,7 @@ import { sha256 } from '../state/digest';
 import { stateProblems } from '../state/invariants';
 import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, TMP_DIR, isRecorded, reviewerFile } from '../state/paths';
 import { State, STATE_SHAPE, STATE_VERSION } from '../state/schema';
-import { sweepTemps, writeAtomic } from './files';
+import { readRegular, sweepTemps, writeAtomic } from './files';
 import { withFileLock } from './lock';
 import { checkDigest, emptyRecord, getObject, objectHolds, objectHoldsBytes, pruneObjects, putObject, readRecord, recordDir, setMarker, writeRecord, type IntegrityRecord } from './record';
 
@@ -161,6 +161,10 @@ function ownedFileProblems(store: Store, state: State): Tamper[] {
   for (const rel of Object.keys(store.record!.files)) {
     if (rel === STATE_FILE) continue;
     const bytes = readBytes(path.join(store.root, rel));
+    if (bytes === 'not-a-file') {
+      problems.push({ file: rel, problem: 'changed' });
+      continue;
+    }
     let digest = bytes && sha256(bytes);
     let check = checkDigest(store.record!, rel, digest);
     // A review its reviewer wrote in other bytes than UTF-8 was pinned as the text they read as.
@@ -180,13 +184,8 @@ function ownedFileProblems(store: Store, state: State): Tamper[] {
   return problems;
 }
 
-function readBytes(file: string): Buffer | null {
-  try {
-    return fs.readFileSync(file);
-  } catch {
-    return null;
-  }
-}
+/** A hook-owned file's bytes: null when it is gone, 'not-a-file' when something else (a FIFO, a directory) stands in its place, a change. */
+const readBytes = readRegular;
 
 /**
  * An unlocked read, for the gates: one small record read, and state.json compared with the hooks' copy

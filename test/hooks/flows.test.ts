@@ -3,6 +3,9 @@
  * the payloads the host sends, in temp git repos. Each step asserts the hook's answer, state.json and
  * the files under .agents/tmp/phases/.
  */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Loop, additionalContext, blockReason, messages, projectTestdir } from '../helpers/loop';
 import { backgroundTask, userPromptSubmit } from '../helpers/payloads';
@@ -398,6 +401,18 @@ describe.concurrent('reviewer output validation', () => {
       expect(blockReason(stop), r).toContain(reviewerFile(1, r));
       expect(loop.state().iterations[0].r1.reviewers[r], r).toMatchObject({ status: 'running', failures: 1 });
     });
+  });
+
+  it('a FIFO at a review file (the witness has Bash) is no output: its stop answers at once and the reviewer is told to write the file', async () => {
+    const loop = newLoop();
+    await loop.start();
+    await loop.dispatchReviewers(['witness']);
+    fs.mkdirSync(path.dirname(loop.dir.abs(reviewerFile(1, 'witness'))), { recursive: true });
+    execFileSync('mkfifo', [loop.dir.abs(reviewerFile(1, 'witness'))]);
+    const stop = await loop.reviewerStop('witness', { message: 'All done.' });
+    expectQuiet(stop);
+    expect(blockReason(stop)).toMatch(/^No review output found: write your JSON findings to /);
+    expect(loop.state().iterations[0].r1.reviewers.witness).toMatchObject({ status: 'running', failures: 1 });
   });
 
   it('records a reviewer that fails twice as invalid and counts it as issues found (the next iteration re-reviews)', async () => {

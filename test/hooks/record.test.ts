@@ -3,6 +3,7 @@
  * next hook and the loop never ends DONE; a review rewritten after it was recorded does not change the
  * verdict and is reported; the fixer's accepted answers are pinned; the live-loop marker lives exactly as long as the loop's state file.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -36,6 +37,20 @@ describe.concurrent("the hooks' record", () => {
     expect(end.stdout?.hookSpecificOutput).toBeUndefined();
     expect(messages([end])[0]).toMatch(/^minions: STOPPED — the loop's files were changed outside the hooks: \.agents\/tmp\/phases\/review-1\/r1-verdict\.json was deleted\. 1 issue open/);
     expect(loop.hasState()).toBe(false);
+  });
+
+  it('a FIFO in place of r1-verdict.json during R2: the fixer’s stop names it at once instead of blocking on it, the loop is STOPPED (tampered)', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    await loop.reviewRound(1, { ...allClean(), critic: reviewWithIssues('critic') });
+    await loop.dispatch(FIXER);
+    fs.rmSync(loop.dir.abs(verdictFile(1)));
+    execFileSync('mkfifo', [loop.dir.abs(verdictFile(1))]);
+    loop.writeFixSummary(1);
+    const r = await loop.fixerStop();
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(messages([r])[0]).toMatch(/^minions: STOPPED \(the loop's files were changed outside the hooks\): \.agents\/tmp\/phases\/review-1\/r1-verdict\.json was changed outside the hooks\./);
+    expect(loop.state()).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'tampered' });
   });
 
   it('the witness rewrites r1-critic.json after the critic’s review was recorded: the verdict is unchanged and the rewrite reported', async () => {
