@@ -14,6 +14,7 @@ import type { CliCommand } from './parse-cli';
 import { findLoop } from '../shell/find-run';
 import { gatherFacts } from '../shell/run-files';
 import { changedPaths, hasTree, restorePaths, snapshotTree } from '../shell/snapshot';
+import { readText } from '../shell/files';
 import { withLock } from '../shell/store';
 import { RestoreLog, type RestoreEntry } from '../state/restore-log';
 import { restoresFile } from '../state/paths';
@@ -36,7 +37,7 @@ export function touchedPaths(root: string, state: State): Set<string> {
 
 function readLog(root: string, runId: string): RestoreLog {
   try {
-    const parsed = RestoreLog.safeParse(JSON.parse(fs.readFileSync(path.join(root, restoresFile(runId)), 'utf8')));
+    const parsed = RestoreLog.safeParse(JSON.parse(readText(path.join(root, restoresFile(runId))) ?? 'null'));
     if (parsed.success && parsed.data.runId === runId) return parsed.data;
   } catch {
     // none yet

@@ -5,6 +5,7 @@ import fg from 'fast-glob';
 import type { FoundLoop } from '../core/status';
 import * as msg from '../messages';
 import { ARCHIVE_DIR, PHASES_DIR, STATE_FILE } from '../state/paths';
+import { readText } from './files';
 import { load, migrate } from './store';
 
 export function findLoop(root: string): FoundLoop {
@@ -22,7 +23,7 @@ export function findLoop(root: string): FoundLoop {
   if (!archived) return { kind: 'none' };
   let data: unknown;
   try {
-    data = JSON.parse(fs.readFileSync(path.join(root, archived.file), 'utf8'));
+    data = JSON.parse(readText(path.join(root, archived.file)) ?? '');
   } catch {
     return { kind: 'none' };
   }
@@ -32,7 +33,7 @@ export function findLoop(root: string): FoundLoop {
   const run = path.join(root, PHASES_DIR, 'run.json');
   let phasesHere = false;
   try {
-    phasesHere = JSON.parse(fs.readFileSync(run, 'utf8')).runId === last.state.runId;
+    phasesHere = JSON.parse(readText(run) ?? 'null')?.runId === last.state.runId;
   } catch {
     // no phases here: they moved to the archive with the state
   }

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomHex } from '../state/digest';
 import { HookFailure } from './errors';
-import { HOST, isRunning, removeFile, tempPath } from './files';
+import { HOST, isRunning, readRegular, readText, removeFile, tempPath } from './files';
 
 export const MAX_HOLD_MS = 120_000;
 /** A legacy lock directory (proper-lockfile's) is stale after this long without an update. */
@@ -100,12 +100,11 @@ function inspect(lockPath: string): Seen {
   }
   const age = Date.now() - stat.mtimeMs;
   if (stat.isDirectory()) return age > LEGACY_STALE_MS ? { kind: 'dead', raw: null } : { kind: 'held' };
-  let raw: string;
-  try {
-    raw = fs.readFileSync(lockPath, 'utf8');
-  } catch {
-    return { kind: 'free' };
-  }
+  const read = readRegular(lockPath);
+  // No hook makes anything but a file here: a FIFO (whose read would block) or the like is nobody's lock.
+  if (read === 'not-a-file') return { kind: 'dead', raw: null };
+  if (read === null) return { kind: 'free' };
+  const raw = read.toString('utf8');
   const holder = parseHolder(raw);
   // Unreadable: being filled (no hard links) if young, else left by something else.
   if (!holder) return age > GUARD_STALE_MS ? { kind: 'dead', raw } : { kind: 'held' };
@@ -142,7 +141,8 @@ function breakDead(lockPath: string, raw: string | null): void {
       if (raw === null) fs.rmSync(lockPath, { recursive: true, force: true });
       return;
     }
-    if (fs.readFileSync(lockPath, 'utf8') === raw) fs.unlinkSync(lockPath);
+    const now = readRegular(lockPath);
+    if (now === 'not-a-file' ? raw === null : now !== null && now.toString('utf8') === raw) fs.unlinkSync(lockPath);
   } catch {
     // taken or removed meanwhile: the next attempt sees it
   } finally {
@@ -152,7 +152,8 @@ function breakDead(lockPath: string, raw: string | null): void {
 
 function release(lockPath: string, token: string): void {
   try {
-    if (parseHolder(fs.readFileSync(lockPath, 'utf8'))?.token === token) fs.unlinkSync(lockPath);
+    const raw = readText(lockPath);
+    if (raw !== null && parseHolder(raw)?.token === token) fs.unlinkSync(lockPath);
   } catch {
     // already gone
   }

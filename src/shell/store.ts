@@ -13,7 +13,7 @@ import { sha256 } from '../state/digest';
 import { stateProblems } from '../state/invariants';
 import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, TMP_DIR, isRecorded, reviewerFile } from '../state/paths';
 import { State, STATE_SHAPE, STATE_VERSION } from '../state/schema';
-import { readRegular, sweepTemps, writeAtomic } from './files';
+import { readRegular, readText, sweepTemps, writeAtomic } from './files';
 import { withFileLock } from './lock';
 import { checkDigest, emptyRecord, getObject, objectHolds, objectHoldsBytes, pruneObjects, putObject, readRecord, recordDir, setMarker, writeRecord, type IntegrityRecord } from './record';
 
@@ -145,7 +145,8 @@ function ownState(text: string): Loaded {
  */
 function cancelledElsewhere(root: string, runId: string): boolean {
   try {
-    const text = fs.readFileSync(path.join(root, ARCHIVE_DIR, runId.replace(/[^\w.-]/g, '_'), 'state.json'), 'utf8');
+    const text = readText(path.join(root, ARCHIVE_DIR, runId.replace(/[^\w.-]/g, '_'), 'state.json'));
+    if (text === null) return false;
     const archived = parseState(text);
     return archived.kind === 'ok' && archived.state.runId === runId && archived.state.status === 'cancelled';
   } catch {
@@ -314,8 +315,8 @@ function applyFileEffect(root: string, effect: Effect, now: string, bytesOf: (wr
 
 function previousRunId(root: string): string | null {
   try {
-    const run = JSON.parse(fs.readFileSync(path.join(root, PHASES_DIR, 'run.json'), 'utf8')) as { runId?: unknown };
-    return typeof run.runId === 'string' && /^[\w.-]+$/.test(run.runId) ? run.runId : null;
+    const run = JSON.parse(readText(path.join(root, PHASES_DIR, 'run.json')) ?? 'null') as { runId?: unknown } | null;
+    return typeof run?.runId === 'string' && /^[\w.-]+$/.test(run.runId) ? run.runId : null;
   } catch {
     return null;
   }

@@ -53,6 +53,20 @@ describe.concurrent("the hooks' record", () => {
     expect(loop.state()).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'tampered' });
   });
 
+  it('a FIFO at the lock file is nobody’s lock: the next hook that locks takes it over at once and goes on', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    await loop.dispatchReviewers(['critic']);
+    const lock = loop.dir.abs('.agents/tmp/state.lock');
+    execFileSync('mkfifo', [lock]);
+    loop.writeReview(1, 'critic', reviewWithIssues('critic', [issue({ severity: 'critical' })]));
+    const r = await loop.reviewerStop('critic');
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout?.systemMessage).toBe('minions: R1 Iteration 1/3 — critic 1 critical');
+    expect(loop.state().iterations[0].r1.reviewers.critic).toMatchObject({ status: 'valid' });
+    expect(fs.existsSync(lock)).toBe(false);
+  });
+
   it('the witness rewrites r1-critic.json after the critic’s review was recorded: the verdict is unchanged and the rewrite reported', async () => {
     const loop = new Loop(projectTestdir());
     await loop.start('--max-iterations 3 the cart');
