@@ -104,12 +104,28 @@ export function parseReview(text: string): ParsedReview {
   return result;
 }
 
+/**
+ * The most a review may hold: past this the hooks' work on it (validating, grounding, the round's
+ * verdict over five such reviews) no longer fits a hook's time and memory, and nobody reads the rest.
+ * A reviewer over either is told so, with what to do, like any other invalid output.
+ */
+export const MAX_FINDINGS = 5_000;
+export const MAX_REVIEW_CHARS = 16 * 1024 * 1024;
+const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
+
 function parseReviewOnce(text: string): ParsedReview {
+  if (text.length > MAX_REVIEW_CHARS) {
+    return { ok: false, error: `the review is ${(text.length / 1024 / 1024).toFixed(1)} MB long: a review may be at most ${MAX_REVIEW_CHARS / 1024 / 1024} MB; list the most important findings, each briefly` };
+  }
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (err) {
     return { ok: false, error: `not valid JSON (${(err as Error).message})` };
+  }
+  const listed = (data as { issues?: unknown } | null)?.issues;
+  if (Array.isArray(listed) && listed.length > MAX_FINDINGS) {
+    return { ok: false, error: `issues lists ${grouped(listed.length)} findings: a review may list at most ${grouped(MAX_FINDINGS)}; keep the most important ones` };
   }
   const result = validateReview(data);
   if (!result.success) return { ok: false, error: describeZodError(result.error) };

@@ -415,6 +415,17 @@ describe.concurrent('reviewer output validation', () => {
     expect(loop.state().iterations[0].r1.reviewers.witness).toMatchObject({ status: 'running', failures: 1 });
   });
 
+  it('a review of more findings than a review may hold is refused at once with what to do, and the reviewer continued', async () => {
+    const loop = newLoop();
+    await loop.start();
+    await loop.dispatchReviewers(['pedant']);
+    loop.writeReview(1, 'pedant', reviewWithIssues('pedant', Array.from({ length: 5_001 }, (_, i) => issue({ line: (i % 5) + 1, description: `finding ${i}` }))));
+    const stop = await loop.reviewerStop('pedant', { message: 'All done.' });
+    expectQuiet(stop);
+    expect(blockReason(stop)).toMatch(/^Your review output is invalid: issues lists 5,001 findings: a review may list at most 5,000; keep the most important ones/);
+    expect(loop.state().iterations[0].r1.reviewers.pedant).toMatchObject({ status: 'running', failures: 1 });
+  });
+
   it('records a reviewer that fails twice as invalid and counts it as issues found (the next iteration re-reviews)', async () => {
     const loop = newLoop();
     await loop.start('--max-iterations 3');

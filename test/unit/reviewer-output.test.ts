@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Finding, canonicalFinding, extractJsonFromMessage, parseReview } from '../../src/review/reviewer-output';
+import { Finding, MAX_FINDINGS, MAX_REVIEW_CHARS, canonicalFinding, extractJsonFromMessage, parseReview } from '../../src/review/reviewer-output';
 import { finding, reviewJson } from './builders';
 
 describe('parseReview', () => {
@@ -47,6 +47,23 @@ describe('parseReview', () => {
     const parsed = parseReview(text);
     expect(parsed.ok).toBe(false);
     expect(!parsed.ok && parsed.error).toMatch(error);
+  });
+});
+
+describe('the most a review may hold', () => {
+  const one = { severity: 'warning', category: 'logic-error', file: 'src/a.ts', line: 3, description: 'off by one', evidence: 'i <= n', suggestion: '' };
+  const review = (n: number, extra = {}) => JSON.stringify({ issues: Array.from({ length: n }, (_, i) => ({ ...one, line: i + 1, ...extra })), summary: { verdict: 'issues_found' } });
+
+  it(`accepts ${MAX_FINDINGS} findings and refuses one more, saying what to do`, () => {
+    expect(parseReview(review(MAX_FINDINGS))).toMatchObject({ ok: true, counts: { warning: MAX_FINDINGS } });
+    expect(parseReview(review(MAX_FINDINGS + 1))).toEqual({ ok: false, error: 'issues lists 5,001 findings: a review may list at most 5,000; keep the most important ones' });
+  });
+
+  it('refuses a review longer than MAX_REVIEW_CHARS before reading its JSON', () => {
+    const long = review(3, { description: 'x'.repeat(Math.ceil(MAX_REVIEW_CHARS / 3)) });
+    expect(long.length).toBeGreaterThan(MAX_REVIEW_CHARS);
+    expect(parseReview(long)).toEqual({ ok: false, error: 'the review is 16.0 MB long: a review may be at most 16 MB; list the most important findings, each briefly' });
+    expect(parseReview(`${'{'.repeat(MAX_REVIEW_CHARS)}!`)).toMatchObject({ ok: false, error: expect.stringMatching(/^the review is 16\.0 MB long/) });
   });
 });
 
