@@ -124,6 +124,8 @@ const CASES: Case[] = [
   { name: '5 × 10 findings', files: small, reviews: reviewsOf(small, 10, 20), target: null },
   { name: '5 × 2,000 grounded findings', files: medium, reviews: reviewsOf(medium, 2_000, 4_000), target: 3 },
   { name: '5 × 2,000 findings, evidence 40 lines from the cited line', files: medium, reviews: reviewsOf(medium, 2_000, 4_000, 40), target: 3 },
+  // The most five reviews may hold (MAX_FINDINGS each): the round's worst case.
+  { name: '5 × 5,000 grounded findings (the most a review may hold)', files: medium, reviews: reviewsOf(medium, 5_000, 10_000), target: null },
   { name: '5 × 200 findings in one 50 MB file', files: big, reviews: reviewsOf(big, 200, 400), target: 3 },
   { name: '5 × 200 findings in one 50 MB file, evidence 40 lines away', files: big, reviews: reviewsOf(big, 200, 400, 40), target: null },
 ];
