@@ -5,7 +5,7 @@ import { isActive, stateOf } from '../core/loop-state';
 import { mayStart } from '../core/start';
 import { CONFIG_FILE, DEFAULT_SETTINGS, settingsFromConfig, validateConfig } from '../config/project-config';
 import * as msg from '../messages';
-import { readOrNull } from '../shell/observe';
+import { readText } from '../shell/files';
 import { startObservation } from '../shell/observe-tree';
 import { runChecks } from '../shell/run-checks';
 import { UserPromptSubmitPayload } from '../shell/payloads';
@@ -23,7 +23,7 @@ void runHook({
     // The project's .minions.json gives the defaults of /minions:review; a bad one refuses the command.
     let defaults = DEFAULT_SETTINGS;
     if (isReviewPrompt(payload.prompt)) {
-      const config = validateConfig(readOrNull(path.join(ctx.root, CONFIG_FILE)));
+      const config = validateConfig(readText(path.join(ctx.root, CONFIG_FILE)));
       if (!config.ok) return [{ type: 'refuse', reason: msg.refuse.badConfig(CONFIG_FILE, config.errors) }];
       defaults = settingsFromConfig(config.config);
     }

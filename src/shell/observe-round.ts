@@ -8,7 +8,8 @@ import { extractJsonFromMessage } from '../review/reviewer-output';
 import { sha256 } from '../state/digest';
 import { reviewerFile } from '../state/paths';
 import type { State } from '../state/schema';
-import { readDeclines, readFixRounds, readHistory, readOrNull, readSources } from './observe';
+import { readText } from './files';
+import { readDeclines, readFixRounds, readHistory, readSources } from './observe';
 import { readMachineFindings } from './observe-fix';
 import { readReviewedChecks } from './observe-checks';
 import { reviewEndObservation } from './observe-tree';
@@ -19,7 +20,7 @@ type Aggregate = Extract<Event, { kind: 'aggregate' }>;
 
 /** The stopping reviewer's output file and the files its review names. */
 export function reviewerStopObservation(root: string, state: State, reviewer: Reviewer, message: string | null): Pick<ReviewerStop, 'file' | 'message' | 'sources'> {
-  const file = readOrNull(path.join(root, reviewerFile(state.iteration, reviewer)));
+  const file = readText(path.join(root, reviewerFile(state.iteration, reviewer)));
   return { file, message, sources: readSources(root, [file, extractJsonFromMessage(message)]) };
 }
 
@@ -37,7 +38,7 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
   const readings: Partial<Record<Reviewer, ReviewReading>> = {};
   const rewritten: Reviewer[] = [];
   for (const r of REVIEWERS) {
-    const onDisk = readOrNull(path.join(store.root, reviewerFile(n, r)));
+    const onDisk = readText(path.join(store.root, reviewerFile(n, r)));
     const frozen = runs[r].frozen;
     if (frozen === null) {
       reviews[r] = onDisk; // recorded before reviews were frozen

@@ -1,5 +1,4 @@
 /** What the SubagentStop hook reads from disk for the pure core: reviews, the code they cite, earlier rounds. */
-import fs from 'node:fs';
 import path from 'node:path';
 import { readText } from './files';
 import type { FixRound } from '../review/classes';
@@ -7,9 +6,6 @@ import { FixEntryFields, Verdict } from '../review/verdict-schema';
 import { fixSummaryFile, fixSummaryJsonFile, verdictFile } from '../state/paths';
 
 export { readSources } from './sources';
-
-/** A file the hooks read from the project (a review, a verdict, a fix summary): its text, or null (see readText: a FIFO in its place is not waited on). */
-export const readOrNull = readText;
 
 /** A schema's safeParse, as every reader of the hooks' JSON files uses it. */
 export type SafeParser<T> = { safeParse(data: unknown): { success: true; data: T } | { success: false } };
@@ -26,7 +22,7 @@ export function parseOrNull<T>(schema: SafeParser<T>, text: string | null): T | 
 }
 
 /** A JSON file as the schema reads it, or null (see parseOrNull). */
-export const readParsed = <T>(schema: SafeParser<T>, file: string): T | null => parseOrNull(schema, readOrNull(file));
+export const readParsed = <T>(schema: SafeParser<T>, file: string): T | null => parseOrNull(schema, readText(file));
 
 /** Earlier rounds' verdicts, oldest first; an unreadable one is left out. */
 export function readHistory(root: string, iteration: number): Verdict[] {
@@ -47,7 +43,7 @@ export function readVerdict(root: string, iteration: number): Verdict | null {
 export function readFixRounds(root: string, iteration: number): FixRound[] {
   const rounds: FixRound[] = [];
   for (let n = 1; n < iteration; n++) {
-    const text = readOrNull(path.join(root, fixSummaryJsonFile(n)));
+    const text = readText(path.join(root, fixSummaryJsonFile(n)));
     if (!text) continue;
     try {
       const fixes = (JSON.parse(text) as { fixes?: unknown }).fixes;
@@ -72,9 +68,9 @@ export function readDeclines(root: string, iteration: number): Record<string, nu
 
 export function fixerObservations(root: string, iteration: number) {
   return {
-    summary: readOrNull(path.join(root, fixSummaryFile(iteration))),
-    summaryJson: readOrNull(path.join(root, fixSummaryJsonFile(iteration))),
-    previousSummary: iteration > 1 ? readOrNull(path.join(root, fixSummaryFile(iteration - 1))) : null,
+    summary: readText(path.join(root, fixSummaryFile(iteration))),
+    summaryJson: readText(path.join(root, fixSummaryJsonFile(iteration))),
+    previousSummary: iteration > 1 ? readText(path.join(root, fixSummaryFile(iteration - 1))) : null,
   };
 }
 

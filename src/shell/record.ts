@@ -71,14 +71,8 @@ const objectFile = (dir: string, digest: string): string => path.join(dir, 'obje
 
 /** The record in `dir`: null when there is none; a record that does not parse counts as empty (and is rewritten). */
 export function readRecord(dir: string): IntegrityRecord | null {
-  let text: string;
-  try {
-    const read = readText(recordFile(dir));
-    if (read === null) return null;
-    text = read;
-  } catch {
-    return null;
-  }
+  const text = readText(recordFile(dir));
+  if (text === null) return null;
   try {
     return parseRecord(JSON.parse(text));
   } catch {
@@ -114,39 +108,23 @@ export function putObject(dir: string, text: string | Uint8Array, digest = sha25
  */
 export function getObject(dir: string, digest: string): string | null {
   if (!/^[0-9a-f]{64}$/.test(digest)) return null;
-  try {
-    const bytes = readRegular(objectFile(dir, digest));
-    return bytes instanceof Buffer && sha256(bytes) === digest ? bytes.toString('utf8') : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Whether the stored object `digest` holds exactly these bytes (a file already found to have that digest: no second hash). */
-export function objectHoldsBytes(dir: string, digest: string, bytes: Uint8Array): boolean {
-  if (!/^[0-9a-f]{64}$/.test(digest)) return false;
-  try {
-    const held = readRegular(objectFile(dir, digest));
-    return held instanceof Buffer && held.equals(bytes);
-  } catch {
-    return false;
-  }
+  const bytes = readRegular(objectFile(dir, digest));
+  return bytes instanceof Buffer && sha256(bytes) === digest ? bytes.toString('utf8') : null;
 }
 
 /**
- * Whether the stored object `digest` holds exactly `text`: then `text` has that digest, found by reading
- * the object rather than hashing the text (the gates' state check runs on every tool call, and hashing
- * loads node:crypto). The object is not hashed either. Whoever could put other text under that name
- * could as well rewrite record.json beside it with the digest of their own text, so this check trusts
- * the record's folder exactly as the digest check does.
+ * Whether the stored object `digest` holds exactly this text (or these bytes): then it has that digest,
+ * found by reading the object rather than hashing the text (the gates' state check runs on every tool
+ * call, and hashing loads node:crypto; a review file already hashed is not hashed again). The object is
+ * not hashed either. Whoever could put other text under that name could as well rewrite record.json
+ * beside it with the digest of their own text, so this check trusts the record's folder exactly as the
+ * digest check does.
  */
-export function objectHolds(dir: string, digest: string, text: string): boolean {
+export function objectHolds(dir: string, digest: string, content: string | Uint8Array): boolean {
   if (!/^[0-9a-f]{64}$/.test(digest)) return false;
-  try {
-    return readText(objectFile(dir, digest)) === text;
-  } catch {
-    return false;
-  }
+  const held = readRegular(objectFile(dir, digest));
+  if (!(held instanceof Buffer)) return false;
+  return typeof content === 'string' ? held.toString('utf8') === content : held.equals(content);
 }
 
 /** Removes every stored object but these. */

@@ -10,7 +10,8 @@ import { FixSummary, Verdict } from '../review/verdict-schema';
 import type { Effect } from '../core/events';
 import type { State } from '../state/schema';
 import { PHASES_DIR, REPORT_FILE, fixSummaryJsonFile, verdictFile } from '../state/paths';
-import { parseOrNull, readOrNull, type SafeParser } from './observe';
+import { readText } from './files';
+import { parseOrNull, type SafeParser } from './observe';
 import { diffStat } from './snapshot';
 
 export interface RunFiles {
@@ -29,7 +30,7 @@ export type Pending = ReadonlyMap<string, string>;
 const NONE: Pending = new Map();
 
 function readJson<T>(root: string, rel: string, schema: SafeParser<T>, pending: Pending): T | null {
-  return parseOrNull(schema, pending.get(rel) ?? readOrNull(path.join(root, rel)));
+  return parseOrNull(schema, pending.get(rel) ?? readText(path.join(root, rel)));
 }
 
 const rounds = (state: State): number[] => state.iterations.map((it) => it.iteration);

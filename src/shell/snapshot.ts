@@ -220,7 +220,9 @@ function headIn(gitDir: string, common: string): string | null | undefined {
       if (packed === undefined) return undefined;
       const line = packed?.split('\n').find((l) => l.endsWith(` ${ref}`) && !l.startsWith('#') && !l.startsWith('^'));
       // A branch with no commit yet (a new repository): no loose ref, none packed.
-      return line ? (SHA.test(line.slice(0, line.indexOf(' '))) ? line.slice(0, line.indexOf(' ')) : undefined) : null;
+      if (!line) return null;
+      const oid = line.slice(0, line.indexOf(' '));
+      return SHA.test(oid) ? oid : undefined;
     }
     return undefined;
   } catch {

@@ -15,7 +15,7 @@ import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, TMP_DIR, isRecorded, re
 import { State, STATE_SHAPE, STATE_VERSION } from '../state/schema';
 import { readRegular, readText, sweepTemps, writeAtomic } from './files';
 import { withFileLock } from './lock';
-import { checkDigest, emptyRecord, getObject, objectHolds, objectHoldsBytes, pruneObjects, putObject, readRecord, recordDir, setMarker, writeRecord, type IntegrityRecord } from './record';
+import { checkDigest, emptyRecord, getObject, objectHolds, pruneObjects, putObject, readRecord, recordDir, setMarker, writeRecord, type IntegrityRecord } from './record';
 
 export const statePath = (root: string): string => path.join(root, STATE_FILE);
 const tmpRoot = (root: string): string => path.join(root, TMP_DIR);
@@ -161,7 +161,7 @@ function ownedFileProblems(store: Store, state: State): Tamper[] {
   const intact = new Map<string, { bytes: Buffer; digest: string }>();
   for (const rel of Object.keys(store.record!.files)) {
     if (rel === STATE_FILE) continue;
-    const bytes = readBytes(path.join(store.root, rel));
+    const bytes = readRegular(path.join(store.root, rel));
     if (bytes === 'not-a-file') {
       problems.push({ file: rel, problem: 'changed' });
       continue;
@@ -179,14 +179,11 @@ function ownedFileProblems(store: Store, state: State): Tamper[] {
     if (frozen === null) continue;
     // The review file still holds the frozen text: the hooks' copy is checked against its bytes, not hashed again.
     const file = intact.get(reviewerFile(state.iteration, r));
-    if (file?.digest === frozen && store.dir && !store.objects.has(frozen) && objectHoldsBytes(store.dir, frozen, file.bytes)) store.objects.set(frozen, file.bytes.toString('utf8'));
+    if (file?.digest === frozen && store.dir && !store.objects.has(frozen) && objectHolds(store.dir, frozen, file.bytes)) store.objects.set(frozen, file.bytes.toString('utf8'));
     if (objectText(store, frozen) === null) problems.push({ file: `${reviewerFile(state.iteration, r)} (the hooks' copy)`, problem: 'deleted' });
   }
   return problems;
 }
-
-/** A hook-owned file's bytes: null when it is gone, 'not-a-file' when something else (a FIFO, a directory) stands in its place, a change. */
-const readBytes = readRegular;
 
 /**
  * An unlocked read, for the gates: one small record read, and state.json compared with the hooks' copy
