@@ -5,6 +5,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { flattenBytes } from './fingerprint';
+import { lineStarts } from './line-starts';
 
 /** The largest i < length with starts[i] ≤ offset. */
 function floorIndex(starts: ArrayLike<number>, offset: number, length = starts.length): number {
@@ -58,20 +59,9 @@ export class SourceIndex {
 
   constructor(content: string | Uint8Array) {
     this.bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-    const bytes = this.bytes;
-    // A typed array grown by doubling: a 50 MB file has about a million lines.
-    let starts = new Uint32Array(Math.max(16, bytes.length >> 6));
-    let n = 1;
-    for (let p = bytes.indexOf(10); p >= 0 && p + 1 < bytes.length; p = bytes.indexOf(10, p + 1)) {
-      if (n === starts.length) {
-        const grown = new Uint32Array(starts.length * 2);
-        grown.set(starts);
-        starts = grown;
-      }
-      starts[n++] = p + 1;
-    }
+    const { starts, count } = lineStarts(this.bytes);
     this.starts = starts;
-    this.lines = bytes.length === 0 ? 0 : n;
+    this.lines = this.bytes.length === 0 ? 0 : count;
   }
 
   /** Lines, not counting the empty one after a final newline. */

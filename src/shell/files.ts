@@ -30,9 +30,10 @@ export function removeFile(file: string): void {
  * A file's bytes, read only when it is a regular file: 'not-a-file' when something else stands at the
  * path (a FIFO, which would block the read, and the hook with it, until the host's timeout; a directory;
  * a socket), null when it cannot be opened or read (gone). It is opened without blocking and checked on
- * the open descriptor, so nothing can be swapped in between the check and the read.
+ * the open descriptor, so nothing can be swapped in between the check and the read. `into` may give the
+ * buffer to read it into, for its size (null: one of node's own).
  */
-export function readRegular(file: string): Buffer | 'not-a-file' | null {
+export function readRegular(file: string, into?: (size: number) => Buffer | null): Buffer | 'not-a-file' | null {
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
@@ -40,12 +41,22 @@ export function readRegular(file: string): Buffer | 'not-a-file' | null {
     return (err as NodeJS.ErrnoException).code === 'EISDIR' ? 'not-a-file' : null;
   }
   try {
-    return fs.fstatSync(fd).isFile() ? fs.readFileSync(fd) : 'not-a-file';
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) return 'not-a-file';
+    const target = into?.(stat.size);
+    return target ? readAll(fd, target) : fs.readFileSync(fd);
   } catch {
     return null;
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** Reads a file into `target` from its start, up to the target's size or the file's end, whichever comes first. */
+function readAll(fd: number, target: Buffer): Buffer {
+  let got = 0;
+  for (let n = 1; n > 0 && got < target.length; got += n) n = fs.readSync(fd, target, got, target.length - got, got);
+  return target.subarray(0, got);
 }
 
 /** A regular file's text (UTF-8), or null: absent, unreadable, or not a regular file (see readRegular). */

@@ -7,7 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { normaliseFile } from '../review/fingerprint';
 import type { FileReading, Source, Sources } from '../review/grounding';
+import { SCAN_FROM, scannableBuffer } from '../review/line-starts';
 import { parseReview } from '../review/reviewer-output';
+import { readRegular } from './files';
 import { realpathLoose, relativeInside } from './project';
 
 export interface SourceCaps {
@@ -65,13 +67,12 @@ export function readSources(root: string, texts: readonly (string | null)[], cap
     else if (files >= caps.files) source = { kind: 'unchecked', why: `more than ${caps.files} files were read` };
     else if (total + found.size > caps.totalBytes) source = { kind: 'unchecked', why: `the files read reach ${MB(caps.totalBytes)}` };
     else {
-      try {
-        const text = readCached(path.join(root, found.rel), found.stat);
+      const text = readCached(path.join(root, found.rel), found.stat);
+      if (typeof text === 'string') source = text === 'not-a-file' ? { kind: 'not-a-file' } : { kind: 'unchecked', why: 'it could not be read' };
+      else {
         files += 1;
         total += text.length;
         source = fileSource(root, text, found.rel, found.via);
-      } catch (err) {
-        source = { kind: 'unchecked', why: `it could not be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` };
       }
     }
     read.set(found.rel, source);
@@ -85,11 +86,16 @@ export function readSources(root: string, texts: readonly (string | null)[], cap
  * the round's verdict) reads each unchanged file once, and grounding indexes the same bytes once.
  */
 const readFiles = new Map<string, { stat: fs.Stats; bytes: Buffer }>();
-function readCached(file: string, stat: fs.Stats): Buffer {
+/**
+ * A file's bytes, read without blocking (a FIFO put in its place is 'not-a-file', never waited on). A
+ * large one is read into memory its line index scans in place (review/line-starts.ts).
+ */
+function readCached(file: string, stat: fs.Stats): Buffer | 'not-a-file' | 'unreadable' {
   const seen = readFiles.get(file);
   if (seen && seen.stat.size === stat.size && seen.stat.mtimeMs === stat.mtimeMs && seen.stat.ino === stat.ino) return seen.bytes;
-  const bytes = fs.readFileSync(file);
-  readFiles.set(file, { stat, bytes });
+  const bytes = readRegular(file, stat.size >= SCAN_FROM ? scannableBuffer : undefined);
+  if (bytes === null) return 'unreadable';
+  if (bytes !== 'not-a-file') readFiles.set(file, { stat, bytes });
   return bytes;
 }
 

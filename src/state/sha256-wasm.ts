@@ -7,6 +7,7 @@
  * Memory: bytes 0–255 the round constants, 256–511 the message schedule, 512–543 the hash state, and
  * from 1024 the padded message. `blocks(n)` runs the compression over n 64-byte blocks from 1024.
  */
+import { I32, MAGIC_AND_VERSION, exported, op, section, uleb, vector } from '../wasm/encoding';
 
 export const K = [
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
@@ -21,56 +22,6 @@ export const INITIAL = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e52
 const W_AT = 256;
 export const H_AT = 512;
 export const MESSAGE_AT = 1024;
-
-// ── A few WebAssembly instructions (binary format, https://webassembly.github.io/spec/core/binary/) ──
-
-const I32 = 0x7f;
-const op = {
-  block: [0x02, 0x40],
-  loop: [0x03, 0x40],
-  end: [0x0b],
-  br: (depth: number) => [0x0c, depth],
-  brIf: (depth: number) => [0x0d, depth],
-  get: (local: number) => [0x20, local],
-  set: (local: number) => [0x21, local],
-  tee: (local: number) => [0x22, local],
-  load: (offset = 0) => [0x28, 2, ...uleb(offset)],
-  store: (offset = 0) => [0x36, 2, ...uleb(offset)],
-  const: (value: number) => [0x41, ...sleb(value | 0)],
-  eqz: [0x45],
-  geU: [0x4f],
-  add: [0x6a],
-  and: [0x71],
-  or: [0x72],
-  xor: [0x73],
-  shl: [0x74],
-  shrU: [0x76],
-  rotr: [0x78],
-};
-
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let byte = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) byte |= 0x80;
-    out.push(byte);
-  } while (n !== 0);
-  return out;
-}
-
-function sleb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const byte = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (byte & 0x40) === 0) || (n === -1 && (byte & 0x40) !== 0)) return [...out, byte];
-    out.push(byte | 0x80);
-  }
-}
-
-const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
-const vector = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
 
 // Locals of blocks(n): 0 n (the parameter), 1 p (the block's address), 2 i (a round), 3–10 a…h, 11 t1, 12 t2, 13 x.
 const [N, P, I, A, B, C, D, E, F, G, H, T1, T2, X] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13];
@@ -131,15 +82,12 @@ function body(): number[] {
   return code;
 }
 
-/** An export entry: its name, its kind (0 function, 2 memory) and index 0. */
-const exported = (name: string, kind: number): number[] => [...uleb(name.length), ...[...name].map((c) => c.charCodeAt(0)), kind, 0];
-
 /** The module's bytes: its memory and one function, blocks(n: i32), both exported. */
 export function moduleBytes(): Uint8Array<ArrayBuffer> {
   const code = body();
   const fn = [...vector([[13, I32]]), ...code];
   return Uint8Array.from([
-    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+    ...MAGIC_AND_VERSION,
     ...section(1, vector([[0x60, ...vector([[I32]]), ...vector([])]])), // type 0: (i32) → ()
     ...section(3, vector([[0]])), // function 0 has type 0
     ...section(5, vector([[0x00, 1]])), // one memory, at least 1 page

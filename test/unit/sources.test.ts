@@ -1,9 +1,12 @@
 /** What the SubagentStop hook reads for grounding and stop rules: files under each reading of their names, caps, declines. */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ground, type Source } from '../../src/review/grounding';
+import { readRegular } from '../../src/shell/files';
 import { readDeclines } from '../../src/shell/observe';
+import { SCAN_FROM } from '../../src/review/line-starts';
 import { SOURCE_CAPS, readSources } from '../../src/shell/sources';
 import { removeTestdirs, testdir } from '../helpers/testdir';
 import { paced } from '../helpers/pace';
@@ -63,6 +66,17 @@ describe('readSources: each name as written, without a/ or b/, or the one file m
     const changed = readSources(dir.root, [review('src/calc.js')])['src/calc.js'] as Extract<Source, { kind: 'file' }>;
     expect(changed.text).not.toBe(first.text);
     expect(Buffer.from(changed.text as Uint8Array).toString()).toContain('a - b');
+  });
+
+  it('a file of a megabyte or more is read whole (into memory its line index scans in place) and grounded to its last line', () => {
+    const rows = Array.from({ length: 30_000 }, (_, i) => `  { id: ${i}, name: "row ${i}", price: ${i % 97} },`);
+    const dir = testdir({ 'data/table.js': `${rows.join('\n')}\n` }, { git: false });
+    const source = readSources(dir.root, [review('data/table.js')])['data/table.js'] as Extract<Source, { kind: 'file' }>;
+    expect(source.text.length).toBeGreaterThan(SCAN_FROM);
+    expect(Buffer.from(source.text as Uint8Array).equals(fs.readFileSync(dir.abs('data/table.js')))).toBe(true);
+    const sources = { 'data/table.js': source };
+    expect(ground({ file: 'data/table.js', line: 30_000, evidence: rows[29_999]!.trim() }, sources)).toMatchObject({ status: 'grounded', line: 30_000 });
+    expect(ground({ file: 'data/table.js', line: 1, evidence: rows[12_345]!.trim() }, sources)).toMatchObject({ status: 'relocated', line: 12_346 });
   });
 
   it('a real file named as in a diff is never reported missing to the reviewer', () => {
@@ -125,5 +139,26 @@ describe('readDeclines: a decline counts once per fingerprint per round', () => 
     const dir = testdir({ ...summary(1, [declined('aaa'), declined('aaa')]), ...summary(2, [declined('aaa'), { fingerprint: 'bbb', status: 'fixed' }]) }, { git: false });
     expect(readDeclines(dir.root, 3)).toEqual({ aaa: 2 });
     expect(readDeclines(dir.root, 2)).toEqual({ aaa: 1 });
+  });
+});
+
+describe('readRegular into a buffer it is given', () => {
+  it('reads the file into it, up to the file\'s end or the buffer\'s', () => {
+    const dir = testdir({ 'a.txt': 'abcdef' }, { git: false });
+    const sizes: number[] = [];
+    const into = (n: number) => (size: number) => (sizes.push(size), Buffer.alloc(n));
+    const whole = readRegular(dir.abs('a.txt'), into(6)) as Buffer;
+    expect(whole.toString()).toBe('abcdef');
+    expect(sizes).toEqual([6]);
+    expect((readRegular(dir.abs('a.txt'), into(10)) as Buffer).toString()).toBe('abcdef');
+    expect((readRegular(dir.abs('a.txt'), into(4)) as Buffer).toString()).toBe('abcd');
+    // No buffer to be had: one of node's own.
+    expect((readRegular(dir.abs('a.txt'), () => null) as Buffer).toString()).toBe('abcdef');
+  });
+
+  it('a FIFO is not read, and nothing waits on it', () => {
+    const dir = testdir({}, { git: false });
+    execFileSync('mkfifo', [dir.abs('pipe')]);
+    expect(readRegular(dir.abs('pipe'), () => Buffer.alloc(10))).toBe('not-a-file');
   });
 });

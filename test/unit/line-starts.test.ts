@@ -1,0 +1,88 @@
+/** Where a file's lines start: the WebAssembly scan (in place, or through its window) gives node's search's answer for any bytes. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SCAN_FROM, lineStarts, scannableBuffer } from '../../src/review/line-starts';
+import { NEWLINE_WASM } from '../../src/review/newline-module';
+import { moduleBytes } from '../../src/review/newline-wasm';
+import { SourceIndex } from '../../src/review/source-index';
+
+/** The plain search the module stands in for: 0, then one past each "\n" that is not the last byte. */
+function reference(bytes: Uint8Array): number[] {
+  const out = [0];
+  for (let i = 0; i + 1 < bytes.length; i++) if (bytes[i] === 10) out.push(i + 1);
+  return out;
+}
+const starts = (bytes: Uint8Array, scanFrom?: number): number[] => {
+  const { starts: all, count } = lineStarts(bytes, scanFrom);
+  return [...all.subarray(0, count)];
+};
+/** The same bytes where the module scans them in place. */
+function inPlace(bytes: Uint8Array): Buffer {
+  const buffer = scannableBuffer(bytes.length)!;
+  buffer.set(bytes);
+  return buffer;
+}
+const WINDOW = 64 * 1024;
+/** Bytes mostly of newlines and a few others, so that runs of both cross 16-byte blocks and windows. */
+const text = (maxLength: number) => fc.uint8Array({ maxLength }).map((raw) => raw.map((b) => (b < 96 ? 10 : b < 128 ? 0 : b)));
+
+describe('the line-start WebAssembly module', () => {
+  it('is kept as review/newline-wasm.ts assembles it (update NEWLINE_WASM in src/review/newline-module.ts to the value below)', () => {
+    expect(NEWLINE_WASM).toBe(Buffer.from(moduleBytes()).toString('base64'));
+  });
+
+  it('scans in place and through its window, as node searches, at every block and window edge', () => {
+    for (const n of [0, 1, 15, 16, 17, 31, 32, 33, WINDOW - 1, WINDOW, WINDOW + 1, 2 * WINDOW + 17]) {
+      for (const at of [0, 1, 14, 15, 16, n - 17, n - 16, n - 2, n - 1, WINDOW - 1, WINDOW, WINDOW + 15]) {
+        const bytes = new Uint8Array(n).fill(97);
+        if (at >= 0 && at < n) bytes[at] = 10;
+        expect(starts(bytes, 0), `${n} bytes, "\\n" at ${at}, window`).toEqual(reference(bytes));
+        expect(starts(inPlace(bytes), 0), `${n} bytes, "\\n" at ${at}, in place`).toEqual(reference(bytes));
+      }
+    }
+  });
+
+  it('a window of nothing but newlines fills its output area exactly', () => {
+    const bytes = new Uint8Array(3 * WINDOW + 5).fill(10);
+    expect(starts(bytes, 0)).toEqual(reference(bytes));
+    expect(starts(inPlace(bytes), 0)).toEqual(reference(bytes));
+  });
+
+  it('gives node\'s answer for any bytes, one scan after another (no offsets left from the last)', () => {
+    fc.assert(
+      fc.property(fc.array(text(3 * WINDOW), { minLength: 1, maxLength: 3 }), (inputs) => {
+        for (const bytes of inputs) {
+          expect(starts(bytes, 0)).toEqual(reference(bytes));
+          expect(starts(inPlace(bytes), 0)).toEqual(reference(bytes));
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a part of a buffer is scanned as itself, wherever it starts', () => {
+    fc.assert(
+      fc.property(text(2 * WINDOW), fc.nat(40), fc.nat(40), (bytes, before, after) => {
+        const whole = new Uint8Array(before + bytes.length + after).fill(10);
+        whole.set(bytes, before);
+        const part = whole.subarray(before, before + bytes.length);
+        expect(starts(part, 0)).toEqual(reference(bytes));
+        const placed = inPlace(whole).subarray(before, before + bytes.length);
+        expect(starts(placed, 0)).toEqual(reference(bytes));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('a file of a megabyte or more is indexed by the module; its lines are where node finds them', () => {
+    const line = (i: number) => `  { id: ${i}, name: "row ${i}" },\n`;
+    const content = Array.from({ length: 40_000 }, (_, i) => line(i)).join('');
+    expect(content.length).toBeGreaterThan(SCAN_FROM);
+    for (const bytes of [Buffer.from(content), inPlace(Buffer.from(content))]) {
+      const index = new SourceIndex(bytes);
+      expect(index.lineCount).toBe(40_000);
+      expect(index.raw(39_999, 39_999).toString()).toBe(line(39_998));
+      expect(index.lineOf(content.indexOf('id: 12345,'))).toBe(12_346);
+    }
+  });
+});
