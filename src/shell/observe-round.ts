@@ -9,6 +9,7 @@ import { sha256 } from '../state/digest';
 import { reviewerFile } from '../state/paths';
 import type { State } from '../state/schema';
 import { readText } from './files';
+import { tuneForLargeRound } from './jit';
 import { readDeclines, readFixRounds, readHistory, readSources } from './observe';
 import { readMachineFindings } from './observe-fix';
 import { readReviewedChecks } from './observe-checks';
@@ -16,12 +17,19 @@ import { reviewEndObservation } from './observe-tree';
 import { frozenText, type Store } from './store';
 
 type ReviewerStop = Extract<Event, { kind: 'reviewer-stop' }>;
+/** A review of this many characters (about 650 findings), a round of this many findings, or this many bytes of sources to search are worked through with TurboFan off (shell/jit.ts). */
+const LARGE_REVIEW = 256 * 1024;
+const LARGE_ROUND = 1_000;
+const LARGE_SOURCES = 16 * 1024 ** 2;
 type Aggregate = Extract<Event, { kind: 'aggregate' }>;
 
 /** The stopping reviewer's output file and the files its review names. */
 export function reviewerStopObservation(root: string, state: State, reviewer: Reviewer, message: string | null): Pick<ReviewerStop, 'file' | 'message' | 'sources'> {
   const file = readText(path.join(root, reviewerFile(state.iteration, reviewer)));
-  return { file, message, sources: readSources(root, [file, extractJsonFromMessage(message)]) };
+  if (file !== null && file.length >= LARGE_REVIEW) tuneForLargeRound();
+  const sources = readSources(root, [file, extractJsonFromMessage(message)]);
+  if (Object.values(sources).reduce((sum, s) => sum + (s.kind === 'file' ? s.text.length : 0), 0) >= LARGE_SOURCES) tuneForLargeRound();
+  return { file, message, sources };
 }
 
 /**
@@ -34,6 +42,8 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
   const end = reviewEndObservation(store.root, state);
   const n = state.iteration;
   const runs = currentIteration(state).r1.reviewers;
+  const findings = REVIEWERS.reduce((sum, r) => sum + (runs[r].counts ? runs[r].counts!.critical + runs[r].counts!.warning + runs[r].counts!.info : 0), 0);
+  if (findings >= LARGE_ROUND) tuneForLargeRound();
   const reviews = {} as Record<Reviewer, string | null>;
   const readings: Partial<Record<Reviewer, ReviewReading>> = {};
   const rewritten: Reviewer[] = [];

@@ -3,6 +3,7 @@ import type * as z from 'zod/mini';
 import type { Effect, Event, Loaded } from '../core/transition';
 import { describeZodError } from '../zod';
 import { HookFailure } from './errors';
+import { allowJitTuning } from './jit';
 import { readStdin, renderOutput, reportError, writeStdout, type HookEventName } from './io';
 import { projectRoot } from './project';
 import { load } from './store';
@@ -42,6 +43,7 @@ export async function runHook<P>(spec: HookSpec<P>): Promise<void> {
   };
   process.on('uncaughtException', escape);
   process.on('unhandledRejection', escape);
+  allowJitTuning();
   try {
     const raw = await readStdin();
     let data: unknown;

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Loop, denyReason, messages, projectTestdir } from '../helpers/loop';
-import { REVIEWERS, agentType, cleanReview } from '../helpers/reviews';
+import { REVIEWERS, agentType, cleanReview, issue, reviewWithIssues } from '../helpers/reviews';
 import { REPO_ROOT, type HookResult } from '../helpers/run';
 import { cloneTestdir, removeTestdirs, tempDir, type TestDir } from '../helpers/testdir';
 
@@ -97,6 +97,20 @@ describe('the node builtins a hook run loads', () => {
     const { result, modules } = await loaded((l) => l.start('--max-iterations 2 again --force'));
     expect(result.stdout?.hookSpecificOutput?.additionalContext).toMatch(/\[PHASE R1\]/);
     expect(modules).toContain('NativeModule child_process');
+  });
+  // shell/jit.ts: a large round is worked through with TurboFan off, which loads node:v8; a small one is not.
+  it.each([
+    ['a reviewer\'s stop of a review of 700 findings (over 256 KB) switches TurboFan off', 700, true],
+    ['a reviewer\'s stop of a review of 3 findings leaves it on', 3, false],
+  ] as const)('%s', async (_, findings, tuned) => {
+    const { result, modules } = await loaded(async (l) => {
+      await l.dispatchReviewers(['pedant']);
+      l.writeReview(1, 'pedant', reviewWithIssues('pedant', Array.from({ length: findings }, (_, i) => issue({ description: `finding ${i} ${'explained at length '.repeat(15)}` }))));
+      return l.reviewerStop('pedant', { message: 'Done.' });
+    });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout?.systemMessage).toMatch(/pedant/);
+    expect(modules.includes('NativeModule v8')).toBe(tuned);
   });
 });
 
