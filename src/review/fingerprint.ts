@@ -4,6 +4,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { sha256 } from '../state/digest';
+import { flattenThroughWindow } from './text-scan';
 
 /** Category families: reviewers name the same kind of defect differently. Checked in order. */
 const FAMILIES: [family: string, pattern: RegExp][] = [
@@ -62,9 +63,12 @@ const FLAT_BYTE = (() => {
 
 /**
  * flatten() over UTF-8 bytes, for searching whole files without decoding them. `lineStarts`, when given,
- * receives the flat offset at which each line after the first begins.
+ * receives the flat offset at which each line after the first begins. Run by a WebAssembly module
+ * (review/text-scan.ts) for all but the shortest texts; this loop where there is none.
  */
 export function flattenBytes(bytes: Uint8Array, lineStarts?: number[]): Buffer {
+  const flat = flattenThroughWindow(bytes, FLAT_BYTE, lineStarts);
+  if (flat) return flat;
   const out = Buffer.allocUnsafe(bytes.length);
   let o = 0;
   for (let i = 0; i < bytes.length; i++) {

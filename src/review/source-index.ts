@@ -5,7 +5,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { flattenBytes } from './fingerprint';
-import { lineStarts } from './line-starts';
+import { lineStarts } from './text-scan';
 
 /** The largest i < length with starts[i] ≤ offset. */
 function floorIndex(starts: ArrayLike<number>, offset: number, length = starts.length): number {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { normaliseFile } from '../review/fingerprint';
 import type { FileReading, Source, Sources } from '../review/grounding';
-import { SCAN_FROM, scannableBuffer } from '../review/line-starts';
+import { SCAN_FROM, scannableBuffer } from '../review/text-scan';
 import { parseReview } from '../review/reviewer-output';
 import { readRegular } from './files';
 import { realpathLoose, relativeInside } from './project';
@@ -88,7 +88,7 @@ export function readSources(root: string, texts: readonly (string | null)[], cap
 const readFiles = new Map<string, { stat: fs.Stats; bytes: Buffer }>();
 /**
  * A file's bytes, read without blocking (a FIFO put in its place is 'not-a-file', never waited on). A
- * large one is read into memory its line index scans in place (review/line-starts.ts).
+ * large one is read into memory its line index scans in place (review/text-scan.ts).
  */
 function readCached(file: string, stat: fs.Stats): Buffer | 'not-a-file' | 'unreadable' {
   const seen = readFiles.get(file);

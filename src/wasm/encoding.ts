@@ -31,7 +31,7 @@ export const section = (id: number, body: number[]): number[] => [id, ...uleb(bo
 export const vector = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
 export const name = (text: string): number[] => [...uleb(text.length), ...[...text].map((c) => c.charCodeAt(0))];
 
-/** An export entry: its name, its kind (0 function, 2 memory) and index 0. */
+/** An export entry: its name, its kind (0 function, 2 memory) and index 0 (the first of that kind). */
 export const exported = (text: string, kind: number): number[] => [...name(text), kind, 0];
 
 /** The instructions the modules use (i32 unless named otherwise; memory accesses 4-byte aligned). */
@@ -44,10 +44,15 @@ export const op = {
   get: (local: number) => [0x20, local],
   set: (local: number) => [0x21, local],
   tee: (local: number) => [0x22, local],
+  if: [0x04, 0x40],
+  else: [0x05],
   load: (offset = 0) => [0x28, 2, ...uleb(offset)],
+  load8U: (offset = 0) => [0x2d, 0, ...uleb(offset)],
   store: (offset = 0) => [0x36, 2, ...uleb(offset)],
+  store8: (offset = 0) => [0x3a, 0, ...uleb(offset)],
   const: (value: number) => [0x41, ...sleb(value | 0)],
   eqz: [0x45],
+  eq: [0x46],
   geU: [0x4f],
   ctz: [0x68],
   add: [0x6a],

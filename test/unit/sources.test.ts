@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ground, type Source } from '../../src/review/grounding';
 import { readRegular } from '../../src/shell/files';
 import { readDeclines } from '../../src/shell/observe';
-import { SCAN_FROM } from '../../src/review/line-starts';
+import { SCAN_FROM } from '../../src/review/text-scan';
 import { SOURCE_CAPS, readSources } from '../../src/shell/sources';
 import { removeTestdirs, testdir } from '../helpers/testdir';
 import { paced } from '../helpers/pace';

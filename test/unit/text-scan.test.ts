@@ -1,9 +1,10 @@
-/** Where a file's lines start: the WebAssembly scan (in place, or through its window) gives node's search's answer for any bytes. */
+/** The text WebAssembly module: line starts (in place, or through its window) as node's search finds them, flat bytes as the plain loop makes them, for any bytes. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SCAN_FROM, lineStarts, scannableBuffer } from '../../src/review/line-starts';
-import { NEWLINE_WASM } from '../../src/review/newline-module';
-import { moduleBytes } from '../../src/review/newline-wasm';
+import { flatten, flattenBytes } from '../../src/review/fingerprint';
+import { FLATTEN_FROM, SCAN_FROM, flattenThroughWindow, lineStarts, scannableBuffer } from '../../src/review/text-scan';
+import { TEXT_WASM } from '../../src/review/text-module';
+import { moduleBytes } from '../../src/review/text-wasm';
 import { SourceIndex } from '../../src/review/source-index';
 
 /** The plain search the module stands in for: 0, then one past each "\n" that is not the last byte. */
@@ -27,8 +28,8 @@ const WINDOW = 64 * 1024;
 const text = (maxLength: number) => fc.uint8Array({ maxLength }).map((raw) => raw.map((b) => (b < 96 ? 10 : b < 128 ? 0 : b)));
 
 describe('the line-start WebAssembly module', () => {
-  it('is kept as review/newline-wasm.ts assembles it (update NEWLINE_WASM in src/review/newline-module.ts to the value below)', () => {
-    expect(NEWLINE_WASM).toBe(Buffer.from(moduleBytes()).toString('base64'));
+  it('is kept as review/text-wasm.ts assembles it (update TEXT_WASM in src/review/text-module.ts to the value below)', () => {
+    expect(TEXT_WASM).toBe(Buffer.from(moduleBytes()).toString('base64'));
   });
 
   it('scans in place and through its window, as node searches, at every block and window edge', () => {
@@ -85,4 +86,48 @@ describe('the line-start WebAssembly module', () => {
       expect(index.lineOf(content.indexOf('id: 12345,'))).toBe(12_346);
     }
   });
+});
+
+describe('flat bytes through the module', () => {
+  /** The plain loop the module stands in for (fingerprint.ts's, without the module). */
+  function plain(bytes: Uint8Array): { flat: number[]; starts: number[] } {
+    const flat: number[] = [];
+    const starts: number[] = [];
+    for (const b of bytes) {
+      if (b === 9 || b === 10 || b === 11 || b === 12 || b === 13 || b === 32) {
+        if (b === 10) starts.push(flat.length);
+      } else flat.push(b === 34 || b === 96 ? 39 : b >= 65 && b <= 90 ? b + 32 : b);
+    }
+    return { flat, starts };
+  }
+  const viaModule = (bytes: Uint8Array) => {
+    const starts: number[] = [];
+    const flat = flattenBytes(bytes, starts);
+    return { flat: [...flat], starts };
+  };
+  const code = fc.uint8Array({ maxLength: 3 * WINDOW }).map((raw) => raw.map((b) => [10, 32, 9, 13, 34, 96, 39, 65, 90, 97, 0xc3, 0xa9, b][b % 13]!));
+
+  it('gives the plain loop\'s bytes and line starts for any bytes, across windows, one text after another', () => {
+    fc.assert(
+      fc.property(fc.array(code, { minLength: 1, maxLength: 3 }), (inputs) => {
+        for (const bytes of inputs) expect(viaModule(bytes)).toEqual(plain(bytes));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('runs for texts of FLATTEN_FROM bytes or more, and gives flatten()\'s answer for text', () => {
+    const text = 'const Total = items.reduce((sum, item) => sum + item.price, 0); // "Sum" of `all`\n'.repeat(3);
+    expect(text.length).toBeGreaterThanOrEqual(FLATTEN_FROM);
+    const starts: number[] = [];
+    const flat = flattenThroughWindow(Buffer.from(text), new Uint8Array(plainTable()), starts);
+    expect(flat?.toString()).toBe(flatten(text));
+    expect(starts).toEqual([flatten(text).length / 3, (2 * flatten(text).length) / 3, flatten(text).length]);
+    expect(flattenThroughWindow(Buffer.from('short'), new Uint8Array(plainTable()))).toBeNull();
+  });
+
+  /** The flat table, built here from its rule (not taken from fingerprint.ts). */
+  function plainTable(): number[] {
+    return Array.from({ length: 256 }, (_, b) => ([9, 10, 11, 12, 13, 32].includes(b) ? 0 : b === 34 || b === 96 ? 39 : b >= 65 && b <= 90 ? b + 32 : b));
+  }
 });
