@@ -8,13 +8,13 @@ import { extractJsonFromMessage } from '../review/reviewer-output';
 import { sha256 } from '../state/digest';
 import { reviewerFile } from '../state/paths';
 import type { State } from '../state/schema';
-import { readText } from './files';
+import { readRegular, readText } from './files';
 import { tuneForLargeRound } from './jit';
 import { readDeclines, readFixRounds, readHistory, readSources } from './observe';
 import { readMachineFindings } from './observe-fix';
 import { readReviewedChecks } from './observe-checks';
 import { reviewEndObservation } from './observe-tree';
-import { frozenText, type Store } from './store';
+import { frozenHolds, frozenText, type Store } from './store';
 
 type ReviewerStop = Extract<Event, { kind: 'reviewer-stop' }>;
 /** A review of this many characters (about 650 findings), a round of this many findings, or this many bytes of sources to search are worked through with TurboFan off (shell/jit.ts). */
@@ -48,24 +48,21 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
   const readings: Partial<Record<Reviewer, ReviewReading>> = {};
   const rewritten: Reviewer[] = [];
   for (const r of REVIEWERS) {
-    const onDisk = readText(path.join(store.root, reviewerFile(n, r)));
+    const file = path.join(store.root, reviewerFile(n, r));
     const frozen = runs[r].frozen;
-    if (frozen === null) {
-      reviews[r] = onDisk; // recorded before reviews were frozen
+    // Recorded before reviews were frozen, or nowhere to keep a copy: the file is all there is.
+    if (frozen === null || !store.dir) {
+      reviews[r] = readText(file);
       continue;
     }
-    if (!store.dir) {
-      reviews[r] = onDisk; // nowhere to keep a copy: the file is all there is
-      continue;
-    }
-    // The hook has the frozen copy already (checked at load, or frozen by this very hook). The same
-    // text needs no hash: the copy matched its digest.
-    const copy = frozenText(store, frozen);
-    if (onDisk !== copy && sha256(onDisk ?? '') !== frozen) rewritten.push(r);
+    // The hook has the frozen copy already (checked at load, or frozen by this very hook): the same bytes
+    // need no hash, and are not decoded. A review in other bytes than UTF-8 was pinned as its text.
+    const onDisk = readRegular(file);
+    if (!(onDisk instanceof Buffer && (frozenHolds(store, frozen, onDisk) || sha256(onDisk.toString('utf8')) === frozen))) rewritten.push(r);
     const reading = runs[r].reading === null ? null : decodeReading(frozenText(store, runs[r].reading!), frozen);
     // A reading holds the review as validated: the verdict does not parse the text again.
     if (reading) readings[r] = reading;
-    reviews[r] = reading ? null : copy;
+    reviews[r] = reading ? null : frozenText(store, frozen);
   }
   return {
     reviews,

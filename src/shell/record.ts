@@ -107,9 +107,14 @@ export function putObject(dir: string, text: string | Uint8Array, digest = sha25
  * they are: the hooks wrote them from a text, so they are that text's UTF-8 and its digest.
  */
 export function getObject(dir: string, digest: string): string | null {
+  return getObjectBytes(dir, digest)?.toString('utf8') ?? null;
+}
+
+/** A stored object's bytes, or null when it is missing or no longer matches its digest. */
+export function getObjectBytes(dir: string, digest: string): Buffer | null {
   if (!/^[0-9a-f]{64}$/.test(digest)) return null;
   const bytes = readRegular(objectFile(dir, digest));
-  return bytes instanceof Buffer && sha256(bytes) === digest ? bytes.toString('utf8') : null;
+  return bytes instanceof Buffer && sha256(bytes) === digest ? bytes : null;
 }
 
 /**

@@ -15,7 +15,7 @@ import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, TMP_DIR, isRecorded, re
 import { State, STATE_SHAPE, STATE_VERSION } from '../state/schema';
 import { readRegular, readText, sweepTemps, writeAtomic } from './files';
 import { withFileLock } from './lock';
-import { checkDigest, emptyRecord, getObject, objectHolds, pruneObjects, putObject, readRecord, recordDir, setMarker, writeRecord, type IntegrityRecord } from './record';
+import { checkDigest, emptyRecord, getObject, getObjectBytes, objectHolds, pruneObjects, putObject, readRecord, recordDir, setMarker, writeRecord, type IntegrityRecord } from './record';
 
 export const statePath = (root: string): string => path.join(root, STATE_FILE);
 const tmpRoot = (root: string): string => path.join(root, TMP_DIR);
@@ -29,10 +29,11 @@ export interface Store {
   record: IntegrityRecord | null;
   /**
    * Objects this store has checked or written, by digest: content-addressed, so a text once checked is
-   * that digest's text. One hook checks the frozen reviews when it loads and reads them again for the
-   * verdict; a review of thousands of findings is a megabyte to read and hash.
+   * that digest's text (its bytes as read, or the text as written, decoded only when asked for). One hook
+   * checks the frozen reviews when it loads and compares them again for the verdict; a review of
+   * thousands of findings is a megabyte to read and hash.
    */
-  objects: Map<string, string>;
+  objects: Map<string, string | Buffer>;
 }
 
 export function openStore(root: string, env: NodeJS.ProcessEnv = process.env): Store {
@@ -40,12 +41,21 @@ export function openStore(root: string, env: NodeJS.ProcessEnv = process.env): S
   return { root, env, dir, record: dir ? readRecord(dir) : null, objects: new Map() };
 }
 
-/** A stored object's text, or null when it is missing or does not match its digest. */
-function objectText(store: Store, digest: string): string | null {
+/** A stored object (its bytes, or the text it was written from), or null when it is missing or does not match its digest. */
+function object(store: Store, digest: string): string | Buffer | null {
   const kept = store.objects.get(digest);
   if (kept !== undefined || !store.dir) return kept ?? null;
-  const text = getObject(store.dir, digest);
-  if (text !== null) store.objects.set(digest, text);
+  const bytes = getObjectBytes(store.dir, digest);
+  if (bytes !== null) store.objects.set(digest, bytes);
+  return bytes;
+}
+
+/** A stored object's text, or null when it is missing or does not match its digest. */
+function objectText(store: Store, digest: string): string | null {
+  const kept = object(store, digest);
+  if (kept === null || typeof kept === 'string') return kept;
+  const text = kept.toString('utf8');
+  store.objects.set(digest, text);
   return text;
 }
 
@@ -179,8 +189,8 @@ function ownedFileProblems(store: Store, state: State): Tamper[] {
     if (frozen === null) continue;
     // The review file still holds the frozen text: the hooks' copy is checked against its bytes, not hashed again.
     const file = intact.get(reviewerFile(state.iteration, r));
-    if (file?.digest === frozen && store.dir && !store.objects.has(frozen) && objectHolds(store.dir, frozen, file.bytes)) store.objects.set(frozen, file.bytes.toString('utf8'));
-    if (objectText(store, frozen) === null) problems.push({ file: `${reviewerFile(state.iteration, r)} (the hooks' copy)`, problem: 'deleted' });
+    if (file?.digest === frozen && store.dir && !store.objects.has(frozen) && objectHolds(store.dir, frozen, file.bytes)) store.objects.set(frozen, file.bytes);
+    if (object(store, frozen) === null) problems.push({ file: `${reviewerFile(state.iteration, r)} (the hooks' copy)`, problem: 'deleted' });
   }
   return problems;
 }
@@ -200,6 +210,13 @@ export function load(root: string, env: NodeJS.ProcessEnv = process.env): Loaded
 /** A recorded review's text as the hooks froze it, or null. */
 export function frozenText(store: Store, digest: string): string | null {
   return store.dir ? objectText(store, digest) : null;
+}
+
+/** Whether these bytes are the hooks' frozen copy `digest` (compared, not hashed; decoded only against a copy this hook wrote from its text). */
+export function frozenHolds(store: Store, digest: string, bytes: Buffer): boolean {
+  const kept = store.dir ? object(store, digest) : null;
+  if (kept === null) return false;
+  return typeof kept === 'string' ? bytes.length >= kept.length && bytes.toString('utf8') === kept : kept.equals(bytes);
 }
 
 /** Runs fn under the project's lock, after sweeping temporary files that killed hooks left behind. */

@@ -89,6 +89,19 @@ describe.concurrent("the hooks' record", () => {
     expect(loop.dir.readJson(reviewerFile(1, 'critic')).issues).toEqual([]);
   });
 
+  it('a review written in Latin-1 (bytes that are not UTF-8) is the text it was recorded as: not reported rewritten, the verdict as usual', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    await loop.dispatchReviewers();
+    const text = JSON.stringify(reviewWithIssues('critic', [issue({ severity: 'critical', description: 'the caf\u00e9 total skips the last item' })]));
+    fs.writeFileSync(loop.dir.abs(reviewerFile(1, 'critic')), Buffer.from(text, 'latin1'));
+    for (const r of REVIEWERS.filter((r) => r !== 'critic')) loop.writeReview(1, r, cleanReview(r));
+    const lines = messages(await loop.reviewersStop());
+    expect(lines.filter((l) => /changed after the hooks recorded it/.test(l))).toEqual([]);
+    expect(lines.filter((l) => / → R2: fixing$/.test(l))).toEqual([expect.stringMatching(/^minions: review 1\/3: 1 issue \(1 critical\)/)]);
+    expect(loop.dir.readJson(verdictFile(1)).reviewers.critic.notes).toEqual([]);
+  });
+
   it("the fixer's accepted answers are pinned: rewriting round 1's declines during round 2 is named, the loop STOPPED (tampered)", async () => {
     const loop = new Loop(projectTestdir());
     await loop.start('--max-iterations 3 the cart');
