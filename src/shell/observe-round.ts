@@ -3,6 +3,7 @@ import path from 'node:path';
 import { REVIEWERS, type Reviewer } from '../core/agents';
 import type { Event } from '../core/events';
 import { currentIteration } from '../core/loop-state';
+import type { Sources } from '../review/grounding';
 import { decodeReading, type ReviewReading } from '../review/reading';
 import { extractJsonFromMessage } from '../review/reviewer-output';
 import { sha256 } from '../state/digest';
@@ -17,18 +18,22 @@ import { reviewEndObservation } from './observe-tree';
 import { frozenHolds, frozenText, type Store } from './store';
 
 type ReviewerStop = Extract<Event, { kind: 'reviewer-stop' }>;
+type Aggregate = Extract<Event, { kind: 'aggregate' }>;
+
 /** A review of this many characters (about 650 findings), a round of this many findings, or this many bytes of sources to search are worked through with TurboFan off (shell/jit.ts). */
 const LARGE_REVIEW = 256 * 1024;
 const LARGE_ROUND = 1_000;
 const LARGE_SOURCES = 16 * 1024 ** 2;
-type Aggregate = Extract<Event, { kind: 'aggregate' }>;
+
+/** The bytes of the files read for grounding (a file named several ways once). */
+const sourceBytes = (sources: Sources): number => [...new Set(Object.values(sources).flatMap((s) => (s.kind === 'file' ? [s.text] : [])))].reduce((sum, text) => sum + text.length, 0);
 
 /** The stopping reviewer's output file and the files its review names. */
 export function reviewerStopObservation(root: string, state: State, reviewer: Reviewer, message: string | null): Pick<ReviewerStop, 'file' | 'message' | 'sources'> {
   const file = readText(path.join(root, reviewerFile(state.iteration, reviewer)));
   if (file !== null && file.length >= LARGE_REVIEW) tuneForLargeRound();
   const sources = readSources(root, [file, extractJsonFromMessage(message)]);
-  if (Object.values(sources).reduce((sum, s) => sum + (s.kind === 'file' ? s.text.length : 0), 0) >= LARGE_SOURCES) tuneForLargeRound();
+  if (sourceBytes(sources) >= LARGE_SOURCES) tuneForLargeRound();
   return { file, message, sources };
 }
 
@@ -42,8 +47,11 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
   const end = reviewEndObservation(store.root, state);
   const n = state.iteration;
   const runs = currentIteration(state).r1.reviewers;
-  const findings = REVIEWERS.reduce((sum, r) => sum + (runs[r].counts ? runs[r].counts!.critical + runs[r].counts!.warning + runs[r].counts!.info : 0), 0);
-  if (findings >= LARGE_ROUND) tuneForLargeRound();
+  const counted = (r: Reviewer): number => {
+    const counts = runs[r].counts;
+    return counts ? counts.critical + counts.warning + counts.info : 0;
+  };
+  if (REVIEWERS.reduce((sum, r) => sum + counted(r), 0) >= LARGE_ROUND) tuneForLargeRound();
   const reviews = {} as Record<Reviewer, string | null>;
   const readings: Partial<Record<Reviewer, ReviewReading>> = {};
   const rewritten: Reviewer[] = [];
