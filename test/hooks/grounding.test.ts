@@ -100,6 +100,32 @@ describe('grounding never asserts what it did not check', () => {
   }, paced(300_000)); // every hook of the round reads the 10 MB file
 });
 
+describe('without WebAssembly (node --jitless)', () => {
+  // Line starts of a file of 1 MB or more and flat bytes are WebAssembly's work (review/text-scan.ts);
+  // a node without it runs the plain loops, to the same verdict.
+  it('a 2 MB file: a finding grounded at its line and one relocated come out as with it', async () => {
+    const rows = `${Array.from({ length: 60_000 }, (_, i) => `  row(${i}, "Item ${i}"),`).join('\n')}\n`;
+    const findings = [
+      { ...issue(), file: 'data/rows.ts', line: 59_000, evidence: 'row(58999, "Item 58999"),', description: 'a late row is wrong' },
+      { ...issue(), file: 'data/rows.ts', line: 30_020, evidence: 'row(29999,  "item 29999"),', description: 'a row quoted loosely, 20 lines off' },
+    ];
+    const verdicts = [];
+    for (const env of [{}, { NODE_OPTIONS: '--jitless' }]) {
+      const loop = new Loop(projectTestdir(), undefined, { env });
+      await loop.start('review the rows');
+      loop.dir.write('data/rows.ts', rows);
+      const stops = await review(loop, 1, { critic: findings });
+      for (const stop of stops) expect(blockReason(stop)).toBeUndefined();
+      verdicts.push(loop.dir.readJson(verdictFile(1)).findings.map((f: any) => [f.line, f.grounding.status, f.grounding.reading.evidence, f.identity]));
+    }
+    expect(verdicts[0]).toEqual([
+      [59_000, 'grounded', [], 'row(58999,\'item58999\'),'],
+      [30_000, 'relocated', [], 'row(29999,\'item29999\'),'],
+    ]);
+    expect(verdicts[1]).toEqual(verdicts[0]);
+  }, paced(300_000));
+});
+
 describe('a broad quote', () => {
   it('containing three other reviewers\' distinct defects does not merge them into one', async () => {
     const loop = await startedLoop();
