@@ -6,14 +6,14 @@
 import { Buffer } from 'node:buffer';
 import { normaliseFile } from './fingerprint';
 import { alternativeNeedles, literalNeedles, type EvidenceReading, type FileReading, type Needle } from './readings';
-import { SourceIndex, type FlatText } from './source-index';
+import { SourceIndex, type FileBytes, type FlatText } from './source-index';
 
 export { FILE_READINGS, type FileReading } from './readings';
 
 /** What the shell saw of each file a finding names. */
 export type Source =
-  /** text: the file's content, as the bytes read (a string in tests); rel: its real path in the project; via: how the name was read. */
-  | { kind: 'file'; text: string | Uint8Array; rel?: string; via?: FileReading }
+  /** text: the file's content, as the bytes read (a string in tests; a large file read on demand); rel: its real path in the project; via: how the name was read. */
+  | { kind: 'file'; text: string | Uint8Array | FileBytes; rel?: string; via?: FileReading }
   /** similar: files whose path matches ignoring case, when more than one does. */
   | { kind: 'missing'; similar?: string[] }
   | { kind: 'outside' }
@@ -68,7 +68,7 @@ interface Occurrence {
 }
 
 /** One index per file's bytes, whichever grounder asks (the shell hands the same bytes to each step of a hook). */
-const byteIndexes = new WeakMap<Uint8Array, SourceIndex>();
+const byteIndexes = new WeakMap<Uint8Array | FileBytes, SourceIndex>();
 
 type Results = Map<string, Map<string, Map<number | null, Grounding>>>;
 /**
@@ -114,7 +114,7 @@ export class Grounder {
     return index.flat(line - 1, line + 1).bytes.toString('utf8');
   }
 
-  private index(text: string | Uint8Array): SourceIndex {
+  private index(text: string | Uint8Array | FileBytes): SourceIndex {
     if (typeof text !== 'string') {
       let index = byteIndexes.get(text);
       if (!index) byteIndexes.set(text, (index = new SourceIndex(text)));
@@ -250,8 +250,8 @@ export class Grounder {
   private nearestFlat(index: SourceIndex, needles: readonly Needle[], from: number, to: number, line: number): (Occurrence & { needle: Needle }) | null {
     const size = index.lineEnd(to) - index.lineStart(from);
     let flat: FlatText;
-    if (index.flattened || size * 4 > index.bytes.length) {
-      if (!index.flattened) this.spent += index.bytes.length * FLAT_BUILD_COST;
+    if (index.flattened || size * 4 > index.size) {
+      if (!index.flattened) this.spent += index.size * FLAT_BUILD_COST;
       flat = index.flatAll();
     } else {
       this.spent += size * FLAT_BUILD_COST;

@@ -50,18 +50,39 @@ export class FlatText {
   }
 }
 
+/**
+ * A file's bytes read on demand, for a file too large to hold (the shell's, through its descriptor):
+ * its size, where its lines start (worked out in one pass), and any range of it.
+ */
+export interface FileBytes {
+  readonly length: number;
+  lineStarts(): { starts: Uint32Array; count: number };
+  range(from: number, to: number): Buffer;
+}
+
+const isFileBytes = (content: string | Uint8Array | FileBytes): content is FileBytes => typeof content !== 'string' && !(content instanceof Uint8Array);
+
 export class SourceIndex {
-  readonly bytes: Buffer;
+  /** The file's size in bytes. */
+  readonly size: number;
+  private readonly range: (from: number, to: number) => Buffer;
   /** Byte offset of each line's start (the first `lines` entries); files are read up to 256 MB. */
   private readonly starts: Uint32Array;
   private readonly lines: number;
   private whole: FlatText | null = null;
 
-  constructor(content: string | Uint8Array) {
-    this.bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-    const { starts, count } = lineStarts(this.bytes);
-    this.starts = starts;
-    this.lines = this.bytes.length === 0 ? 0 : count;
+  constructor(content: string | Uint8Array | FileBytes) {
+    if (isFileBytes(content)) {
+      this.size = content.length;
+      this.range = (from, to) => content.range(from, to);
+      ({ starts: this.starts, count: this.lines } = content.lineStarts());
+    } else {
+      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+      this.size = bytes.length;
+      this.range = (from, to) => bytes.subarray(from, to);
+      ({ starts: this.starts, count: this.lines } = lineStarts(bytes));
+    }
+    if (this.size === 0) this.lines = 0;
   }
 
   /** Lines, not counting the empty one after a final newline. */
@@ -71,7 +92,7 @@ export class SourceIndex {
 
   lineStart(line: number): number {
     if (line <= 1) return 0;
-    if (line > this.lineCount) return this.bytes.length;
+    if (line > this.lineCount) return this.size;
     return this.starts[line - 1]!;
   }
 
@@ -85,7 +106,7 @@ export class SourceIndex {
 
   /** The raw bytes of lines from…to (clamped to the file). */
   raw(from: number, to: number): Buffer {
-    return this.bytes.subarray(this.lineStart(from), this.lineEnd(to));
+    return this.range(this.lineStart(from), this.lineEnd(to));
   }
 
   /** The flat form of lines from…to (clamped to the file). */

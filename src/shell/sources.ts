@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { normaliseFile } from '../review/fingerprint';
 import type { FileReading, Source, Sources } from '../review/grounding';
-import { SCAN_FROM, scannableBuffer } from '../review/text-scan';
+import type { FileBytes } from '../review/source-index';
+import { SCAN_FROM, scannableBuffer, streamedLineStarts } from '../review/text-scan';
 import { parseReview } from '../review/reviewer-output';
 import { readRegular } from './files';
 import { realpathLoose, relativeInside } from './project';
@@ -61,7 +62,7 @@ export function readSources(root: string, texts: readonly (string | null)[], cap
     const found = resolver.resolve(name);
     if (found.kind !== 'found') return void (sources[name] = found.source);
     const seen = read.get(found.rel);
-    if (seen) return void (sources[name] = seen.kind === 'file' ? fileSource(root, seen.text as Buffer, found.rel, found.via) : seen);
+    if (seen) return void (sources[name] = seen.kind === 'file' ? fileSource(root, seen.text as Buffer | FileBytes, found.rel, found.via) : seen);
     let source: Source;
     if (found.size > caps.fileBytes) source = { kind: 'unchecked', why: `it is ${MB(found.size)}, more than the ${MB(caps.fileBytes)} one file may have` };
     else if (files >= caps.files) source = { kind: 'unchecked', why: `more than ${caps.files} files were read` };
@@ -85,18 +86,68 @@ export function readSources(root: string, texts: readonly (string | null)[], cap
  * Files read by this process, by path: a hook that reads the sources twice (the reviewer's stop, then
  * the round's verdict) reads each unchanged file once, and grounding indexes the same bytes once.
  */
-const readFiles = new Map<string, { stat: fs.Stats; bytes: Buffer }>();
+const readFiles = new Map<string, { stat: fs.Stats; bytes: Buffer | FileBytes }>();
 /**
  * A file's bytes, read without blocking (a FIFO put in its place is 'not-a-file', never waited on). A
- * large one is read into memory its line index scans in place (review/text-scan.ts).
+ * large one is read into memory its line index scans in place (review/text-scan.ts); one too large to
+ * hold is read on demand.
  */
-function readCached(file: string, stat: fs.Stats): Buffer | 'not-a-file' | 'unreadable' {
+function readCached(file: string, stat: fs.Stats): Buffer | FileBytes | 'not-a-file' | 'unreadable' {
   const seen = readFiles.get(file);
   if (seen && seen.stat.size === stat.size && seen.stat.mtimeMs === stat.mtimeMs && seen.stat.ino === stat.ino) return seen.bytes;
-  const bytes = readRegular(file, stat.size >= SCAN_FROM ? scannableBuffer : undefined);
+  const bytes = stat.size >= ON_DEMAND_FROM ? onDemand(file) : readRegular(file, stat.size >= SCAN_FROM ? scannableBuffer : undefined);
   if (bytes === null) return 'unreadable';
   if (bytes !== 'not-a-file') readFiles.set(file, { stat, bytes });
   return bytes;
+}
+
+/**
+ * Files at least this large are not held: their lines are found in one pass through a 64 KB window, and
+ * grounding reads the ranges it looks at. Reading 50 MB whole costs about 35 ms here, most of it the
+ * kernel mapping fresh memory; the pass reads it into the same few pages.
+ */
+export const ON_DEMAND_FROM = 8 * 1024 ** 2;
+
+/**
+ * A large file read through its descriptor (opened without blocking, checked to be a regular file), left
+ * open until the hook exits: a file renamed over it meanwhile is not mixed into what was indexed.
+ */
+function onDemand(file: string): FileBytes | 'not-a-file' | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EISDIR' ? 'not-a-file' : null;
+  }
+  /** Reads into `into` from `position`: as much as there is, and nothing past a read error. */
+  const read = (into: Uint8Array, position: number): number => {
+    let got = 0;
+    try {
+      for (let n = 1; n > 0 && got < into.length; got += n) n = fs.readSync(fd, into, got, into.length - got, position + got);
+    } catch {
+      // what was read stands; the rest is not there
+    }
+    return got;
+  };
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) {
+      fs.closeSync(fd);
+      return 'not-a-file';
+    }
+    const lines = streamedLineStarts(read, stat.size);
+    return {
+      length: lines.length,
+      lineStarts: () => lines,
+      range: (from, to) => {
+        const bytes = Buffer.allocUnsafe(Math.max(0, Math.min(to, lines.length) - from));
+        return bytes.subarray(0, read(bytes, from));
+      },
+    };
+  } catch {
+    fs.closeSync(fd);
+    return null;
+  }
 }
 
 /**
@@ -104,7 +155,7 @@ function readCached(file: string, stat: fs.Stats): Buffer | 'not-a-file' | 'unre
  * results by Source, so a hook that reads the sources twice grounds each finding once.
  */
 const fileSources = new Map<string, Extract<Source, { kind: 'file' }>>();
-function fileSource(root: string, text: Buffer, rel: string, via: FileReading): Source {
+function fileSource(root: string, text: Buffer | FileBytes, rel: string, via: FileReading): Source {
   const key = `${path.join(root, rel)}\0${via}`;
   const kept = fileSources.get(key);
   if (kept && kept.text === text) return kept;

@@ -7,7 +7,7 @@ import { ground, type Source } from '../../src/review/grounding';
 import { readRegular } from '../../src/shell/files';
 import { readDeclines } from '../../src/shell/observe';
 import { SCAN_FROM } from '../../src/review/text-scan';
-import { SOURCE_CAPS, readSources } from '../../src/shell/sources';
+import { ON_DEMAND_FROM, SOURCE_CAPS, readSources } from '../../src/shell/sources';
 import { removeTestdirs, testdir } from '../helpers/testdir';
 import { paced } from '../helpers/pace';
 
@@ -77,6 +77,19 @@ describe('readSources: each name as written, without a/ or b/, or the one file m
     const sources = { 'data/table.js': source };
     expect(ground({ file: 'data/table.js', line: 30_000, evidence: rows[29_999]!.trim() }, sources)).toMatchObject({ status: 'grounded', line: 30_000 });
     expect(ground({ file: 'data/table.js', line: 1, evidence: rows[12_345]!.trim() }, sources)).toMatchObject({ status: 'relocated', line: 12_346 });
+  });
+
+  it('a file too large to hold is read on demand: the same lines, grounded to its last line and searched whole', () => {
+    const rows = Array.from({ length: 250_000 }, (_, i) => `  { id: ${i}, name: "row ${i}" },`);
+    const dir = testdir({ 'data/big.js': `${rows.join('\n')}\n` }, { git: false });
+    const source = readSources(dir.root, [review('data/big.js')])['data/big.js'] as Extract<Source, { kind: 'file' }>;
+    expect(source.text.length).toBeGreaterThanOrEqual(ON_DEMAND_FROM);
+    expect(source.text).not.toBeInstanceOf(Uint8Array);
+    const sources = { 'data/big.js': source };
+    expect(ground({ file: 'data/big.js', line: 250_000, evidence: rows[249_999]!.trim() }, sources)).toMatchObject({ status: 'grounded', line: 250_000 });
+    expect(ground({ file: 'data/big.js', line: 3, evidence: rows[123_456]!.trim() }, sources)).toMatchObject({ status: 'relocated', line: 123_457 });
+    expect(ground({ file: 'data/big.js', line: 3, evidence: '{ id: 7, name: "ROW  7" }' }, sources)).toMatchObject({ status: 'grounded' });
+    expect(ground({ file: 'data/big.js', line: 3, evidence: 'a line that is not in the file at all' }, sources)).toMatchObject({ status: 'ungrounded' });
   });
 
   it('a real file named as in a diff is never reported missing to the reviewer', () => {

@@ -2,10 +2,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { flatten, flattenBytes } from '../../src/review/fingerprint';
-import { FLATTEN_FROM, SCAN_FROM, flattenThroughWindow, lineStarts, scannableBuffer } from '../../src/review/text-scan';
+import { FLATTEN_FROM, SCAN_FROM, flattenThroughWindow, lineStarts, scannableBuffer, streamedLineStarts } from '../../src/review/text-scan';
 import { TEXT_WASM } from '../../src/review/text-module';
 import { moduleBytes } from '../../src/review/text-wasm';
-import { SourceIndex } from '../../src/review/source-index';
+import { SourceIndex, type FileBytes } from '../../src/review/source-index';
 
 /** The plain search the module stands in for: 0, then one past each "\n" that is not the last byte. */
 function reference(bytes: Uint8Array): number[] {
@@ -130,4 +130,37 @@ describe('flat bytes through the module', () => {
   function plainTable(): number[] {
     return Array.from({ length: 256 }, (_, b) => ([9, 10, 11, 12, 13, 32].includes(b) ? 0 : b === 34 || b === 96 ? 39 : b >= 65 && b <= 90 ? b + 32 : b));
   }
+});
+
+describe('a file too large to hold, read on demand', () => {
+  /** FileBytes over these bytes, read back in pieces of at most `piece` bytes (short reads, as a file may give). */
+  function onDemand(bytes: Uint8Array, piece: number): FileBytes {
+    const read = (into: Uint8Array, position: number): number => {
+      const n = Math.max(0, Math.min(into.length, piece, bytes.length - position));
+      into.set(bytes.subarray(position, position + n));
+      return n;
+    };
+    const lines = streamedLineStarts(read, bytes.length);
+    return { length: lines.length, lineStarts: () => lines, range: (from, to) => Buffer.from(bytes.subarray(from, to)) };
+  }
+  const code = fc.uint8Array({ maxLength: 3 * WINDOW }).map((raw) => raw.map((b) => (b < 40 ? 10 : b)));
+
+  it('is indexed as the same bytes held whole: its lines, their ranges, and the line of any offset', () => {
+    fc.assert(
+      fc.property(code, fc.integer({ min: 1, max: 2 * WINDOW }), (bytes, piece) => {
+        const held = new SourceIndex(bytes);
+        const read = new SourceIndex(onDemand(bytes, piece));
+        expect(read.lineCount).toBe(held.lineCount);
+        expect(read.size).toBe(bytes.length);
+        for (let line = 1; line <= held.lineCount + 1; line += Math.max(1, held.lineCount >> 4)) {
+          expect(read.lineStart(line)).toBe(held.lineStart(line));
+          expect(read.raw(line, line + 3).equals(held.raw(line, line + 3))).toBe(true);
+          expect(read.flat(line, line + 3).bytes.equals(held.flat(line, line + 3).bytes)).toBe(true);
+        }
+        for (let offset = 0; offset < bytes.length; offset += Math.max(1, bytes.length >> 4)) expect(read.lineOf(offset)).toBe(held.lineOf(offset));
+        expect(read.flatAll().bytes.equals(held.flatAll().bytes)).toBe(true);
+      }),
+      { numRuns: 40 },
+    );
+  });
 });
