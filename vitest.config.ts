@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { publishPace } from './test/helpers/pace';
 
@@ -11,6 +13,14 @@ import { publishPace } from './test/helpers/pace';
 const pace = publishPace();
 const paced = (ms: number): number => Math.ceil(ms * pace.factor);
 console.log(`minions tests: a node start takes ${Math.round(pace.nodeStartMs)} ms here now; limits × ${pace.factor.toFixed(2)}`);
+
+// The run's temp projects go in one folder, removed when the run ends (test/helpers/testdir.ts): a
+// worker that vitest stops does not run its own exit handlers, and left its repositories in the temp dir.
+// Traversable, as the temp dir itself is: some tests run a hook as another user on a project inside it.
+const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minions-tests-')));
+fs.chmodSync(tmp, 0o755);
+process.env.MINIONS_TEST_TMP = tmp;
+process.once('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
 
 export default defineConfig({
   test: {

@@ -42,8 +42,14 @@ export const GIT_ENV: NodeJS.ProcessEnv = {
   GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
 };
 
+/** Where temp folders go: the run's folder (vitest.config.ts), which the run removes even if a worker is stopped. */
+const tempRoot = (): string => {
+  const run = process.env.MINIONS_TEST_TMP;
+  return run && fs.existsSync(run) ? run : os.tmpdir();
+};
+
 export function tempDir(prefix = 'minions-'): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(tempRoot(), prefix)));
   created.push(dir);
   return dir;
 }
@@ -98,7 +104,7 @@ function committedRepo(committed: Files): string {
   const known = templates.get(key);
   if (known && fs.existsSync(known)) return known;
   if (!templateRoot) {
-    const made = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minions-templates-')));
+    const made = fs.realpathSync(fs.mkdtempSync(path.join(tempRoot(), 'minions-templates-')));
     process.once('exit', () => fs.rmSync(made, { recursive: true, force: true }));
     templateRoot = made;
   }
