@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { thousands } from '../report/markdown';
 import type { Counts } from '../state/schema';
 import { count, describeZodError, preprocess } from '../zod';
 
@@ -111,7 +112,6 @@ export function parseReview(text: string): ParsedReview {
  */
 export const MAX_FINDINGS = 5_000;
 export const MAX_REVIEW_CHARS = 16 * 1024 * 1024;
-const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
 
 function parseReviewOnce(text: string): ParsedReview {
   if (text.length > MAX_REVIEW_CHARS) {
@@ -125,7 +125,7 @@ function parseReviewOnce(text: string): ParsedReview {
   }
   const listed = (data as { issues?: unknown } | null)?.issues;
   if (Array.isArray(listed) && listed.length > MAX_FINDINGS) {
-    return { ok: false, error: `issues lists ${grouped(listed.length)} findings: a review may list at most ${grouped(MAX_FINDINGS)}; keep the most important ones` };
+    return { ok: false, error: `issues lists ${thousands(listed.length)} findings: a review may list at most ${thousands(MAX_FINDINGS)}; keep the most important ones` };
   }
   const result = validateReview(data);
   if (!result.success) return { ok: false, error: describeZodError(result.error) };
