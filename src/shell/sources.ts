@@ -8,7 +8,7 @@ import path from 'node:path';
 import { normaliseFile } from '../review/fingerprint';
 import type { FileReading, Source, Sources } from '../review/grounding';
 import type { FileBytes } from '../review/source-index';
-import { SCAN_FROM, scannableBuffer, streamedLineStarts } from '../review/text-scan';
+import { IN_PLACE_FROM, scannableBuffer, streamedLineStarts } from '../review/text-scan';
 import { parseReview } from '../review/reviewer-output';
 import { readRegular } from './files';
 import { realpathLoose, relativeInside } from './project';
@@ -95,7 +95,7 @@ const readFiles = new Map<string, { stat: fs.Stats; bytes: Buffer | FileBytes }>
 function readCached(file: string, stat: fs.Stats): Buffer | FileBytes | 'not-a-file' | 'unreadable' {
   const seen = readFiles.get(file);
   if (seen && seen.stat.size === stat.size && seen.stat.mtimeMs === stat.mtimeMs && seen.stat.ino === stat.ino) return seen.bytes;
-  const bytes = stat.size >= ON_DEMAND_FROM ? onDemand(file) : readRegular(file, stat.size >= SCAN_FROM ? scannableBuffer : undefined);
+  const bytes = stat.size >= ON_DEMAND_FROM ? onDemand(file) : readRegular(file, stat.size >= IN_PLACE_FROM ? scannableBuffer : undefined);
   if (bytes === null) return 'unreadable';
   if (bytes !== 'not-a-file') readFiles.set(file, { stat, bytes });
   return bytes;

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ground, type Source } from '../../src/review/grounding';
 import { readRegular } from '../../src/shell/files';
 import { readDeclines } from '../../src/shell/observe';
-import { SCAN_FROM } from '../../src/review/text-scan';
+import { IN_PLACE_FROM } from '../../src/review/text-scan';
 import { ON_DEMAND_FROM, SOURCE_CAPS, readSources } from '../../src/shell/sources';
 import { removeTestdirs, testdir } from '../helpers/testdir';
 import { paced } from '../helpers/pace';
@@ -72,7 +72,7 @@ describe('readSources: each name as written, without a/ or b/, or the one file m
     const rows = Array.from({ length: 30_000 }, (_, i) => `  { id: ${i}, name: "row ${i}", price: ${i % 97} },`);
     const dir = testdir({ 'data/table.js': `${rows.join('\n')}\n` }, { git: false });
     const source = readSources(dir.root, [review('data/table.js')])['data/table.js'] as Extract<Source, { kind: 'file' }>;
-    expect(source.text.length).toBeGreaterThan(SCAN_FROM);
+    expect(source.text.length).toBeGreaterThan(IN_PLACE_FROM);
     expect(Buffer.from(source.text as Uint8Array).equals(fs.readFileSync(dir.abs('data/table.js')))).toBe(true);
     const sources = { 'data/table.js': source };
     expect(ground({ file: 'data/table.js', line: 30_000, evidence: rows[29_999]!.trim() }, sources)).toMatchObject({ status: 'grounded', line: 30_000 });
