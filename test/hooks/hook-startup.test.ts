@@ -165,6 +165,24 @@ describe('dist/launch.cjs and the code cache', () => {
     expect((await gate(path.join(file, 'data'))).cache).toBe('miss');
   });
 
+  it('a large round, worked through with TurboFan off, keeps a cache the next call runs from', async () => {
+    // shell/jit.ts sets the flag back before the launcher writes the cache: V8 refuses a cache made under
+    // other flags, and every later call would compile the bundle again (and write it again).
+    const data = tempDir('minions-plugin-data-');
+    const stop = async (findings: number): Promise<string | undefined> => {
+      const loop = new Loop(cloneTestdir(r1), undefined, { env: { CLAUDE_PLUGIN_DATA: data, MINIONS_DEBUG: '1' } });
+      await loop.dispatchReviewers(['pedant']);
+      loop.writeReview(1, 'pedant', reviewWithIssues('pedant', Array.from({ length: findings }, (_, i) => issue({ description: `finding ${i} ${'explained at length '.repeat(15)}` }))));
+      const r = await loop.reviewerStop('pedant', { message: 'Done.' });
+      expect(r.code).toBe(0);
+      expect(r.stdout?.systemMessage).toMatch(/pedant/);
+      return /on-subagent-stop: code cache (\w+)/.exec(r.stderr)?.[1];
+    };
+    expect(await stop(700)).toBe('miss');
+    expect(await stop(700)).toBe('hit');
+    expect(await stop(3)).toBe('hit');
+  });
+
   it('a cache of an older bundle is removed when the new one is written', async () => {
     const data = tempDir('minions-plugin-data-');
     fs.mkdirSync(path.join(data, 'code-cache'));
