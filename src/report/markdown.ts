@@ -58,10 +58,10 @@ export function table(head: readonly string[], rows: readonly (readonly string[]
  */
 export const MAX_LISTED = 200;
 
-/** The first MAX_LISTED items, and a line naming how many more there are and where they all are (null when none was left out). */
-export function listed<T>(items: readonly T[], what: string, where: string): { shown: readonly T[]; rest: string | null } {
-  if (items.length <= MAX_LISTED) return { shown: items, rest: null };
-  return { shown: items.slice(0, MAX_LISTED), rest: `The first ${thousands(MAX_LISTED)} of ${thousands(items.length)} ${what} are listed here; ${where} has every one.` };
+/** The first MAX_LISTED items (of `total`, when only the first are given), and a line naming how many more there are and where they all are (null when none was left out). */
+export function listed<T>(items: readonly T[], what: string, where: string, total = items.length): { shown: readonly T[]; rest: string | null } {
+  if (total <= MAX_LISTED) return { shown: items, rest: null };
+  return { shown: items.slice(0, MAX_LISTED), rest: `The first ${thousands(MAX_LISTED)} of ${thousands(total)} ${what} are listed here; ${where} has every one.` };
 }
 
 export const where = (file: string, line: number | null): string => code(line ? `${file}:${line}` : file);

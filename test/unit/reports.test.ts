@@ -5,7 +5,7 @@ import { findingsChart } from '../../src/report/chart';
 import { loopFacts } from '../../src/report/facts';
 import { MAX_LISTED, code, inline, plain, table, thousands } from '../../src/report/markdown';
 import { renderLoopReport } from '../../src/report/report-md';
-import { renderReviewReport } from '../../src/report/review-md';
+import { firstInTableOrder, renderReviewReport } from '../../src/report/review-md';
 import type { Verdict } from '../../src/review/verdict-schema';
 import type { CheckStatus } from '../../src/checks/check-runs';
 import type { CheckEntry, ChecksReport } from '../../src/checks/reports';
@@ -118,6 +118,27 @@ describe('reports of a large round list the first findings and say where the res
     const section = text.split("## The fixer's answers\n")[1]!.split('\n## ')[0]!;
     expect(section.split('\n').filter((l) => l.startsWith('| `'))).toHaveLength(MAX_LISTED);
     expect(section).toContain('The first 200 of 450 answers are listed here; `.agents/tmp/phases/review-1/r2-fix-summary.json` has every one.');
+  });
+
+  it('the table\'s first rows are those of a stable sort of every finding (group, severity, file, line)', () => {
+    const base = verdicts[0]!.findings[0]!;
+    const SEVERITY = { critical: 0, warning: 1, info: 2 } as const;
+    const group = (f: typeof base) => (f.toFixer ? 0 : f.status === 'CONTESTED' ? 1 : 2);
+    const finding = fc.record({
+      severity: fc.constantFrom('critical', 'warning', 'info'),
+      file: fc.constantFrom('src/a.js', 'src/b.js', 'src/B.js', 'src/ä.js', 'lib/a.js'),
+      line: fc.option(fc.integer({ min: 1, max: 30 }), { nil: null }),
+      toFixer: fc.boolean(),
+      contested: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(finding, { maxLength: 120 }), fc.integer({ min: 0, max: 130 }), (specs, count) => {
+        const findings = specs.map((s, i) => ({ ...base, severity: s.severity, file: s.file, line: s.line, toFixer: s.toFixer, status: s.contested ? ('CONTESTED' as const) : base.status, fingerprint: `f${i}` }));
+        const sorted = [...findings].sort((a, b) => group(a) - group(b) || SEVERITY[a.severity] - SEVERITY[b.severity] || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || (a.line ?? 0) - (b.line ?? 0));
+        expect(firstInTableOrder(findings, count).map((f) => f.fingerprint)).toEqual(sorted.slice(0, count).map((f) => f.fingerprint));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('REVIEW.md of a round with no more than MAX_LISTED findings lists them all, with no such line', () => {
