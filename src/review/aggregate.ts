@@ -166,15 +166,18 @@ export function aggregateRound(input: RoundInput): Verdict {
   for (const f of prevOpen) earlier.add(keyOf(f), { finding: f, open: true });
   for (const v of input.history.slice(0, -1).reverse()) for (const f of wasOpen(v)) earlier.add(keyOf(f), { finding: f, open: false });
 
+  // A first round has no earlier findings and no declines: nothing to look up for each of its findings.
+  const anyEarlier = earlier.size > 0;
+  const anyDeclines = Object.keys(input.declines).length > 0;
   const merged: MergedFinding[] = clusters.map((members) => {
     const merged = mergeCluster(members);
-    const before = earlier.first(keyOf(merged));
+    const before = anyEarlier ? earlier.first(keyOf(merged)) : undefined;
     if (before) merged.fingerprint = before.finding.fingerprint;
     if (before?.open) merged.status = partial.has(merged.fingerprint) ? 'PARTIAL' : 'NOT_FIXED';
     else if (before) merged.status = 'REGRESSED';
     // A finding of the hooks' own checks is never contested away: declining it does not make it untrue.
-    const machine = merged.reporters.some((r) => !(REVIEWERS as readonly string[]).includes(r));
-    if (!machine && (input.declines[merged.fingerprint] ?? 0) >= CONTESTED_AFTER) merged.status = 'CONTESTED';
+    const contested = anyDeclines && (input.declines[merged.fingerprint] ?? 0) >= CONTESTED_AFTER;
+    if (contested && merged.reporters.every((r) => (REVIEWERS as readonly string[]).includes(r))) merged.status = 'CONTESTED';
     merged.toFixer = merged.grounding.status !== 'ungrounded' && merged.status !== 'CONTESTED';
     return merged;
   });

@@ -188,6 +188,11 @@ export class IdentityIndex<T> {
   private readonly buckets = new Map<string, { index: TextIndex; values: T[]; order: number[] }>();
   private added = 0;
 
+  /** How many were added. */
+  get size(): number {
+    return this.added;
+  }
+
   add(key: IdentityKey, value: T): void {
     let bucket = this.buckets.get(bucketOf(key));
     if (!bucket) this.buckets.set(bucketOf(key), (bucket = { index: new TextIndex(), values: [], order: [] }));
