@@ -6,8 +6,8 @@
  * thousands of findings that compiling costs more than the optimised code saves before the hook exits:
  * the fifth reviewer's stop of 5 × 2,000 findings took 0.85–0.90× the CPU time with TurboFan off (bench/
  * aggregate.bench.ts, interleaved pairs), a 50 MB source 0.96×. A small round is not worth the switch:
- * loading node:v8 and the flag's cost to later module loads (their code cache no longer matches) are
- * about 6 ms. Functions already optimised keep their code; nothing else changes but speed.
+ * loading node:v8 and the modules below costs a few milliseconds. Functions already optimised keep their
+ * code; nothing else changes but speed.
  *
  * V8 refuses a code cache made under other flags than its own. Two caches are kept whole:
  * - node's built-in one for its own modules: the ones a large round goes on to load are loaded before the
