@@ -26,30 +26,40 @@ export function removeFile(file: string): void {
   }
 }
 
+/** What stands at a path, read only when it is a regular file (see openRegular). */
+export type RegularRead = { kind: 'bytes'; bytes: Buffer } | { kind: 'absent' } | { kind: 'not-a-file' } | { kind: 'unreadable'; error: Error };
+
 /**
  * A file's bytes, read only when it is a regular file: 'not-a-file' when something else stands at the
  * path (a FIFO, which would block the read, and the hook with it, until the host's timeout; a directory;
- * a socket), null when it cannot be opened or read (gone). It is opened without blocking and checked on
- * the open descriptor, so nothing can be swapped in between the check and the read. `into` may give the
- * buffer to read it into, for its size (null: one of node's own).
+ * a socket), 'absent' when nothing does, 'unreadable' when it cannot be opened or read. It is opened
+ * without blocking and checked on the open descriptor, so nothing can be swapped in between the check and
+ * the read. `into` may give the buffer to read it into, for its size (null: one of node's own).
  */
-export function readRegular(file: string, into?: (size: number) => Buffer | null): Buffer | 'not-a-file' | null {
+export function openRegular(file: string, into?: (size: number) => Buffer | null): RegularRead {
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EISDIR' ? 'not-a-file' : null;
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? { kind: 'absent' } : code === 'EISDIR' ? { kind: 'not-a-file' } : { kind: 'unreadable', error: err as Error };
   }
   try {
     const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) return 'not-a-file';
+    if (!stat.isFile()) return { kind: 'not-a-file' };
     const target = into?.(stat.size);
-    return target ? readAll(fd, target) : fs.readFileSync(fd);
-  } catch {
-    return null;
+    return { kind: 'bytes', bytes: target ? readAll(fd, target) : fs.readFileSync(fd) };
+  } catch (err) {
+    return { kind: 'unreadable', error: err as Error };
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** openRegular's bytes, 'not-a-file', or null when the file is absent or unreadable. */
+export function readRegular(file: string, into?: (size: number) => Buffer | null): Buffer | 'not-a-file' | null {
+  const read = openRegular(file, into);
+  return read.kind === 'bytes' ? read.bytes : read.kind === 'not-a-file' ? 'not-a-file' : null;
 }
 
 /** Reads a file into `target` from its start, up to the target's size or the file's end, whichever comes first. */

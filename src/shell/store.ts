@@ -13,7 +13,7 @@ import { sha256 } from '../state/digest';
 import { stateProblems } from '../state/invariants';
 import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, TMP_DIR, isRecorded, reviewerFile } from '../state/paths';
 import { State, STATE_SHAPE, STATE_VERSION } from '../state/schema';
-import { readRegular, readText, sweepTemps, writeAtomic } from './files';
+import { openRegular, readRegular, readText, sweepTemps, writeAtomic } from './files';
 import { withFileLock } from './lock';
 import { checkDigest, emptyRecord, getObject, getObjectBytes, objectHolds, pruneObjects, putObject, readRecord, recordDir, setMarker, writeRecord, type IntegrityRecord } from './record';
 
@@ -62,14 +62,12 @@ function objectText(store: Store, digest: string): string | null {
 type Raw = { kind: 'absent' } | { kind: 'unreadable'; problem: string } | { kind: 'text'; text: string };
 
 function readState(root: string): Raw {
-  try {
-    // A FIFO would block a read forever, a directory fails it: only a regular file is read.
-    if (!fs.statSync(statePath(root)).isFile()) return { kind: 'unreadable', problem: 'it is not a regular file' };
-    return { kind: 'text', text: fs.readFileSync(statePath(root), 'utf8') };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'absent' };
-    return { kind: 'unreadable', problem: `cannot read it: ${(err as Error).message}` };
-  }
+  // A FIFO would block a read forever, a directory fails it: only a regular file is read, checked on the
+  // descriptor it is read from (nothing can be swapped in between).
+  const read = openRegular(statePath(root));
+  if (read.kind === 'bytes') return { kind: 'text', text: read.bytes.toString('utf8') };
+  if (read.kind === 'absent') return { kind: 'absent' };
+  return { kind: 'unreadable', problem: read.kind === 'not-a-file' ? 'it is not a regular file' : `cannot read it: ${read.error.message}` };
 }
 
 export function parseState(text: string): Loaded {

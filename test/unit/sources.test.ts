@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ground, type Source } from '../../src/review/grounding';
-import { readRegular } from '../../src/shell/files';
+import { openRegular, readRegular } from '../../src/shell/files';
 import { readDeclines } from '../../src/shell/observe';
 import { IN_PLACE_FROM } from '../../src/review/text-scan';
 import { ON_DEMAND_FROM, SOURCE_CAPS, readSources } from '../../src/shell/sources';
@@ -173,5 +173,24 @@ describe('readRegular into a buffer it is given', () => {
     const dir = testdir({}, { git: false });
     execFileSync('mkfifo', [dir.abs('pipe')]);
     expect(readRegular(dir.abs('pipe'), () => Buffer.alloc(10))).toBe('not-a-file');
+  });
+});
+
+describe('openRegular tells what stands at a path (the state file is read so)', () => {
+  it('bytes, absent, not a file (a FIFO, a directory) and unreadable, each as itself', () => {
+    const dir = testdir({ 'a.txt': 'abc' }, { git: false });
+    execFileSync('mkfifo', [dir.abs('pipe')]);
+    fs.mkdirSync(dir.abs('folder'));
+    const read = openRegular(dir.abs('a.txt'));
+    expect(read.kind === 'bytes' && read.bytes.toString()).toBe('abc');
+    expect(openRegular(dir.abs('gone.txt'))).toEqual({ kind: 'absent' });
+    expect(openRegular(dir.abs('pipe'))).toEqual({ kind: 'not-a-file' });
+    expect(openRegular(dir.abs('folder'))).toEqual({ kind: 'not-a-file' });
+    // Under a regular file no path can be opened, not even by root: the error is kept for its message.
+    const under = openRegular(dir.abs('a.txt/child'));
+    expect(under.kind).toBe('unreadable');
+    expect(under.kind === 'unreadable' && under.error.message).toMatch(/ENOTDIR/);
+    expect(readRegular(dir.abs('a.txt/child'))).toBeNull();
+    expect(readRegular(dir.abs('gone.txt'))).toBeNull();
   });
 });
