@@ -4,7 +4,7 @@ import type { Effect, Event, Outcome } from './events';
 import { MAX_OUTPUT_FAILURES, currentIteration, json, setReviewer, updateIteration } from './loop-state';
 import { identityOf } from '../review/aggregate';
 import { ground } from '../review/grounding';
-import { encodeReading, type ReadingRow } from '../review/reading';
+import { encodeReading, holdReading, type ReadingRow } from '../review/reading';
 import { extractJsonFromMessage, parseReview } from '../review/reviewer-output';
 import * as msg from '../messages';
 import { sha256 } from '../state/digest';
@@ -49,8 +49,12 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
     }
     const frozen = sha256(frozenText);
     const rows = accepted.issues.map((f, i): ReadingRow => ({ grounding: groundings[i]!, key: identityOf(f, event.sources, groundings[i]!) }));
-    reading = encodeReading(frozen, { review: accepted, rows });
-    recorded = { ...run, status: 'valid', error: null, counts: accepted.counts, frozen, reading: sha256(reading) };
+    // The last review in goes on to the verdict in this very hook: its reading is held, not kept (a
+    // megabyte to encode, hash and write for a round of thousands of findings).
+    const last = REVIEWERS.every((r) => r === reviewer || isFinal(current.r1.reviewers[r]));
+    if (last) holdReading(frozen, { review: accepted, rows });
+    else reading = encodeReading(frozen, { review: accepted, rows });
+    recorded = { ...run, status: 'valid', error: null, counts: accepted.counts, frozen, reading: reading === null ? null : sha256(reading) };
   } else {
     const error = fromFile && !fromFile.ok ? fromFile.error : fromMessage && !fromMessage.ok ? fromMessage.error : null;
     const failures = run.failures + 1;

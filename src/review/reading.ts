@@ -33,6 +33,22 @@ const READING_VERSION = 2;
  */
 const encodedHere = new Map<string, { digest: string; reading: ReviewReading }>();
 
+/**
+ * Readings this process worked out and did not keep, by their frozen review's digest: the stop that
+ * records the fifth review computes the round's verdict next, in the same process, and keeps no reading
+ * of its own (a verdict computed again after that hook was killed works it out from the frozen review).
+ */
+const heldHere = new Map<string, ReviewReading>();
+
+/** Holds a reading for this process only, under its frozen review's digest. */
+export function holdReading(digest: string, reading: ReviewReading): void {
+  if (heldHere.size >= 5) heldHere.delete(heldHere.keys().next().value!);
+  heldHere.set(digest, reading);
+}
+
+/** The reading this process holds for the frozen review with this digest, or null. */
+export const heldReading = (digest: string): ReviewReading | null => heldHere.get(digest) ?? null;
+
 /** The text kept for a review's reading; `digest` is the frozen review's digest. */
 export function encodeReading(digest: string, reading: ReviewReading): string {
   const text = JSON.stringify({ version: READING_VERSION, digest, review: reading.review, rows: reading.rows });

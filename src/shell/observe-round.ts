@@ -4,7 +4,7 @@ import { REVIEWERS, type Reviewer } from '../core/agents';
 import type { Event } from '../core/events';
 import { currentIteration } from '../core/loop-state';
 import type { Sources } from '../review/grounding';
-import { decodeReading, type ReviewReading } from '../review/reading';
+import { decodeReading, heldReading, type ReviewReading } from '../review/reading';
 import { extractJsonFromMessage } from '../review/reviewer-output';
 import { sha256 } from '../state/digest';
 import { reviewerFile } from '../state/paths';
@@ -67,7 +67,8 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
     // need no hash, and are not decoded. A review in other bytes than UTF-8 was pinned as its text.
     const onDisk = readRegular(file);
     if (!(onDisk instanceof Buffer && (frozenHolds(store, frozen, onDisk) || sha256(onDisk.toString('utf8')) === frozen))) rewritten.push(r);
-    const reading = runs[r].reading === null ? null : decodeReading(frozenText(store, runs[r].reading!), frozen);
+    // The last review's reading is held by the hook that recorded it, when that is this one.
+    const reading = runs[r].reading === null ? heldReading(frozen) : decodeReading(frozenText(store, runs[r].reading!), frozen);
     // A reading holds the review as validated: the verdict does not parse the text again.
     if (reading) readings[r] = reading;
     reviews[r] = reading ? null : frozenText(store, frozen);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { REVIEWERS } from '../../src/core/agents';
 import { transition, type Effect, type Event, type Loaded } from '../../src/core/transition';
 import { DEFAULT_RULES } from '../../src/review/aggregate';
-import { decodeReading } from '../../src/review/reading';
+import { decodeReading, heldReading } from '../../src/review/reading';
 import { sha256 } from '../../src/state/digest';
 import { State } from '../../src/state/schema';
 import { LATER, NOW, OTHER, OWNER, answers, dispatch, finding, fixerStop, noFiles, reviewJson, reviewerStop, stateBuilder, stop, throughRound } from './builders';
@@ -208,6 +208,16 @@ describe('a reviewer stops', () => {
     for (const r of REVIEWERS.slice(0, 4)) b = b.reviewer(r, { status: 'valid', dispatches: 1 });
     return { builder: b, files: Object.fromEntries(REVIEWERS.map((r) => [r, text])) as Record<(typeof REVIEWERS)[number], string> };
   };
+
+  it('the fifth review\'s stop holds its reading for the verdict it goes on to compute, and keeps none', () => {
+    const { builder, files: all } = fourDone(withIssue);
+    const out = transition(builder.loaded(), reviewerStop('silent-failure-hunter', all));
+    const run = out.state!.iterations[0]!.r1.reviewers['silent-failure-hunter'];
+    expect(run).toMatchObject({ status: 'valid', frozen: sha256(withIssue), reading: null });
+    expect(out.effects.filter((e) => e.type === 'freeze')).toEqual([{ type: 'freeze', content: withIssue }]);
+    expect(heldReading(sha256(withIssue))!.rows).toEqual([expect.objectContaining({ grounding: expect.objectContaining({ status: 'grounded', line: 3 }) })]);
+    expect(out.state!.iterations[0]!.r1.aggregation).not.toBeNull();
+  });
 
   it('the fifth clean review: verdict written, DONE', () => {
     const { builder, files: all } = fourDone(clean);
