@@ -30,13 +30,12 @@ export function removeFile(file: string): void {
 export type RegularRead = { kind: 'bytes'; bytes: Buffer } | { kind: 'absent' } | { kind: 'not-a-file' } | { kind: 'unreadable'; error: Error };
 
 /**
- * A file's bytes, read only when it is a regular file: 'not-a-file' when something else stands at the
- * path (a FIFO, which would block the read, and the hook with it, until the host's timeout; a directory;
- * a socket), 'absent' when nothing does, 'unreadable' when it cannot be opened or read. It is opened
- * without blocking and checked on the open descriptor, so nothing can be swapped in between the check and
- * the read. `into` may give the buffer to read it into, for its size (null: one of node's own).
+ * A regular file opened for reading: its descriptor (the caller closes it) and its size, or what stands
+ * there instead. It is opened without blocking and checked on the open descriptor, so nothing can be
+ * swapped in between the check and the reads: a FIFO, which would block a read (and the hook with it)
+ * until the host's timeout, a directory or a socket is 'not-a-file'.
  */
-export function openRegular(file: string, into?: (size: number) => Buffer | null): RegularRead {
+export function openDescriptor(file: string): { kind: 'open'; fd: number; size: number } | Exclude<RegularRead, { kind: 'bytes' }> {
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
@@ -46,13 +45,30 @@ export function openRegular(file: string, into?: (size: number) => Buffer | null
   }
   try {
     const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) return { kind: 'not-a-file' };
-    const target = into?.(stat.size);
-    return { kind: 'bytes', bytes: target ? readAll(fd, target) : fs.readFileSync(fd) };
+    if (stat.isFile()) return { kind: 'open', fd, size: stat.size };
+    fs.closeSync(fd);
+    return { kind: 'not-a-file' };
+  } catch (err) {
+    fs.closeSync(fd);
+    return { kind: 'unreadable', error: err as Error };
+  }
+}
+
+/**
+ * A file's bytes, read only when it is a regular file (openDescriptor): 'not-a-file' when something else
+ * stands at the path, 'absent' when nothing does, 'unreadable' when it cannot be opened or read. `into`
+ * may give the buffer to read it into, for its size (null: one of node's own).
+ */
+export function openRegular(file: string, into?: (size: number) => Buffer | null): RegularRead {
+  const opened = openDescriptor(file);
+  if (opened.kind !== 'open') return opened;
+  try {
+    const target = into?.(opened.size);
+    return { kind: 'bytes', bytes: target ? readAll(opened.fd, target) : fs.readFileSync(opened.fd) };
   } catch (err) {
     return { kind: 'unreadable', error: err as Error };
   } finally {
-    fs.closeSync(fd);
+    fs.closeSync(opened.fd);
   }
 }
 

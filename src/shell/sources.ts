@@ -10,7 +10,7 @@ import type { FileReading, Source, Sources } from '../review/grounding';
 import type { FileBytes } from '../review/source-index';
 import { IN_PLACE_FROM, scannableBuffer, streamedLineStarts } from '../review/text-scan';
 import { parseReview } from '../review/reviewer-output';
-import { readRegular } from './files';
+import { openDescriptor, readRegular } from './files';
 import { realpathLoose, relativeInside } from './project';
 
 export interface SourceCaps {
@@ -113,12 +113,9 @@ export const ON_DEMAND_FROM = 8 * 1024 ** 2;
  * open until the hook exits: a file renamed over it meanwhile is not mixed into what was indexed.
  */
 function onDemand(file: string): FileBytes | 'not-a-file' | null {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EISDIR' ? 'not-a-file' : null;
-  }
+  const opened = openDescriptor(file);
+  if (opened.kind !== 'open') return opened.kind === 'not-a-file' ? 'not-a-file' : null;
+  const { fd, size } = opened;
   /** Reads into `into` from `position`: as much as there is, and nothing past a read error. */
   const read = (into: Uint8Array, position: number): number => {
     let got = 0;
@@ -130,12 +127,7 @@ function onDemand(file: string): FileBytes | 'not-a-file' | null {
     return got;
   };
   try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) {
-      fs.closeSync(fd);
-      return 'not-a-file';
-    }
-    const lines = streamedLineStarts(read, stat.size);
+    const lines = streamedLineStarts(read, size);
     return {
       length: lines.length,
       lineStarts: () => lines,
