@@ -19,6 +19,8 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
   // Late or repeated (already recorded), or a stop from an earlier iteration (never dispatched in this one).
   if (run.status === 'valid' || run.status === 'invalid' || run.dispatches === 0) return { state, effects: [] };
 
+  // Once this review is recorded (valid or not), is every review of the round in?
+  const last = REVIEWERS.every((r) => r === reviewer || isFinal(current.r1.reviewers[r]));
   const path = reviewerFile(state.iteration, reviewer);
   const shown = absolute(state.root, path);
   const fileText = event.file;
@@ -51,7 +53,6 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
     const rows = accepted.issues.map((f, i): ReadingRow => ({ grounding: groundings[i]!, key: identityOf(f, event.sources, groundings[i]!) }));
     // The last review in goes on to the verdict in this very hook: its reading is held, not kept (a
     // megabyte to encode, hash and write for a round of thousands of findings).
-    const last = REVIEWERS.every((r) => r === reviewer || isFinal(current.r1.reviewers[r]));
     if (last) holdReading(frozen, { review: accepted, rows });
     else reading = encodeReading(frozen, { review: accepted, rows });
     recorded = { ...run, status: 'valid', error: null, counts: accepted.counts, frozen, reading: reading === null ? null : sha256(reading) };
@@ -69,7 +70,7 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
   effects.push({ type: 'freeze', content: frozenText });
   if (reading !== null) effects.push({ type: 'freeze', content: reading });
   effects.push({ type: 'notify', text: msg.notify.reviewerDone(next, reviewer, recorded.counts, source) });
-  if (!REVIEWERS.every((r) => isFinal(currentIteration(next).r1.reviewers[r]))) return { state: next, effects };
+  if (!last) return { state: next, effects };
   // The fifth review is in. The verdict is computed by the next step (an 'aggregate' event), after this
   // state is saved: a hook killed while aggregating leaves a record that says so (round.ts).
   return { state: updateIteration(next, event.now, (it) => ({ ...it, r1: { ...it.r1, aggregation: { since: event.now, attempts: 1 } } })), effects };

@@ -69,7 +69,7 @@ export function moduleBytes(): Uint8Array<ArrayBuffer> {
     ...section(1, vector([[0x60, ...i32s(4), ...i32s(1)], [0x60, ...i32s(5), ...i32s(2)]])), // types: (i32 × 4) → i32, (i32 × 5) → (i32, i32)
     ...section(2, vector([[...name('env'), ...name('memory'), 0x02, 0x00, 1]])), // env.memory, at least 1 page
     ...section(3, vector([[0], [1]])), // scan has type 0, flatten type 1
-    ...section(7, vector([exported('scan', 0x00), [...name('flatten'), 0x00, 1]])),
+    ...section(7, vector([exported('scan', 0x00), exported('flatten', 0x00, 1)])),
     ...section(10, vector([[...uleb(scanFn.length), ...scanFn], [...uleb(flattenFn.length), ...flattenFn]])),
   ]);
 }

@@ -31,8 +31,8 @@ export const section = (id: number, body: number[]): number[] => [id, ...uleb(bo
 export const vector = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
 export const name = (text: string): number[] => [...uleb(text.length), ...[...text].map((c) => c.charCodeAt(0))];
 
-/** An export entry: its name, its kind (0 function, 2 memory) and index 0 (the first of that kind). */
-export const exported = (text: string, kind: number): number[] => [...name(text), kind, 0];
+/** An export entry: its name, its kind (0 function, 2 memory) and its index among that kind (the first by default). */
+export const exported = (text: string, kind: number, index = 0): number[] => [...name(text), kind, ...uleb(index)];
 
 /** The instructions the modules use (i32 unless named otherwise; memory accesses 4-byte aligned). */
 export const op = {
