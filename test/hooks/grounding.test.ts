@@ -101,7 +101,7 @@ describe('grounding never asserts what it did not check', () => {
 });
 
 describe('without WebAssembly (node --jitless)', () => {
-  // Line starts of a file of 1 MB or more and flat bytes are WebAssembly's work (review/text-scan.ts);
+  // Line starts of a file of 4 KB or more and flat bytes are WebAssembly's work (review/text-scan.ts);
   // a node without it runs the plain loops, to the same verdict.
   it('a 2 MB file: a finding grounded at its line and one relocated come out as with it', async () => {
     const rows = `${Array.from({ length: 60_000 }, (_, i) => `  row(${i}, "Item ${i}"),`).join('\n')}\n`;
