@@ -323,14 +323,30 @@ describe('readings kept by the reviewer stops', () => {
   it('a reading is used only for the review it was made from, in this format, and when it covers every finding', () => {
     expect(decodeReading(encodeReading('abc', reading), 'abc')).toEqual(reading);
     expect(decodeReading(encodeReading('abc', reading), 'other')).toBeNull();
-    expect(decodeReading(encodeReading('abc', reading).replace('"version":2', '"version":1'), 'abc')).toBeNull();
+    expect(decodeReading(encodeReading('abc', reading).replace('"version":3', '"version":2'), 'abc')).toBeNull();
     expect(decodeReading(encodeReading('abc', { review, rows: [...rows, ...rows] }), 'abc')).toBeNull();
     expect(decodeReading(encodeReading('abc', { review: { ...review, issues: [] }, rows }), 'abc')).toBeNull();
     expect(decodeReading(encodeReading('abc', reading).replace('"ok":true', '"ok":false'), 'abc')).toBeNull();
-    expect(decodeReading('{"version":2,"digest":"abc","review":{"ok":true,"issues":[]},"rows":{}}', 'abc')).toBeNull();
-    expect(decodeReading('{"version":2,"digest":"abc","rows":[]}', 'abc')).toBeNull();
+    expect(decodeReading('{"version":3,"digest":"abc","review":{"ok":true,"issues":[]},"rows":{}}', 'abc')).toBeNull();
+    expect(decodeReading('{"version":3,"digest":"abc","rows":[]}', 'abc')).toBeNull();
     expect(decodeReading('not json', 'abc')).toBeNull();
     expect(decodeReading(null, 'abc')).toBeNull();
+  });
+
+  it('a reading read back from its text, in another process, is the reading that was kept', () => {
+    // Text equal to what this process encoded is taken from its memory: a copy with a space added is parsed.
+    const parsed = (r: ReviewReading) => decodeReading(encodeReading('abc', r).replace('{"version"', '{ "version"'), 'abc');
+    expect(parsed(reading)).toEqual(reading);
+    // What a row leaves out when its finding says it (the matched text, the identity's file) comes back, and only then.
+    const [one] = review.issues;
+    const other: ReviewReading = { review: { ...review, issues: [one!, one!, one!] }, rows: [
+      { grounding: { status: 'relocated' as const, reason: 'moved', line: 9, reading: { file: 'case-insensitive' as const, evidence: ['backticks' as const] }, matched: 'y' }, key: { file: 'src/Page.ts', family: 'correctness', text: 'x' } },
+      { grounding: { status: 'ungrounded' as const, reason: 'not found', line: null, reading: { file: null, evidence: null }, matched: null }, key: { file: one!.file, family: 'correctness', text: 'quoted' } },
+      rows[0]!,
+    ] };
+    expect(parsed(other)).toEqual(other);
+    const broken = encodeReading('abc', reading).replace('"rows":[[', '"rows":[{"x":1},[').replace('{"version"', '{ "version"');
+    expect(decodeReading(broken, 'abc')).toBeNull();
   });
 
   it('a reading that does not cover its review (another number of findings) is not used', () => {
