@@ -105,8 +105,16 @@ export interface IdentityKey {
   text: string;
 }
 
+/** Fingerprints worked out by an earlier hook, by key (a reviewer's reading keeps its findings'). */
+const known = new WeakMap<IdentityKey, string>();
+
+/** Records the fingerprint an earlier hook worked out for a key it kept. */
+export function knownFingerprint(key: IdentityKey, fingerprint: string): void {
+  known.set(key, fingerprint);
+}
+
 export function fingerprintOf(key: IdentityKey): string {
-  return sha256(`${key.file}\0${key.family}\0${key.text}`).slice(0, 12);
+  return known.get(key) ?? sha256(`${key.file}\0${key.family}\0${key.text}`).slice(0, 12);
 }
 
 /** Evidence shorter than this never matches by containment (too generic: "return x;"). */

@@ -9,7 +9,7 @@
  * format's version. Anything else (missing, another version, another review, rows that do not cover the
  * review's findings) is no reading, and the verdict works it out from the frozen text.
  */
-import type { IdentityKey } from './fingerprint';
+import { fingerprintOf, knownFingerprint, type IdentityKey } from './fingerprint';
 import type { Grounding, Reading } from './grounding';
 import type { Finding, ParsedReview } from './reviewer-output';
 
@@ -33,19 +33,23 @@ export interface ReviewReading {
  */
 const READING_VERSION = 3;
 
-/** A row as kept: [status, reason, line, file reading, evidence readings, matched, identity file, family, identity text]; 1 for "the same as". */
-type KeptRow = [Grounding['status'], string | null, number | null, Reading['file'], Reading['evidence'], string | null | 1, string | 1, string, string];
+/**
+ * A row as kept: [status, reason, line, file reading, evidence readings, matched, identity file, family,
+ * identity text, fingerprint]; 1 for "the same as". The fingerprint is the identity's hash, worked out
+ * by the reviewer's stop: the verdict needs one for each of the round's thousands of findings.
+ */
+type KeptRow = [Grounding['status'], string | null, number | null, Reading['file'], Reading['evidence'], string | null | 1, string | 1, string, string, string?];
 
 function keptRow({ grounding: g, key }: ReadingRow, finding: Finding | undefined): KeptRow {
-  return [g.status, g.reason, g.line, g.reading.file, g.reading.evidence, g.matched === key.text ? 1 : g.matched, key.file === finding?.file ? 1 : key.file, key.family, key.text];
+  return [g.status, g.reason, g.line, g.reading.file, g.reading.evidence, g.matched === key.text ? 1 : g.matched, key.file === finding?.file ? 1 : key.file, key.family, key.text, fingerprintOf(key)];
 }
 
 function readRow(row: KeptRow, finding: Finding): ReadingRow {
   const text = row[8];
-  return {
-    grounding: { status: row[0], reason: row[1], line: row[2], reading: { file: row[3], evidence: row[4] }, matched: row[5] === 1 ? text : row[5] },
-    key: { file: row[6] === 1 ? finding.file : row[6], family: row[7], text },
-  };
+  const key = { file: row[6] === 1 ? finding.file : row[6], family: row[7], text };
+  const fingerprint = row[9];
+  if (typeof fingerprint === 'string' && fingerprint.length === 12) knownFingerprint(key, fingerprint);
+  return { grounding: { status: row[0], reason: row[1], line: row[2], reading: { file: row[3], evidence: row[4] }, matched: row[5] === 1 ? text : row[5] }, key };
 }
 
 /**

@@ -352,6 +352,18 @@ describe('readings kept by the reviewer stops', () => {
     expect(decodeReading(broken, 'abc')).toBeNull();
   });
 
+  it("a reading keeps each finding's fingerprint, and the verdict takes it from there", () => {
+    const text = encodeReading('abc', reading).replace('{"version"', '{ "version"');
+    const fingerprint = fingerprintOf(rows[0]!.key);
+    expect(text).toContain(`"${fingerprint}"]`);
+    expect(fingerprintOf(decodeReading(text, 'abc')!.rows[0]!.key)).toBe(fingerprint);
+    // Taken as kept (the reading is the hooks' own, pinned by its digest): not worked out again.
+    expect(fingerprintOf(decodeReading(text.replace(`"${fingerprint}"]`, '"0123456789ab"]'), 'abc')!.rows[0]!.key)).toBe('0123456789ab');
+    // A row without one (or with something else there) is worked out.
+    expect(fingerprintOf(decodeReading(text.replace(`,"${fingerprint}"]`, ']'), 'abc')!.rows[0]!.key)).toBe(fingerprint);
+    expect(fingerprintOf(decodeReading(text.replace(`"${fingerprint}"]`, '7]'), 'abc')!.rows[0]!.key)).toBe(fingerprint);
+  });
+
   it('a reading that does not cover its review (another number of findings) is not used', () => {
     const reviews = Object.fromEntries(REVIEWERS.map((r) => [r, { text: reviewJson(r === 'critic' ? [offByOne(), swallowed()] : []), valid: true, error: null }])) as RoundInput['reviews'];
     const input: RoundInput = { iteration: 1, maxIterations: 5, task: 't', now: NOW, rules: DEFAULT_RULES, reviews, sources, history: [], declines: {} };

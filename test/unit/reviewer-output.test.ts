@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Finding, MAX_FINDINGS, MAX_REVIEW_CHARS, canonicalFinding, extractJsonFromMessage, parseReview } from '../../src/review/reviewer-output';
+import { Finding, MAX_FINDINGS, MAX_REVIEW_CHARS, ReviewerOutput, canonicalFinding, canonicalRest, extractJsonFromMessage, parseReview } from '../../src/review/reviewer-output';
 import { finding, reviewJson } from './builders';
 
 describe('parseReview', () => {
@@ -115,6 +115,46 @@ describe('canonicalFinding (the fast path of parseReview)', () => {
   it('reads every finding in the form reviewers are asked for', () => {
     expect(canonicalFinding({ severity: 'warning', category: 'naming', file: 'src/a.ts', line: 3, description: 'd', evidence: 'e', suggestion: 's' })).not.toBeNull();
     expect(canonicalFinding({ severity: 'info', category: 'naming', file: 'src/a.ts', line: null, description: 'd' })).toEqual({ severity: 'info', category: 'naming', file: 'src/a.ts', line: null, description: 'd', evidence: '', suggestion: '' });
+  });
+
+  const rest = fc.record(
+    {
+      reviewer: field(fc.constantFrom('critic', '')),
+      previous: field(fc.constant([]), fc.constant([{ fingerprint: 'abc', status: 'fixed' }])),
+      diagnosis: field(fc.constant([]), fc.constant([{ class: 'c', rootCause: 'r', fix: 'f' }])),
+      summary: field(
+        fc.record(
+          {
+            critical: field(fc.nat(9), fc.constantFrom(-1, 1.5, '2', -0)),
+            warning: field(fc.nat(9)),
+            info: field(fc.nat(9)),
+            verdict: field(fc.constantFrom('clean', 'issues_found', 'Clean', 'dirty')),
+            extra: anyValue,
+          },
+          { requiredKeys: [] },
+        ),
+      ),
+      extra: anyValue,
+    },
+    { requiredKeys: [] },
+  );
+
+  it("gives what ReviewerOutput gives for a review's rest, whenever it gives anything", () => {
+    fc.assert(
+      fc.property(rest, (x) => {
+        const fast = canonicalRest(x);
+        const slow = ReviewerOutput.safeParse({ ...x, issues: [] });
+        if (fast === null) return;
+        expect(slow.success).toBe(true);
+        const { issues, ...others } = slow.data!;
+        expect(issues).toEqual([]);
+        expect(fast).toStrictEqual(others);
+      }),
+      { numRuns: 2000 },
+    );
+    // The usual form is read by hand.
+    expect(canonicalRest({ reviewer: 'critic', issues: [], summary: { critical: 1, warning: 0, info: 0, verdict: 'issues_found' } })).not.toBeNull();
+    expect(canonicalRest({ issues: [], previous: [], diagnosis: [], summary: { verdict: 'clean' } })).toEqual({ previous: [], diagnosis: [], summary: { verdict: 'clean' } });
   });
 
   it('leaves a review with one other finding to zod whole, with the same errors', () => {
