@@ -49,8 +49,12 @@ function readRow(row: KeptRow, finding: Finding): ReadingRow {
   const key = { file: row[6] === 1 ? finding.file : row[6], family: row[7], text };
   const fingerprint = row[9];
   if (typeof fingerprint === 'string' && fingerprint.length === 12) knownFingerprint(key, fingerprint);
-  return { grounding: { status: row[0], reason: row[1], line: row[2], reading: { file: row[3], evidence: row[4] }, matched: row[5] === 1 ? text : row[5] }, key };
+  const reading = row[3] === 'as-written' && row[4]?.length === 0 ? AS_WRITTEN : { file: row[3], evidence: row[4] };
+  return { grounding: { status: row[0], reason: row[1], line: row[2], reading, matched: row[5] === 1 ? text : row[5] }, key };
 }
+
+/** The reading of nearly every finding (the path and the quote as written), one object for all of them: nothing changes a grounding. */
+const AS_WRITTEN: Reading = Object.freeze({ file: 'as-written', evidence: Object.freeze([]) as unknown as [] });
 
 /**
  * Readings this process encoded, by their text: the stop that records the fifth review reads its own
