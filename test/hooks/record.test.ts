@@ -128,10 +128,11 @@ describe.concurrent("the hooks' record", () => {
     const digest = loop.state().iterations[0].r1.reviewers.critic.reading as string;
     const object = loop.dir.abs(`.git/minions/record/top/objects/${digest}`);
     const kept = JSON.parse(fs.readFileSync(object, 'utf8'));
-    expect(kept.rows).toEqual([expect.objectContaining({ grounding: expect.objectContaining({ status: 'grounded' }) })]);
+    // One row per finding: [status, reason, line, …] (src/review/reading.ts).
+    expect(kept.rows).toEqual([['grounded', null, expect.any(Number), 'as-written', [], 1, 1, expect.any(String), expect.any(String), expect.stringMatching(/^[0-9a-f]{12}$/)]]);
     expect(kept.review.issues).toEqual([expect.objectContaining({ severity: 'critical' })]);
     // A forged reading would have the finding ungrounded (never sent to the fixer), or gone; it no longer matches its digest.
-    if (how === 'forged to unground its finding') fs.writeFileSync(object, JSON.stringify({ ...kept, rows: kept.rows.map((r: { grounding: object }) => ({ ...r, grounding: { ...r.grounding, status: 'ungrounded', reason: 'forged' } })) }));
+    if (how === 'forged to unground its finding') fs.writeFileSync(object, JSON.stringify({ ...kept, rows: kept.rows.map((r: unknown[]) => ['ungrounded', 'forged', ...r.slice(2)]) }));
     else if (how === 'forged to drop its finding') fs.writeFileSync(object, JSON.stringify({ ...kept, review: { ...kept.review, issues: [] }, rows: [] }));
     else fs.rmSync(object);
     for (const r of REVIEWERS.filter((r) => r !== 'critic')) loop.writeReview(1, r, cleanReview(r));
