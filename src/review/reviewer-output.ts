@@ -186,11 +186,12 @@ export function canonicalRest(data: unknown): Omit<ReviewerOutput, 'issues'> | n
   if (!isPlainObject(summary)) return null;
   const { critical, warning, info, verdict } = summary;
   if ((verdict !== 'clean' && verdict !== 'issues_found') || !isCount(critical) || !isCount(warning) || !isCount(info)) return null;
+  // A key that is there stays there, as zod keeps it (even when it holds undefined, which JSON cannot).
   const counted: ReviewerOutput['summary'] = { verdict };
-  if (critical !== undefined) counted.critical = critical as number;
-  if (warning !== undefined) counted.warning = warning as number;
-  if (info !== undefined) counted.info = info as number;
-  return { ...(reviewer === undefined ? {} : { reviewer }), previous: [], diagnosis: [], summary: counted };
+  if ('critical' in summary) counted.critical = critical as number;
+  if ('warning' in summary) counted.warning = warning as number;
+  if ('info' in summary) counted.info = info as number;
+  return { ...('reviewer' in data ? { reviewer: reviewer as string | undefined } : {}), previous: [], diagnosis: [], summary: counted };
 }
 
 function canonicalFindings(issues: readonly unknown[]): Finding[] | null {

@@ -155,6 +155,10 @@ describe('canonicalFinding (the fast path of parseReview)', () => {
     // The usual form is read by hand.
     expect(canonicalRest({ reviewer: 'critic', issues: [], summary: { critical: 1, warning: 0, info: 0, verdict: 'issues_found' } })).not.toBeNull();
     expect(canonicalRest({ issues: [], previous: [], diagnosis: [], summary: { verdict: 'clean' } })).toEqual({ previous: [], diagnosis: [], summary: { verdict: 'clean' } });
+    // Found by the property on CI: a key that holds undefined stays, as zod keeps it.
+    const withUndefined = { reviewer: undefined, summary: { critical: undefined, verdict: 'clean' } };
+    const { issues: _, ...zod } = ReviewerOutput.parse({ ...withUndefined, issues: [] });
+    expect(canonicalRest(withUndefined)).toStrictEqual(zod);
   });
 
   it('leaves a review with one other finding to zod whole, with the same errors', () => {
