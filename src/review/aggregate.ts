@@ -154,13 +154,7 @@ export function aggregateRound(input: RoundInput): Verdict {
     reported.push({ reviewer: m.reporter, finding, key, grounding });
   }
 
-  const keys: IdentityKey[] = [];
-  for (const r of reported) keys.push(r.key);
-  const clusters = clusterKeys(keys).map((group) => {
-    const members: Reported[] = [];
-    for (const i of group) members.push(reported[i]!);
-    return members;
-  });
+  const clusters = clusterKeys(reported.map((r) => r.key)).map((group) => group.map((i) => reported[i]!));
   const previous = input.history[input.history.length - 1];
   const wasOpen = (v: Verdict) => v.findings.filter((f) => f.toFixer || f.status === 'CONTESTED');
   const prevOpen = previous ? wasOpen(previous) : [];
