@@ -152,6 +152,10 @@ function parseReviewOnce(text: string): ParsedReview {
   return { ok: true, issues, previous, diagnosis, counts, verdict: issues.length > 0 ? 'issues_found' : 'clean', notes };
 }
 
+/** A JSON object as JSON.parse makes it: the only kind the fast paths below read. */
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
+const isCount = (v: unknown): boolean => v === undefined || (Number.isSafeInteger(v) && (v as number) >= 0);
+
 /**
  * ReviewerOutput.safeParse, with the findings read by canonicalFinding when every one of them is already
  * in the form the schema gives (the usual case): zod's general parse of a finding costs about 10 µs in a
@@ -168,9 +172,6 @@ function validateReview(data: unknown): ReturnType<typeof ReviewerOutput.safePar
   const rest = ReviewerOutput.safeParse({ ...(data as object), issues: [] });
   return rest.success ? { ...rest, data: { ...rest.data, issues: canonical } } : rest;
 }
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
-const isCount = (v: unknown): boolean => v === undefined || (Number.isSafeInteger(v) && (v as number) >= 0);
 
 /**
  * What ReviewerOutput gives for a review's all but its issues, when they are in the usual form of a
@@ -214,8 +215,8 @@ const optionalText = (v: unknown): string | null => (v === undefined ? '' : type
  * test/unit/reviewer-output.test.ts checks on generated issues that the two agree.
  */
 export function canonicalFinding(issue: unknown): Finding | null {
-  if (typeof issue !== 'object' || issue === null || Object.getPrototypeOf(issue) !== Object.prototype) return null;
-  const { severity, category, file, line, description, evidence, suggestion } = issue as Record<string, unknown>;
+  if (!isPlainObject(issue)) return null;
+  const { severity, category, file, line, description, evidence, suggestion } = issue;
   if (!SEVERITIES.has(severity) || !(line === null || (Number.isSafeInteger(line) && (line as number) > 0))) return null;
   const fields = { category: trimmedText(category), file: trimmedText(file), description: trimmedText(description), evidence: optionalText(evidence), suggestion: optionalText(suggestion) };
   if (fields.category === null || fields.file === null || fields.description === null || fields.evidence === null || fields.suggestion === null) return null;
