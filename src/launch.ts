@@ -25,6 +25,16 @@ if (!/^on-[a-z-]+$/.test(name)) {
 // and used under the same flags, and no node:v8 is loaded to set it (node:v8 loads node's streams, a few
 // percent of a node start). Only that gate: under a flag node's own modules lose their built-in code
 // cache too (node:child_process then costs about 3× as much to load).
+// hooks.json starts node with NODE_EXTRA_CA_CERTS emptied: node parses that bundle of certificates as it
+// starts (about 30 ms for a system's whole bundle, more than the rest of a node start), and no hook opens a
+// TLS connection. The user's value, kept in MINIONS_NODE_EXTRA_CA_CERTS, goes back into the environment
+// for what a hook starts: the project's checks, git.
+const extraCa = process.env.MINIONS_NODE_EXTRA_CA_CERTS;
+if (extraCa !== undefined) {
+  if (extraCa) process.env.NODE_EXTRA_CA_CERTS = extraCa;
+  else delete process.env.NODE_EXTRA_CA_CERTS;
+  delete process.env.MINIONS_NODE_EXTRA_CA_CERTS;
+}
 const file = path.join(__dirname, `${name}.cjs`);
 const source = fs.readFileSync(file, 'utf8');
 const stat = fs.statSync(file);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Loop, denyReason, messages, projectTestdir } from '../helpers/loop';
 import { REVIEWERS, agentType, cleanReview, issue, reviewWithIssues } from '../helpers/reviews';
-import { REPO_ROOT, type HookResult } from '../helpers/run';
+import { REPO_ROOT, cleanEnv, spawnProcess, type HookResult } from '../helpers/run';
 import { cloneTestdir, removeTestdirs, tempDir, type TestDir } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
@@ -211,5 +211,37 @@ describe('dist/launch.cjs and the code cache', () => {
     expect(cold.some((l) => l.includes('→ DONE'))).toBe(true);
     expect(cacheFiles(data).length).toBeGreaterThanOrEqual(3);
     expect(await round()).toEqual(cold);
+  });
+});
+
+// hooks.json starts node with NODE_EXTRA_CA_CERTS emptied (parsing a system's CA bundle is most of a node
+// start) and dist/launch.cjs puts the user's value back for what the hook starts. Node warns on stderr at
+// start when the file it names cannot be read, so a missing file shows whether node tried to load it.
+describe('NODE_EXTRA_CA_CERTS', () => {
+  const probe = `printf '%s|%s' "\${NODE_EXTRA_CA_CERTS-unset}" "\${MINIONS_NODE_EXTRA_CA_CERTS-unset}" > ca.txt`;
+
+  it("no hook's node loads the bundle it names; the project's checks get the user's value back", async () => {
+    const missing = path.join(tempDir('minions-ca-'), 'no-such-bundle.pem');
+    const loop = new Loop(projectTestdir(), undefined, { env: { NODE_EXTRA_CA_CERTS: missing } });
+    const started = await loop.start(`--max-iterations 2 --check "${probe}" the cart`);
+    expect(started).toMatchObject({ code: 0, stderr: '' });
+    expect(started.stdout?.hookSpecificOutput?.additionalContext).toMatch(/\[PHASE R1\]/);
+    expect(loop.dir.read('ca.txt')).toBe(`${missing}|unset`);
+    for (const r of [await loop.gateWrite(loop.dir.abs('src/a.ts'), null), await loop.gateBash('git status', null), await loop.dispatch(agentType('critic')), await loop.stop()]) {
+      expect(r).toMatchObject({ code: 0, stderr: '' });
+    }
+  });
+
+  it("unset, it stays unset for the project's checks", async () => {
+    const loop = new Loop(projectTestdir(), undefined, { env: { NODE_EXTRA_CA_CERTS: undefined } });
+    const started = await loop.start(`--max-iterations 2 --check "${probe}" the cart`);
+    expect(started).toMatchObject({ code: 0, stderr: '' });
+    expect(loop.dir.read('ca.txt')).toBe('unset|unset');
+  });
+
+  it('node itself warns about the missing bundle (the check above can fail)', async () => {
+    const missing = path.join(tempDir('minions-ca-'), 'no-such-bundle.pem');
+    const r = await spawnProcess(process.execPath, ['-e', ''], { cwd: REPO_ROOT, env: { ...cleanEnv(), NODE_EXTRA_CA_CERTS: missing } });
+    expect(r.stderr).toContain(missing);
   });
 });

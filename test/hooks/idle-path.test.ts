@@ -64,7 +64,7 @@ describe('the idle path', () => {
       // -e, not -f: a state path that is not a regular file must reach node to be reported (FINDINGS.md #2).
       // The marker (plugin data) is there while a loop runs, so a deleted state.json still reaches node.
       expect(entry.command).toMatch(
-        /^\[ -e "\$\{CLAUDE_PROJECT_DIR:-\.\}\/\.agents\/tmp\/state\.json" \] \|\| \[ -e "\$\{CLAUDE_PLUGIN_DATA:-\/nonexistent\}\/live\$\{CLAUDE_PROJECT_DIR:-\/nonexistent\}\/loop" \] \|\| exit 0; exec node /,
+        /^\[ -e "\$\{CLAUDE_PROJECT_DIR:-\.\}\/\.agents\/tmp\/state\.json" \] \|\| \[ -e "\$\{CLAUDE_PLUGIN_DATA:-\/nonexistent\}\/live\$\{CLAUDE_PROJECT_DIR:-\/nonexistent\}\/loop" \] \|\| exit 0; MINIONS_NODE_EXTRA_CA_CERTS="\$\{NODE_EXTRA_CA_CERTS-\}" NODE_EXTRA_CA_CERTS= exec node /,
       );
     }
   });
