@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bareNode, formatPairs, measurePairs, type Command, type PairResult } from './cpu';
+import { bareNode, caBundleNote, formatPairs, measurePairs, type Command, type PairResult } from './cpu';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pairs = Number(process.env.BENCH_PAIRS ?? 7);
@@ -252,6 +252,8 @@ fs.rmSync(pluginData, { recursive: true, force: true });
 if (profile) process.exit(0);
 console.log(`aggregation (the fifth reviewer's SubagentStop), CPU time against a bare node start, median of ${pairs} interleaved pairs`);
 console.log(formatPairs(results));
+const note = caBundleNote(pairs);
+if (note) console.log(note);
 if (failures.length > 0) {
   console.log(`over target:\n${failures.map((f) => `  ${f}`).join('\n')}`);
   if (process.env.BENCH_STRICT) process.exitCode = 1;

@@ -72,5 +72,24 @@ export function formatPairs(results: readonly PairResult[]): string {
     .join('\n');
 }
 
+/**
+ * The environment a bare node start is measured in: this one, with NODE_EXTRA_CA_CERTS emptied as
+ * hooks.json empties it for every hook (src/launch.ts). Node parses the CA bundle it names before any
+ * code runs; where it names a system's whole bundle that is more than the rest of a node start, and a
+ * baseline that paid for it would make every ratio look about twice as good as it is.
+ */
+export const nodeEnv: NodeJS.ProcessEnv = { ...process.env, NODE_EXTRA_CA_CERTS: '' };
+
 /** The baseline every ratio is against: a bare node start. */
-export const bareNode: Command = { argv: [process.execPath, '-e', ''] };
+export const bareNode: Command = { argv: [process.execPath, '-e', ''], env: nodeEnv };
+
+/**
+ * Where this environment sets NODE_EXTRA_CA_CERTS, what a node start costs with it (median CPU ms of
+ * interleaved pairs), to print beside the figures: the baseline leaves it out, as the hooks do.
+ */
+export function caBundleNote(pairs: number): string | null {
+  const bundle = process.env.NODE_EXTRA_CA_CERTS;
+  if (!bundle) return null;
+  const withIt = measurePairs('with', bareNode, { argv: [process.execPath, '-e', ''] }, pairs);
+  return `this environment sets NODE_EXTRA_CA_CERTS=${bundle}: a bare node start costs ${withIt.caseMs.toFixed(1)} ms of CPU with it, ${withIt.baseMs.toFixed(1)} ms without; hooks.json empties it for every hook, and the baseline here leaves it out`;
+}

@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bareNode, formatPairs, measurePairs, type Command, type PairResult } from './cpu';
+import { bareNode, caBundleNote, formatPairs, measurePairs, nodeEnv, type Command, type PairResult } from './cpu';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pairs = Number(process.env.BENCH_PAIRS ?? 15);
@@ -203,7 +203,7 @@ const cases: Case[] = [
 ];
 
 // A hook reading stdin and printing {}: the least any node-starting hook can cost.
-const floor: Command = { argv: [process.execPath, '-e', "process.stdin.resume();process.stdin.on('end',()=>process.stdout.write('{}\\n'))"], input: '{}' };
+const floor: Command = { argv: [process.execPath, '-e', "process.stdin.resume();process.stdin.on('end',()=>process.stdout.write('{}\\n'))"], input: '{}', env: nodeEnv };
 
 for (const c of cases.filter((c) => c.name.includes(only))) {
   c.setup!();
@@ -234,6 +234,8 @@ if (against) {
 }
 console.log(`hook CPU time as a ratio to a bare node start (${process.version}), median of ${pairs} interleaved pairs; budget ${BUDGET}×`);
 console.log(formatPairs(results));
+const note = caBundleNote(pairs);
+if (note) console.log(note);
 // Reported, not enforced: on a busy machine a median of a few pairs moves by ±0.05×.
 const over = results.filter((r) => r.budgeted && r.ratio > BUDGET);
 if (over.length) console.log(`\nover the ${BUDGET}× budget: ${over.map((r) => r.name).join('; ')}`);

@@ -13,13 +13,13 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { bareNode, formatPairs, measurePairs, type Command, type PairResult } from './cpu';
+import { bareNode, formatPairs, measurePairs, nodeEnv, type Command, type PairResult } from './cpu';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pairs = Number(process.env.PAIRS ?? 20);
 const require = createRequire(import.meta.url);
 const COMMAND = 'echo 0 1>.agents/tmp/state.json; git -c alias.s=stash s';
-const node = (script: string): Command => ({ argv: [process.execPath, '--input-type=module', '-e', script] });
+const node = (script: string): Command => ({ argv: [process.execPath, '--input-type=module', '-e', script], env: nodeEnv });
 const liftoff = "import v8 from 'node:v8'; v8.setFlagsFromString('--liftoff-only');";
 
 function resolved(id: string): string | null {
