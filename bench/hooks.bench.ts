@@ -211,9 +211,23 @@ for (const c of cases.filter((c) => c.name.includes(only))) {
   if (!c.expect.test(out.trim())) throw new Error(`${c.name}: expected output matching ${c.expect}, got ${out.slice(0, 300) || '(nothing)'}`);
 }
 
-/** The same case run from the other checkout, with its own plugin data folder (or none, as the case has). */
+/** The other checkout's command for the hook this one runs with `command` (its hooks.json may differ). */
+function againstCommand(command: string): string {
+  const theirs = (JSON.parse(fs.readFileSync(path.join(against!, 'hooks/hooks.json'), 'utf8')) as { hooks: Record<string, HookGroup[]> }).hooks;
+  for (const [event, groups] of Object.entries(hooks)) {
+    for (const group of groups) {
+      if (group.hooks[0]!.command !== command) continue;
+      const other = theirs[event]?.find((h) => h.matcher === group.matcher);
+      if (other) return other.hooks[0]!.command;
+    }
+  }
+  throw new Error(`${against}/hooks/hooks.json has no hook for ${command}`);
+}
+
+/** The same case run from the other checkout, its hooks.json's command, with its own plugin data folder (or none, as the case has). */
 const againstCase = (c: Case): Command => ({
   ...c,
+  argv: [c.argv[0]!, c.argv[1]!, againstCommand(c.argv[2]!)],
   env: { ...c.env, CLAUDE_PLUGIN_ROOT: against!, ...(c.env?.CLAUDE_PLUGIN_DATA ? { CLAUDE_PLUGIN_DATA: againstData! } : {}) },
 });
 const results: (PairResult & { budgeted: boolean })[] = [];
