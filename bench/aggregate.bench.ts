@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bareNode, caBundleNote, formatPairs, measurePairs, type Command, type PairResult } from './cpu';
+import { bareNode, caBundleNote, formatPairs, measurePairs, nodeEnv, type Command, type PairResult } from './cpu';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pairs = Number(process.env.BENCH_PAIRS ?? 7);
@@ -46,6 +46,8 @@ interface Case {
   reviews: Record<(typeof REVIEWERS)[number], Finding[]>;
   /** At most this ratio (the issue's target), or null for an informative case. */
   target: number | null;
+  /** Also measure the floor of this case (floorOf): writing this many findings. */
+  floor?: number;
 }
 
 // ── Generated projects: code that reads like code, every line distinct ───────────────
@@ -122,7 +124,7 @@ const big = { 'data/table.js': bigFile(50 * 1024 * 1024) };
 
 const CASES: Case[] = [
   { name: '5 × 10 findings', files: small, reviews: reviewsOf(small, 10, 20), target: null },
-  { name: '5 × 2,000 grounded findings', files: medium, reviews: reviewsOf(medium, 2_000, 4_000), target: 3 },
+  { name: '5 × 2,000 grounded findings', files: medium, reviews: reviewsOf(medium, 2_000, 4_000), target: 3, floor: 4_000 },
   { name: '5 × 2,000 findings, evidence 40 lines from the cited line', files: medium, reviews: reviewsOf(medium, 2_000, 4_000, 40), target: 3 },
   // The most five reviews may hold (MAX_FINDINGS each): the round's worst case.
   { name: '5 × 5,000 grounded findings (the most a review may hold)', files: medium, reviews: reviewsOf(medium, 5_000, 10_000), target: null },
@@ -218,6 +220,23 @@ function prepare(c: Case): { subject: Command; dir: string; store: string } {
   };
 }
 
+/**
+ * What no fifth stop can do without: a node that reads and parses the five reviews and reads the
+ * sources, then writes that many findings as one line of JSON (as the verdict is written), and nothing
+ * else: no validation, grounding, merging, hashing, snapshot or state. Its ratio is the floor of a design
+ * that reads the reviews in the fifth stop.
+ */
+function floorOf(dir: string): Command {
+  const script = `const fs = require('fs'), path = require('path');
+const phase = path.join(process.cwd(), '.agents/tmp/phases/review-1');
+const reviews = ${JSON.stringify(REVIEWERS)}.map((r) => JSON.parse(fs.readFileSync(path.join(phase, 'r1-' + r + '.json'), 'utf8')));
+const sources = fs.readdirSync('src').map((f) => fs.readFileSync(path.join('src', f)));
+const findings = reviews.flatMap((r) => r.issues).slice(0, ${CASES.find((c) => c.floor)?.floor ?? 0});
+fs.writeFileSync(path.join(require('os').tmpdir(), 'minions-floor-' + process.pid + '.json'), JSON.stringify({ findings: findings.map((f) => ({ ...f, grounding: { status: 'grounded', line: f.line } })) }) + '\\n');
+fs.rmSync(path.join(require('os').tmpdir(), 'minions-floor-' + process.pid + '.json'));`;
+  return { argv: [process.execPath, '-e', script], env: nodeEnv, cwd: dir };
+}
+
 const verdictPath = (dir: string): string => path.join(dir, '.agents/tmp/phases/review-1/r1-verdict.json');
 
 /** The verdict the measured hook wrote (checked after the run: the benchmark measures real work). */
@@ -246,6 +265,7 @@ for (const c of CASES.filter((x) => !only || x.name.includes(only))) {
   const kept = Object.entries(statuses).map(([s, n]) => `${n} ${s}`).join(', ');
   results.push({ ...result, name: `${c.name} (${kept})` });
   if (c.target !== null && result.ratio > c.target) failures.push(`${c.name}: ${result.ratio.toFixed(2)}× (target ≤ ${c.target}×)`);
+  if (c.floor) results.push({ ...measurePairs(`floor of ${c.name}`, bareNode, floorOf(dir), pairs), name: `  floor: only read and parse the five reviews and the sources, write ${c.floor} findings` });
   for (const d of [dir, store]) fs.rmSync(d, { recursive: true, force: true });
 }
 fs.rmSync(pluginData, { recursive: true, force: true });
