@@ -177,12 +177,21 @@ const cases: Case[] = [
     restore('r1'),
     /^$/,
   ),
-  // Other shell syntax (here quotes) loads the tree-sitter parser (WebAssembly): reported, not budgeted (README, Bash gate).
+  // Whole words in quotes are read without the parser (src/core/shell/syntax.ts).
+  hookCase(
+    'Bash gate, words in quotes (no parser)',
+    true,
+    hookCommand('PreToolUse', 'Bash'),
+    payload('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'grep -n "total" src/cart.ts | head -5' } }),
+    restore('r1'),
+    /^$/,
+  ),
+  // Other shell syntax (here a command substitution) loads the tree-sitter parser (WebAssembly): reported, not budgeted (README, Bash gate).
   hookCase(
     'Bash gate, shell syntax (parser loaded)',
     false,
     hookCommand('PreToolUse', 'Bash'),
-    payload('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'grep -n "total" src/cart.ts | head -5' } }),
+    payload('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'grep -n "$(git config user.name)" src/cart.ts | head -5' } }),
     restore('r1'),
     /^$/,
   ),

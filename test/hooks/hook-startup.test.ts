@@ -87,10 +87,18 @@ describe('the node builtins a hook run loads', () => {
     ['the edit gate denying the orchestrator', (l: Loop) => l.gateWrite(l.dir.abs('src/a.ts'), null)],
     ["the edit gate in another session's loop", (l: Loop) => l.gateWrite(l.dir.abs('src/a.ts'), null, { session_id: 'another-session' })],
     ['the Bash gate on plain words', (l: Loop) => l.gateBash('git status', null)],
+    // Whole words in quotes are read without the shell parser too, which would load node:v8 (--liftoff-only).
+    ['the Bash gate on whole words in quotes', (l: Loop) => l.gateBash(`grep -n "items.length" 'src/cart.ts' | head -5`, null)],
   ] as const)('%s: no crypto, v8 or streams', async (_, run) => {
     const { result, modules } = await loaded(run);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(modules.filter((m) => ['NativeModule crypto', 'NativeModule v8', 'NativeModule stream'].includes(m))).toEqual([]);
+  });
+
+  it('the Bash gate on other shell syntax loads the parser, and with it node:v8', async () => {
+    const { result, modules } = await loaded((l) => l.gateBash('echo "$(git status)"', null));
+    expect(result).toMatchObject({ code: 0, stderr: '', raw: '' });
+    expect(modules).toContain('NativeModule v8');
   });
 
   it('starting a loop runs git, and so loads child_process (the recorder sees it)', async () => {

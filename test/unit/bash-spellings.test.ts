@@ -303,6 +303,60 @@ describe('the plain fast path', () => {
     fc.assert(fc.property(text, sameAsParser), { numRuns: 5000 * Number(process.env.BASH_FAST_SCALE ?? 1) });
   });
 
+  // Whole words in quotes: '…' of any printable ASCII, "…" of what is literal inside double quotes, and
+  // near misses the fast path must leave to the parser (`$`, backquotes, `\`, `!`, quotes joined to text).
+  const quotedWord = fc.oneof(
+    fc.stringMatching(/^[\t\x20-\x26\x28-\x7e]{0,12}$/).map((x) => `'${x}'`),
+    fc.stringMatching(/^[A-Za-z0-9_./:=,+@%\t #&'()*;<>?[\]^{|}~-]{0,12}$/).map((x) => `"${x}"`),
+    fc.stringMatching(/^[\t\x20-\x7e]{0,8}$/).map((x) => `"${x}"`),
+    fc.constantFrom(`"$HOME"`, '"`id`"', `"a\\b"`, `"!x"`, `--format='%h'`, `a"b"`, `"a"'b'`, `'a'"b"`, `""`, `''`, `"'"`, `'"'`, `"rm"`, `'rm'`, `".agents/tmp/state.json"`),
+  );
+  const quotedCommand = fc
+    .tuple(
+      fc.oneof(quotedWord, fc.constantFrom('rm', 'grep -n', 'git', 'git log', 'sed -i', 'cp', 'tee', 'echo', 'cat', 'bash -c', 'sh -c', 'eval', 'find . -name', 'xargs', 'FOO=1 env')),
+      fc.array(fc.oneof(quotedWord, fc.stringMatching(/^[A-Za-z0-9_./,:-]{1,10}$/), fc.constantFrom('2>&1', '>/dev/null', 'src/a.ts', '.agents/tmp/state.json', '-i', '--', 'stash')), { maxLength: 5 }),
+    )
+    .map(([first, rest]) => [first, ...rest].join(' '));
+  const quotedScript = fc
+    .tuple(quotedCommand, fc.array(fc.tuple(blank, fc.constantFrom(';', '&&', '||', '|'), blank, quotedCommand), { maxLength: 3 }))
+    .map(([first, rest]) => `${first}${rest.map(([a, op, b, c]) => `${a}${op}${b}${c}`).join('')}`);
+
+  it('reads whole words in quotes exactly as the parser does: the same tree, the same effects', () => {
+    let read = 0;
+    fc.assert(
+      fc.property(quotedScript, (cmd) => {
+        const plain = plainScript(cmd);
+        if (!plain) return;
+        read++;
+        const parsed = parse(cmd);
+        expect(parsed.complete, cmd).toBe(true);
+        expect(plain.root.children.map(shape), cmd).toEqual(parsed.root.children.map(shape));
+        // A script inside quotes (`bash -c '1%'`) is read again, by the fast path where it can: where the
+        // grammar fails on words bash reads as words, that reading is bash's (as above).
+        const viaParser = analyseParsed(cmd);
+        if (!viaParser.some((e) => e.kind === 'unparseable')) expect(analyse(cmd), cmd).toEqual(viaParser);
+      }),
+      { numRuns: 4000 * Number(process.env.BASH_FAST_SCALE ?? 1) },
+    );
+    expect(read).toBeGreaterThan(800 * Number(process.env.BASH_FAST_SCALE ?? 1));
+  });
+
+  it.each([
+    [`grep -n "foo bar" src/a.ts`, true],
+    [`grep -rn 'a|b > c; d' src | head -5`, true],
+    [`"git" status && 'git' diff`, true],
+    [`git log --format='%h %s'`, false],
+    [`echo "$HOME"`, false],
+    [`echo "a\\"b"`, false],
+    [`echo " "`, false],
+    [`echo 'it'"s"`, false],
+    [`FOO="a b" env`, false],
+    [`echo "x">/dev/null`, false],
+  ])('`%s` is read without the parser: %s', (cmd, fast) => {
+    expect(plainScript(cmd) !== null).toBe(fast);
+    expect(analyse(cmd)).toEqual(analyseParsed(cmd));
+  });
+
   it('HOME is where ~ points', () => {
     expect(analyse('rm ~/x')).toEqual([{ kind: 'write', command: 'rm', target: { kind: 'path', path: `${HOME}/x` }, recursive: true }]);
   });

@@ -22,8 +22,8 @@ export type Parse = (source: string) => Script;
 
 const node = (type: string, text: string, field: string | null, children: SyntaxNode[] = [], named = true): SyntaxNode => ({ type, named, field, text, children });
 
-/** Characters with no meaning to the shell: a word made of these is exactly its text. */
-const PLAIN = /^[A-Za-z0-9_./:=,+@%\t -]*$/;
+/** Characters with no meaning to the shell: a word made of these is exactly its text (\x01 marks a quoted word, see quotedWords). */
+const PLAIN = /^[A-Za-z0-9_./:=,+@%\t\x01 -]*$/;
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/;
 /** Words the grammar reads as something other than a command name when they come first. */
 const SPECIAL_FIRST = new Set([
@@ -48,11 +48,11 @@ function plainCommand(text: string): SyntaxNode | null {
 }
 
 /** Plain words and the four operators the fast path reads: `;` `&&` `||` `|` (one token each, blanks around them optional), and `>` of a redirection. */
-const PLAIN_LIST = /^[A-Za-z0-9_./:=,+@%\t ;&|>-]*$/;
+const PLAIN_LIST = /^[A-Za-z0-9_./:=,+@%\t\x01 ;&|>-]*$/;
 /** The redirections the fast path reads, each one blank-separated word: standard output or error to /dev/null, or one onto the other. */
 const REDIRECT = /^([12]?)(>&)([12])$|^([12]?)(>)(\/dev\/null)$/;
 const OPERATOR = /;|&&|\|\||\|/g;
-const LIST_WORDS = /^[A-Za-z0-9_./,:\t -]*$/;
+const LIST_WORDS = /^[A-Za-z0-9_./,:\t\x01 -]*$/;
 
 type Token = { kind: 'words'; text: string } | { kind: 'op'; text: ';' | '&&' | '||' | '|' };
 
@@ -74,6 +74,68 @@ function joined(type: 'pipeline' | 'list', parts: SyntaxNode[], ops: string[]): 
  * grammar reads such a command differently from bash, the command is left to the parser.
  */
 export function plainScript(source: string): Script | null {
+  if (!source.includes("'") && !source.includes('"')) return unquotedScript(source);
+  const quoted = quotedWords(source);
+  if (!quoted) return null;
+  const script = unquotedScript(quoted.masked);
+  return script && withQuotedWords(script, quoted.words);
+}
+
+/**
+ * A whole word in quotes, as bash and the grammar read it alike: '…' of printable ASCII (bash takes it
+ * as it stands), or "…" of characters that are literal inside double quotes (no `$`, backquote, `\`,
+ * `"` or `!`). Whole: between blanks, operators, the start and the end; a quote joined to other text
+ * (`--format='%h'`, `a"b"`), and everything else quoted, is left to the parser.
+ */
+const QUOTED_WORD = /(?<=^|[\t ;&|])(?:'[\t\x20-\x26\x28-\x7e]*'|"[A-Za-z0-9_./:=,+@%\t #&'()*;<>?[\]^{|}~-]*")(?=$|[\t ;&|])/g;
+const MARK = /\x01(\d+)\x01/g;
+const WHOLE_MARK = /^\x01(\d+)\x01$/;
+
+/**
+ * The source with each whole quoted word put as a mark (\x01, its index, \x01), which the plain reading
+ * takes as one plain word; null when a quote is left over or the source holds \x01 itself.
+ */
+function quotedWords(source: string): { masked: string; words: string[] } | null {
+  if (source.includes('\x01')) return null;
+  const words: string[] = [];
+  // The grammar reads "…" of blanks alone as no content, its blanks in the closing quote: left to it.
+  const masked = source.replace(QUOTED_WORD, (word) => (/^"[\t ]+"$/.test(word) ? word : `\x01${words.push(word) - 1}\x01`));
+  return masked.includes("'") || masked.includes('"') ? null : { masked, words };
+}
+
+/** The grammar's node for a quoted word: `raw_string` for '…', `string` (its quotes and its content) for "…". */
+function quotedNode(word: string, field: string | null): SyntaxNode {
+  if (word.startsWith("'")) return node('raw_string', word, field);
+  const inner = word.slice(1, -1);
+  const quote = (): SyntaxNode => node('"', '"', null, [], false);
+  return node('string', word, field, [quote(), ...(inner ? [node('string_content', inner, null)] : []), quote()]);
+}
+
+/**
+ * The plain reading of the masked source, each mark that stands for a whole word turned into that
+ * word's node and every text given back its quotes; null when a mark stands inside another word (an
+ * assignment's value, a redirection's target), which is left to the parser.
+ */
+function withQuotedWords(script: Script, words: readonly string[]): Script | null {
+  const unmask = (text: string): string => text.replace(MARK, (_, i: string) => words[Number(i)]!);
+  const restore = (n: SyntaxNode): SyntaxNode | null => {
+    const whole = WHOLE_MARK.exec(n.text);
+    if (whole && n.type === 'word') return quotedNode(words[Number(whole[1])]!, n.field);
+    if (n.children.length === 0 && n.text.includes('\x01')) return null;
+    const children: SyntaxNode[] = [];
+    for (const c of n.children) {
+      const restored = restore(c);
+      if (!restored) return null;
+      children.push(restored);
+    }
+    return { ...n, text: unmask(n.text), children };
+  };
+  const root = restore(script.root);
+  return root && { root, complete: script.complete };
+}
+
+/** plainScript for a source without quotes. */
+function unquotedScript(source: string): Script | null {
   if (!PLAIN_LIST.test(source)) return null;
   if (PLAIN.test(source)) {
     const command = plainCommand(source);
