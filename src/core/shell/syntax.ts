@@ -84,10 +84,11 @@ export function plainScript(source: string): Script | null {
 /**
  * A whole word in quotes, as bash and the grammar read it alike: '…' of printable ASCII (bash takes it
  * as it stands), or "…" of characters that are literal inside double quotes (no `$`, backquote, `\`,
- * `"` or `!`). Whole: between blanks, operators, the start and the end; a quote joined to other text
- * (`--format='%h'`, `a"b"`), and everything else quoted, is left to the parser.
+ * `"` or `!`), after an option's plain start or not (`--include="*.ts"`, `--format='%h %s'`, `-e'x'`).
+ * Whole: between blanks, operators, the start and the end; a quote joined to other text (`a"b"`,
+ * `'a'b`), and everything else quoted, is left to the parser.
  */
-const QUOTED_WORD = /(?<=^|[\t ;&|])(?:'[\t\x20-\x26\x28-\x7e]*'|"[A-Za-z0-9_./:=,+@%\t #&'()*;<>?[\]^{|}~-]*")(?=$|[\t ;&|])/g;
+const QUOTED_WORD = /(?<=^|[\t ;&|])(?:-[A-Za-z0-9_./:=,-]*)?(?:'[\t\x20-\x26\x28-\x7e]*'|"[A-Za-z0-9_./:=,+@%\t #&'()*;<>?[\]^{|}~-]*")(?=$|[\t ;&|])/g;
 const MARK = /\x01(\d+)\x01/g;
 const WHOLE_MARK = /^\x01(\d+)\x01$/;
 
@@ -99,12 +100,17 @@ function quotedWords(source: string): { masked: string; words: string[] } | null
   if (source.includes('\x01')) return null;
   const words: string[] = [];
   // The grammar reads "…" of blanks alone as no content, its blanks in the closing quote: left to it.
-  const masked = source.replace(QUOTED_WORD, (word) => (/^"[\t ]+"$/.test(word) ? word : `\x01${words.push(word) - 1}\x01`));
+  const masked = source.replace(QUOTED_WORD, (word) => (/^[^'"]*"[\t ]+"$/.test(word) ? word : `\x01${words.push(word) - 1}\x01`));
   return masked.includes("'") || masked.includes('"') ? null : { masked, words };
 }
 
-/** The grammar's node for a quoted word: `raw_string` for '…', `string` (its quotes and its content) for "…". */
+/**
+ * The grammar's node for a quoted word: `raw_string` for '…', `string` (its quotes and its content) for
+ * "…", and a `concatenation` of the option's start (a word) and the quoted part for `--include="*.ts"`.
+ */
 function quotedNode(word: string, field: string | null): SyntaxNode {
+  const at = word.search(/['"]/);
+  if (at > 0) return node('concatenation', word, field, [node('word', word.slice(0, at), null), quotedNode(word.slice(at), null)]);
   if (word.startsWith("'")) return node('raw_string', word, field);
   const inner = word.slice(1, -1);
   const quote = (): SyntaxNode => node('"', '"', null, [], false);
@@ -120,7 +126,12 @@ function withQuotedWords(script: Script, words: readonly string[]): Script | nul
   const unmask = (text: string): string => text.replace(MARK, (_, i: string) => words[Number(i)]!);
   const restore = (n: SyntaxNode): SyntaxNode | null => {
     const whole = WHOLE_MARK.exec(n.text);
-    if (whole && n.type === 'word') return quotedNode(words[Number(whole[1])]!, n.field);
+    if (whole && n.type === 'word') {
+      const word = words[Number(whole[1])]!;
+      // First, `--a="x"` is to the grammar an assignment to a variable named `--a` (bash runs `--a=x`).
+      if (!/^['"]/.test(word) && n.field !== 'argument') return null;
+      return quotedNode(word, n.field);
+    }
     if (n.children.length === 0 && n.text.includes('\x01')) return null;
     const children: SyntaxNode[] = [];
     for (const c of n.children) {
