@@ -122,6 +122,31 @@ describe.concurrent('the Bash gate, the orchestrator during the loop', () => {
   });
 });
 
+// Spellings an adversarial pass found bash running past the gate (each checked in bash 5.2): refused by
+// the built bundle now, for the witness (R1, read-only) and the fixer (R2, nothing under .agents/).
+describe.concurrent('the Bash gate against spellings found later', () => {
+  it.each([
+    ['a+=b rm -rf src', 'write'],
+    ['_=x git stash; ls', 'git stash'],
+    ['env 9=x git stash', 'git stash'],
+    ["bash +x -c 'rm src/a.ts'", 'write'],
+    ["bash +c 'rm src/a.ts'", 'write'],
+    ["flock /tmp/l -c 'git stash'", 'git stash'],
+  ] as [string, Expect][])('the witness: `%s` → %s', (command, expected) => check(r1, agentType('witness'), command, expected));
+
+  it.each(["let 'x[$(rm src/a.ts)]=1'", "[[ 'a[$(git stash)]' -eq 1 ]]", "declare 'a[$(rm y)]=1'"])('the witness: `%s` is refused (code bash runs when it evaluates a subscript)', async (command) => {
+    const r = await new Loop(r1).gateBash(command, agentType('witness'));
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(denyReason(r)).toMatch(/runs shell code held in a variable, a substitution or a language the gate does not read, so the gate cannot check it/);
+  });
+
+  it.each(['a+=b rm .agents/tmp/state.json', "sh -c +e 'rm .agents/tmp/state.json'", "_=x rm -rf .agents"])('the fixer: `%s` is refused', async (command) => {
+    const r = await new Loop(r2).gateBash(command, FIXER);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(denyReason(r)).toMatch(/\.agents/);
+  });
+});
+
 describe.concurrent("the owning session's other agents are held to the orchestrator's rules", () => {
   it.each(['general-purpose', 'Explore', 'other-plugin:helper'])('%s', async (type) => {
     const loop = new Loop(r1);

@@ -207,6 +207,54 @@ describe('what a command writes', () => {
   });
 });
 
+// Found by an adversarial pass over the gate (2026-12-02): spellings under which bash runs a write or a
+// git mutation that the analysis missed, each checked in bash 5.2 first.
+describe('what bash runs that the analysis once missed', () => {
+  const effectsOf = (command: string) => analyse(command).map((e) => (e.kind === 'write' ? `write ${e.target.kind === 'path' ? e.target.path.replace(`${ROOT}/`, '') : e.target.kind}` : e.kind === 'git' ? `git ${e.sub}` : `${e.kind}${e.kind === 'opaque' ? ` ${e.why}` : ''}`));
+  it.each([
+    // An append-assignment before the command: the fast path took `a+=b` for the command's name.
+    ['a+=b rm -rf src', 'write src'],
+    ['a+=b git stash', 'git stash'],
+    ["a+=b git 'stash'", 'git stash'],
+    ["eval 'a+=b rm src'", 'write src'],
+    // The grammar reads `_=x` first as a command's name; bash, as an assignment.
+    ['_=x git stash; ls', 'git stash'],
+    ['_=x rm -rf src && ls', 'write src'],
+    ['A=1 _=x rm src; ls', 'write src'],
+    ['(_=x git stash)', 'git stash'],
+    // env takes any word with `=` for a variable.
+    ['env 9=x rm src', 'write src'],
+    ['env a+=b git stash', 'git stash'],
+    // A shell's options after `+`.
+    ["bash +x -c 'rm z'", 'write z'],
+    ["bash -c +x 'rm z'", 'write z'],
+    ["bash +c 'rm z'", 'write z'],
+    ["bash +xc 'rm z'", 'write z'],
+    ["sh -c +e 'rm z'", 'write z'],
+    ["bash -c +o posix 'rm z'", 'write z'],
+    ["bash +O extglob -c 'rm z'", 'write z'],
+    ['bash -c +ex "git stash"', 'git stash'],
+    // flock's -c after the lock file.
+    ["flock /tmp/l -c 'git stash'", 'git stash'],
+    ["flock /tmp/l --command 'git stash'", 'git stash'],
+    // A subscript bash expands when a builtin evaluates it, quoted or not.
+    ["let 'x[$(rm y)]=1'", 'opaque dynamic-code'],
+    ["printf -v 'a[$(git stash)]' x", 'opaque dynamic-code'],
+    ["test -v 'a[$(rm -rf src)]'", 'opaque dynamic-code'],
+    ["read 'a[$(rm y)]' </dev/null", 'opaque dynamic-code'],
+    ["[ -v 'a[$(rm y)]' ]", 'opaque dynamic-code'],
+    ["declare 'a[$(rm y)]=1'", 'opaque dynamic-code'],
+    ["[[ 'a[$(rm y)]' -eq 1 ]]", 'opaque dynamic-code'],
+    ["unset 'a[`rm y`]'", 'opaque dynamic-code'],
+  ])('%j: %s', (command, effect) => {
+    expect(effectsOf(command)).toContain(effect);
+  });
+
+  it.each(["flock /tmp/l -c 'git status'", "bash +x -c 'git diff'", 'env 9=x git status', "printf '%s\\n' '$(not run)'", "[[ -n 'a[1]' ]]", "let 'x[1]=2'"])('%j stays allowed', (command) => {
+    expect(analyse(command).filter((e) => e.kind !== 'write' || !e.target.kind.startsWith('path') || !String((e.target as { path: string }).path).startsWith('/tmp/'))).toEqual([]);
+  });
+});
+
 describe('git, whatever the spelling', () => {
   const git = (command: string) => analyse(command).filter((e) => e.kind === 'git' || e.kind === 'opaque');
   it.each([
@@ -361,6 +409,10 @@ describe('the plain fast path', () => {
     ['if true', false],
     ['export X=1', false],
     ['X=1', false],
+    ['a+=b rm x', false],
+    ['9=x rm y', false],
+    ['- A= rm y', false],
+    ['_=x rm y', false],
   ])('%j needs no parser: %s', (command, plain) => {
     expect(plainScript(command) !== null).toBe(plain);
   });

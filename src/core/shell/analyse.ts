@@ -4,7 +4,7 @@
  * heredocs), every redirection, and the code inside `bash -c`, `eval`, `trap`, `xargs sh -c` …, parsed
  * again. Pure: the parser is passed in.
  */
-import { resolvePath, runInvocation, type Cwd, type Invocation, type Runner, type Stdin } from './commands';
+import { SUBSCRIPT_CODE, resolvePath, runInvocation, type Cwd, type Invocation, type Runner, type Stdin } from './commands';
 import type { ShellEffect } from './effects';
 import { GIT_PROGRAM_ENV_SET } from './git';
 import { plainScript, type Parse, type SyntaxNode } from './syntax';
@@ -47,7 +47,9 @@ interface Site {
 type Item =
   /** `extra`: the command's arguments that the grammar files under a heredoc (`rm <<EOF file`). */
   | { kind: 'command'; node: SyntaxNode; site: Site; stdin: Stdin; extra: SyntaxNode[] }
-  | { kind: 'redirect'; node: SyntaxNode; site: Site };
+  | { kind: 'redirect'; node: SyntaxNode; site: Site }
+  /** Code bash runs that the tree holds as text: a quoted subscript in `[[ 'a[$(rm x)]' -eq 1 ]]`. */
+  | { kind: 'opaque'; node: SyntaxNode; site: Site };
 
 /** Analyses one script; true when it may change the directory of the shell that runs it. */
 function analyseScript(source: string, cwd: Cwd, depth: number, options: Context, effects: ShellEffect[]): boolean {
@@ -81,6 +83,7 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
     // Pass 1: which statements may move the shell (cd, pushd, eval "cd …", source …)?
     const scratch: ShellEffect[] = [];
     const moves = items.map((item) => item.kind === 'command' && runInvocation(invocation(item, cwd, words), runner(scratch)) !== undefined);
+    for (const item of items) if (item.kind === 'opaque') effects.push({ kind: 'opaque', command: item.node.text.slice(0, 80), why: 'dynamic-code' });
     const anyMove = moves.some(Boolean);
     const lost = items.some((item, k) => moves[k] && (!item.site.top || item.site.inFunction)) || (anyMove && source.includes('CDPATH'));
     // Pass 2: the effects, each statement in the directories it may run in.
@@ -91,6 +94,7 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
         redirect(item.node, at, words, effects);
         continue;
       }
+      if (item.kind === 'opaque') continue;
       const after = runInvocation(invocation(item, at, words), runner(effects));
       if (after && here !== null) here = after.cwd === null ? null : [...new Set([...here, ...after.cwd])]; // the cd may fail
     }
@@ -142,6 +146,16 @@ function collect(root: SyntaxNode, words: WordContext): Item[] {
       case 'process_substitution':
         // What runs inside >(…) reads the output written to it.
         for (const c of n.children) visit(c, { ...site, top: false, piped: site.piped || n.text.startsWith('>(') }, []);
+        return;
+      case 'test_command':
+      case 'declaration_command':
+      case 'unset_command':
+        // Arithmetic operands of [[ … ]] are evaluated, and the names given to declare, local, export,
+        // readonly and unset: a subscript in them is expanded then, quoted or not.
+        if (n.children.some(function quoted(c: SyntaxNode): boolean { return ((c.type === 'raw_string' || c.type === 'string') && SUBSCRIPT_CODE.test(c.text)) || c.children.some(quoted); })) {
+          items.push({ kind: 'opaque', node: n, site });
+        }
+        for (const c of n.children) visit(c, { ...site, top: false }, []);
         return;
       case 'function_definition':
         for (const c of n.children) visit(c, { ...site, top: false, inFunction: true }, []);

@@ -428,12 +428,16 @@ const simpleWrapper =
     return run(s.operands.slice(skipOperands));
   };
 
-/** Leading NAME=value words (env, sudo, cross-env) are the command's environment. */
+/**
+ * Leading NAME=value words (env, sudo, cross-env) are the command's environment. env takes any word
+ * with `=` in it for one (`env 9=x a+=b rm y` runs rm): so does the gate, which at worst reads a
+ * command the program would not run.
+ */
 function splitAssignments(vs: Value[]): { assigned: string[]; rest: Value[] } {
   let i = 0;
   const assigned: string[] = [];
   for (; i < vs.length; i++) {
-    const m = vs[i]!.kind === 'literal' ? /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(show(vs[i]!)) : null;
+    const m = vs[i]!.kind === 'literal' ? ASSIGNMENT_WORD.exec(show(vs[i]!)) : null;
     if (!m) break;
     assigned.push(m[1]!);
   }
@@ -515,6 +519,9 @@ const WRAPPERS: Record<string, (args: Value[]) => Unwrapped> = {
     const s = scanOptions(args, { short: 'wEc', long: ['timeout', 'conflict-exit-code', 'command'], stopAtOperand: true });
     const code = optionValues(s, 'c', 'command');
     if (code.length) return { kind: 'code', code };
+    // `flock FILE -c COMMAND`: flock takes -c (or --command) right after the lock file as well.
+    const [, after, command] = s.operands;
+    if (after?.kind === 'literal' && (after.text === '-c' || after.text === '--command')) return command ? { kind: 'code', code: [command] } : { kind: 'none' };
     return run(s.operands.slice(1));
   },
   su: (args) => {
@@ -547,6 +554,19 @@ const WRAPPERS: Record<string, (args: Value[]) => Unwrapped> = {
 };
 
 const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash', 'ksh93', 'pdksh']);
+/**
+ * Builtins that evaluate an argument as a variable name or an arithmetic expression. An array subscript
+ * in it is expanded then, quotes or not: `let 'a[$(rm x)]=1'`, `printf -v 'a[$(rm x)]' y`, `test -v …`.
+ */
+const EVALUATING = new Set(['let', 'declare', 'typeset', 'local', 'readonly', 'export', 'printf', 'read', 'test', '[', 'unset', 'mapfile', 'readarray', 'wait', 'getopts']);
+/** A subscript holding a command substitution (`a[$(…)]`, a backquote): code bash runs when it evaluates it. */
+export const SUBSCRIPT_CODE = /\[[\s\S]*(?:\$\(|`)/;
+/**
+ * A word read as an assignment before a command's name: bash's NAME=value and NAME+=value, and any
+ * other word with `=` after its first character (env's reading; to bash `9=x` would be the command, and
+ * reading the next word as the command instead at worst refuses one that would not have run).
+ */
+const ASSIGNMENT_WORD = /^([^=]+?)\+?=/;
 /** Shells whose language the gate does not parse. */
 const FOREIGN_SHELLS = new Set(['fish', 'pwsh', 'powershell', 'nu', 'elvish', 'xonsh', 'tcsh', 'csh', 'rc', 'es']);
 /** Paths that hand a shell code from a pipe or another process. */
@@ -565,6 +585,11 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
   }
   const [head, ...args] = inv.argv;
   if (!head) return undefined;
+  // NAME=value and NAME+=value before the name are assignments to bash, whatever the grammar made of
+  // them (tree-sitter-bash reads `_=x git stash` as a command named `_=x`): the command is the word after.
+  // Here too any word with `=` counts (see ASSIGNMENT_WORD).
+  const assignment = head.kind === 'literal' ? ASSIGNMENT_WORD.exec(head.text) : null;
+  if (assignment) return runInvocation({ ...inv, argv: args, assigned: [...inv.assigned, assignment[1]!] }, runner, depth + 1);
   const text = showArgv(inv.argv);
   if (head.kind !== 'literal') {
     runner.emit({ kind: 'opaque', command: text, why: 'dynamic-command' });
@@ -605,8 +630,14 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
     return ['builtin', 'command', 'exec'].includes(name) ? after : undefined;
   }
 
+  if (EVALUATING.has(name) && args.some((v) => v.kind === 'literal' && SUBSCRIPT_CODE.test(v.text))) {
+    runner.emit({ kind: 'opaque', command: text, why: 'dynamic-code' });
+    return undefined;
+  }
   if (SHELLS.has(name)) {
-    const s = scanOptions(args, { short: 'oO', long: ['rcfile', 'init-file'], stopAtOperand: true });
+    // A shell takes its options after `+` as well (`+x`, `+o posix`, `+O extglob`; bash even `+c`).
+    const plus = args.map((v): Value => (v.kind === 'literal' && /^\+[A-Za-z]/.test(v.text) ? { ...v, text: `-${v.text.slice(1)}` } : v));
+    const s = scanOptions(plus, { short: 'oO', long: ['rcfile', 'init-file'], stopAtOperand: true });
     if (hasOption(s, 'c')) {
       const source = s.operands[0];
       if (source) code([source]);

@@ -39,9 +39,13 @@ function plainCommand(text: string): SyntaxNode | null {
   for (; i < words.length; i++) {
     const m = ASSIGNMENT.exec(words[i]!);
     if (!m) break;
+    // The grammar reads `_=x` as a command's name (bash: an assignment); the two trees would differ.
+    if (m[1] === '_') return null;
     children.push(node('variable_assignment', words[i]!, null, [node('variable_name', m[1]!, 'name'), node('=', '=', null, [], false), ...(m[2] ? [node('word', m[2], 'value')] : [])]));
   }
-  if (i === words.length || SPECIAL_FIRST.has(words[i]!)) return null;
+  // A name with `=` in it (`a+=b`, `9=x`, `--a="x"`) or a lone `-`: the grammar and bash read those
+  // differently from a plain command name (an assignment, a dropped word), so they are left to the parser.
+  if (i === words.length || SPECIAL_FIRST.has(words[i]!) || words[i]!.includes('=') || words[i] === '-') return null;
   children.push(node('command_name', words[i]!, 'name', [node('word', words[i]!, null)]));
   for (const w of words.slice(i + 1)) children.push(node('word', w, 'argument'));
   return node('command', text.trim(), null, children);
