@@ -390,6 +390,8 @@ export const deny = {
   gitUnknown: (who: string, sub: string): string =>
     `minions: ${who} may not run "git ${truncate(sub, 60)}": it is not a read-only git command this loop knows. ` +
     'Use status, diff, log, show, blame, grep, ls-files or rev-parse; the user commits when the loop ends.',
+  hooksRecord: (target: string): string =>
+    `minions: ${truncate(target, 200)} is part of the hooks' record of the review loop (in the git directory or the plugin's data folder); nobody edits it. Use /minions:status to read the loop, /minions:cancel to end it.`,
   protectedWrite: (who: string, target: string): string =>
     `minions: ${who} may not write ${truncate(target, 200)}: the git directory and git's configuration, the plugin's own files and its records are not the loop's to change. Change project files only.`,
   fixerShellWrite: (summary: string, target: string): string =>

@@ -6,7 +6,7 @@ import type { ShellEffect } from './shell/effects';
 import { segmentsOf, touches, type Place } from './shell/touches';
 import * as msg from '../messages';
 import type { State } from '../state/schema';
-import { ARCHIVE_DIR, BASELINE_DIR, HOOK_ROUND_FILES, LOCK_FILE, PHASES_DIR, STATE_FILE, absolute, isCheckLog, findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile } from '../state/paths';
+import { ARCHIVE_DIR, BASELINE_DIR, HOOK_ROUND_FILES, LOCK_FILE, PHASES_DIR, REPORT_FILE, RESTORES_DIR, STATE_FILE, absolute, isCheckLog, findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile } from '../state/paths';
 
 export type GateDecision = { allow: true } | { allow: false; reason: string };
 const ALLOW: GateDecision = { allow: true };
@@ -15,8 +15,13 @@ const denyWith = (reason: string): GateDecision => ({ allow: false, reason });
 /** A running loop that this session owns: the only case in which the gates have anything to say beyond the hooks' own files. */
 export const gatesSession = (state: State | null, sessionId: string): state is State => !!state && state.sessionId === sessionId && isActive(state);
 
-/** A write target, resolved for real: `rel` is POSIX and relative to the real project root. */
-export type Target = { inside: false } | { inside: true; rel: string };
+/**
+ * A write target, resolved for real: `rel` is POSIX and relative to the real project root. `guarded`:
+ * the target is (under) one of the hooks' records (`hooks`: nobody edits those) or another place no
+ * agent of a running loop may write (`protected`: the git directories, git's configuration, the
+ * plugin's own files); `abs` names it in the refusal.
+ */
+export type Target = ({ inside: false } | { inside: true; rel: string }) & { guarded?: 'hooks' | 'protected' | null; abs?: string };
 
 /** Files only the hooks write, whoever asks. */
 export function isHookOwned(rel: string): boolean {
@@ -28,6 +33,11 @@ export function isHookOwned(rel: string): boolean {
     rel.startsWith(`${ARCHIVE_DIR}/`) ||
     rel === ARCHIVE_DIR ||
     rel === `${PHASES_DIR}/run.json` ||
+    // The reports and what a restore did: written by the hooks and the CLI only.
+    rel === REPORT_FILE ||
+    (rel.startsWith(`${PHASES_DIR}/`) && rel.endsWith('/REVIEW.md')) ||
+    rel === RESTORES_DIR ||
+    rel.startsWith(`${RESTORES_DIR}/`) ||
     (rel.startsWith(`${PHASES_DIR}/`) && HOOK_ROUND_FILES.some((name) => rel.endsWith(`/${name}`))) ||
     // The project's checks: the baseline, and each check's full output.
     rel === BASELINE_DIR ||
@@ -46,9 +56,11 @@ const PASS: EditDecision = { kind: 'pass' };
 const refuse = (reason: string): EditDecision => ({ kind: 'deny', reason });
 
 export function editGate(state: State | null, sessionId: string, agentType: string | null, target: Target): EditDecision {
-  if (!target.inside) return PASS; // outside the project: not this gate's business
-  if (isHookOwned(target.rel)) return refuse(msg.deny.stateFile());
+  if (target.guarded === 'hooks') return refuse(msg.deny.hooksRecord(target.abs ?? ''));
+  if (target.inside && isHookOwned(target.rel)) return refuse(msg.deny.stateFile());
   if (!state || state.sessionId !== sessionId || !isActive(state)) return PASS;
+  if (target.guarded === 'protected') return refuse(msg.deny.protectedWrite(whoOf(roleOf(agentType)), target.abs ?? ''));
+  if (!target.inside) return PASS; // elsewhere outside the project: not this gate's business
 
   const phase = state.currentPhase;
   const reviewer = reviewerOf(agentType);

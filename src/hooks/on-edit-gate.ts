@@ -6,6 +6,7 @@ import path from 'node:path';
 import { editGate, type Target } from '../core/gates';
 import { PreToolUsePayload } from '../shell/payloads';
 import { realpathLoose, relativeInside } from '../shell/project';
+import { isUnder, protectedPlaces } from '../shell/protected-places';
 import { runHook } from '../shell/run-hook';
 import { stateOf } from '../core/loop-state';
 
@@ -18,7 +19,9 @@ void runHook({
     if (typeof raw !== 'string' || raw.length === 0) return [];
     const resolved = realpathLoose(path.resolve(payload.cwd ?? ctx.root, raw));
     const rel = relativeInside(ctx.root, resolved);
-    const target: Target = rel === null ? { inside: false } : { inside: true, rel };
+    const places = protectedPlaces(ctx.root);
+    const guarded = isUnder(resolved, places.hooks) ? 'hooks' : isUnder(resolved, places.protected) ? 'protected' : null;
+    const target: Target = { ...(rel === null ? { inside: false as const } : { inside: true as const, rel }), guarded, abs: resolved };
     const loaded = ctx.load();
     const decision = editGate(stateOf(loaded), payload.session_id, payload.agent_type ?? null, target);
     return decision.kind === 'pass' ? [] : [{ type: decision.kind, reason: decision.reason }];

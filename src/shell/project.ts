@@ -12,21 +12,23 @@ export function projectRoot(payloadCwd: string | undefined): string {
  * Resolves a path as the file system will: symlinks followed, `..` and `.` removed, through the
  * nearest existing parent for a file that does not exist yet (dangling links are followed too).
  */
-export function realpathLoose(p: string, depth = 0): string {
-  if (depth > 40) return p;
+export function realpathLoose(p: string, hops = 0): string {
+  // Only symlinks are counted (a loop of them ends here, where the write would fail too): a path of any
+  // number of missing directories is walked up to the first that exists, or a symlink above it is missed.
+  if (hops > 40) return p;
   try {
     return fs.realpathSync.native(p);
   } catch {
     try {
       if (fs.lstatSync(p).isSymbolicLink()) {
-        return realpathLoose(path.resolve(path.dirname(p), fs.readlinkSync(p)), depth + 1);
+        return realpathLoose(path.resolve(path.dirname(p), fs.readlinkSync(p)), hops + 1);
       }
     } catch {
       // p does not exist: resolve its parent instead
     }
     const parent = path.dirname(p);
     if (parent === p) return p;
-    return path.join(realpathLoose(parent, depth + 1), path.basename(p));
+    return path.join(realpathLoose(parent, hops), path.basename(p));
   }
 }
 

@@ -16,13 +16,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Loop, denyReason, projectTestdir } from '../helpers/loop';
 import { editTool, multiEditTool, notebookEditTool, writeTool, type InAgent, type Payload } from '../helpers/payloads';
 import { FIXER, REVIEWERS, agentType, cleanReview, reviewWithIssues } from '../helpers/reviews';
-import { cloneTestdir, removeTestdirs, tempDir, type TestDir } from '../helpers/testdir';
+import { cloneTestdir, openTestdir, removeTestdirs, tempDir, testdir, type TestDir } from '../helpers/testdir';
+import { REPO_ROOT, pluginDataDir } from '../helpers/run';
 
 afterAll(removeTestdirs);
 
 type Tool = 'Write' | 'Edit' | 'MultiEdit' | 'NotebookEdit';
 /** own = answered allow (the plugin's own file); pass = no answer; the rest = denied with that reason. */
-type Expect = 'own' | 'pass' | 'hook-owned' | 'reviewer' | 'fixer' | 'orchestrator';
+type Expect = 'own' | 'pass' | 'hook-owned' | 'record' | 'protected' | 'reviewer' | 'fixer' | 'orchestrator';
 type Fixture = 'R1' | 'R2' | 'R1-symlinked-phase-dir';
 
 interface Case {
@@ -48,6 +49,8 @@ const REASONS: Record<Exclude<Expect, 'own' | 'pass'>, RegExp> = {
   reviewer: /^minions R[12]: (reviewers are read-only; minions:[a-z-]+ may write only its own output, \/\S+\/\.agents\/tmp\/phases\/review-1\/r1-[a-z-]+\.json\.|reviews are over for this iteration; minions:[a-z-]+ may not write files\.)/,
   fixer: /^minions R[12]: (the fixer runs only in R2\.|the fixer may edit project files outside \.agents\/ and \.git\/, and its summar(y|ies) \/\S+\/\.agents\/tmp\/phases\/review-1\/r2-fix-summary\.md)/,
   orchestrator: /^minions R[12] \(Iteration 1\/3\): while the review loop runs, project files are changed only by minions:review-fixer in R2\./,
+  record: /^minions: \/\S+ is part of the hooks' record of the review loop \(in the git directory or the plugin's data folder\); nobody edits it\./,
+  protected: /^minions: .+ may not write \/\S+: the git directory and git's configuration, the plugin's own files and its records are not the loop's to change\./,
 };
 
 const R1_CASES: [string, Case][] = [
@@ -91,6 +94,13 @@ const R1_CASES: [string, Case][] = [
   ['orchestrator: the lock', { file: '@/.agents/tmp/state.lock', who: null, expect: 'hook-owned' }],
   ['orchestrator: the archive', { file: '@/.agents/tmp/archive/x/state.json', who: null, expect: 'hook-owned' }],
   ['orchestrator: run.json', { file: '@/.agents/tmp/phases/run.json', who: null, expect: 'hook-owned' }],
+  ['orchestrator: the hooks\' record', { file: '@/.git/minions/record/top/record.json', who: null, expect: 'record' }],
+  ['orchestrator: a git hook', { file: '@/.git/hooks/pre-commit', who: null, expect: 'protected' }],
+  ['orchestrator: the project through a symlink outside it, 45 directories below that do not exist yet', { file: `@into/${Array.from({ length: 45 }, (_, i) => `d${i}`).join('/')}/x.ts`, who: null, expect: 'orchestrator' }],
+  ['orchestrator: REVIEW.md', { file: '@/.agents/tmp/phases/review-1/REVIEW.md', who: null, expect: 'hook-owned' }],
+  ['orchestrator: REPORT.md', { file: '@/.agents/tmp/phases/REPORT.md', who: null, expect: 'hook-owned' }],
+  ['orchestrator: what a restore did', { file: '@/.agents/tmp/restores/x.json', who: null, expect: 'hook-owned' }],
+  ['a reviewer: the hooks\' record', { file: '@/.git/minions/record/top/objects/abc', who: CRITIC, expect: 'record' }],
   ['fixer in R1: a project file', { file: '@/src/a.ts', who: FIXER, expect: 'fixer' }],
   ['fixer in R1: its summary', { file: `@/${SUMMARY}`, who: FIXER, expect: 'fixer' }],
   ['another plugin\'s agent: a project file', { file: '@/src/a.ts', who: 'other-plugin:helper', expect: 'orchestrator' }],
@@ -113,8 +123,12 @@ const R2_CASES: [string, Case][] = [
   ['fixer: the summary of the next iteration', { file: '@/.agents/tmp/phases/review-2/r2-fix-summary.md', who: FIXER, expect: 'fixer' }],
   ['fixer: a reviewer\'s output', { file: `@/${OWN('critic')}`, who: FIXER, expect: 'fixer' }],
   ['fixer: another file under .agents/', { file: '@/.agents/notes.md', who: FIXER, expect: 'fixer' }],
-  ['fixer: the hooks\' record in the git dir', { file: '@/.git/minions/record/state.json', who: FIXER, expect: 'fixer' }],
-  ['fixer: the repository\'s config', { file: '@/.git/config', who: FIXER, expect: 'fixer' }],
+  ['fixer: the hooks\' record in the git dir', { file: '@/.git/minions/record/state.json', who: FIXER, expect: 'record' }],
+  ['fixer: the repository\'s config', { file: '@/.git/config', who: FIXER, expect: 'protected' }],
+  ['fixer: a git hook', { file: '@/.git/hooks/pre-commit', who: FIXER, expect: 'protected' }],
+  ['fixer: .git through a symlink, 45 directories below it that do not exist yet', { file: `@/link-git/${Array.from({ length: 45 }, (_, i) => `d${i}`).join('/')}/x`, who: FIXER, expect: 'protected' }],
+  ['fixer: state.json\'s folder through a symlink, 45 missing directories below it', { file: `@/link-tmp/${Array.from({ length: 45 }, (_, i) => `d${i}`).join('/')}/x`, who: FIXER, expect: 'fixer' }],
+  ['fixer: REVIEW.md', { file: '@/.agents/tmp/phases/review-1/REVIEW.md', who: FIXER, expect: 'hook-owned' }],
   ['fixer: `src/../.agents/tmp/state.json`', { file: '@/src/../.agents/tmp/state.json', who: FIXER, expect: 'hook-owned' }],
   ['fixer: state.json', { file: '@/.agents/tmp/state.json', who: FIXER, expect: 'hook-owned' }],
   ['fixer: the verdict', { file: '@/.agents/tmp/phases/review-1/r1-verdict.json', who: FIXER, expect: 'hook-owned' }],
@@ -143,6 +157,7 @@ describe.concurrent('the edit gate', () => {
     loop.dir.write('src/reviews/.keep', '');
     const root = loop.root;
     fs.symlinkSync('src', path.join(root, 'link-src'));
+    fs.symlinkSync('.git', path.join(root, 'link-git'));
     fs.symlinkSync(outside, path.join(root, 'link-out'));
     await loop.start('--max-iterations 3 gate');
     fs.symlinkSync('.agents/tmp', path.join(root, 'link-tmp'));
@@ -259,5 +274,50 @@ describe.concurrent('the edit gate', () => {
 
   it('reviewer in R1: a project directory whose name starts with ".." is inside the project', async () => {
     await check('R1', { file: '@/..cache/x.json', who: CRITIC, expect: 'reviewer' });
+  });
+});
+
+// The places outside the project's own files that the Bash gate protects, for Edit and Write too (an
+// adversarial pass found the edit gate let them through): the hooks' record in the git dir and the
+// plugin's data folder (nobody edits those, whatever session asks), and, for the loop's own agents, the
+// git directory wherever it is, git's user configuration and the plugin's own code.
+describe.concurrent('the edit gate outside the project tree', () => {
+  const MARKER = /is part of the hooks' record of the review loop/;
+  const PROTECTED = /may not write .*: the git directory and git's configuration, the plugin's own files and its records are not the loop's to change/;
+  const gate = (loop: Loop, file: string, who: string | null) => loop.hook('on-edit-gate', writeTool(file, { ...loop.common(), ...(who ? { agentType: who } : {}) }));
+
+  it('a project in a subdirectory of its repository: the record and the git dir above it are refused', async () => {
+    const repo = testdir({ 'app/src/a.ts': 'export const a = 1;\n', 'README.md': '# mono\n' });
+    const app = openTestdir(repo.abs('app'));
+    const loop = new Loop(app, undefined, { projectDir: app.root });
+    await loop.start('--max-iterations 2 mono');
+    const record = fs.readdirSync(repo.abs('.git/minions/record'))[0]!;
+    expect(denyReason(await gate(loop, repo.abs(`.git/minions/record/${record}/record.json`), null))).toMatch(MARKER);
+    expect(denyReason(await gate(loop, repo.abs(`.git/minions/record/${record}/record.json`), agentType('critic')))).toMatch(MARKER);
+    expect(denyReason(await gate(loop, repo.abs('.git/hooks/pre-commit'), null))).toMatch(PROTECTED);
+    // Outside the project and not git's: not this gate's business.
+    expect((await gate(loop, repo.abs('README.md'), null)).raw).toBe('');
+  });
+
+  it("the plugin's code and data folder, and git's user configuration, for the owning session's agents", async () => {
+    const home = tempDir('minions-home-');
+    const loop = new Loop(projectTestdir(), undefined, { env: { HOME: home } });
+    await loop.start('--max-iterations 2 places');
+    expect(denyReason(await gate(loop, path.join(REPO_ROOT, 'dist/launch.cjs'), null))).toMatch(PROTECTED);
+    expect(denyReason(await gate(loop, path.join(pluginDataDir(), `live${loop.root}`, 'loop'), null))).toMatch(MARKER);
+    expect(denyReason(await gate(loop, path.join(home, '.gitconfig'), null))).toMatch(PROTECTED);
+    expect(denyReason(await gate(loop, path.join(home, '.config/git/config'), agentType('critic')))).toMatch(PROTECTED);
+  });
+
+  it("another session: the hooks' record is refused, the rest is its own business", async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 2 sessions');
+    const otherLoop = new Loop(loop.dir, 'another-session');
+    const record = fs.readdirSync(loop.dir.abs('.git/minions/record'))[0]!;
+    const forged = await otherLoop.hook('on-edit-gate', writeTool(loop.dir.abs(`.git/minions/record/${record}/record.json`), otherLoop.common()));
+    expect(denyReason(forged)).toMatch(MARKER);
+    expect(denyReason(await otherLoop.hook('on-edit-gate', writeTool(path.join(pluginDataDir(), 'code-cache', 'x.bin'), otherLoop.common())))).toMatch(MARKER);
+    expect((await otherLoop.hook('on-edit-gate', writeTool(loop.dir.abs('.git/hooks/pre-commit'), otherLoop.common()))).raw).toBe('');
+    expect((await otherLoop.hook('on-edit-gate', writeTool(loop.dir.abs('src/a.ts'), otherLoop.common()))).raw).toBe('');
   });
 });
