@@ -15,7 +15,7 @@ import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, TMP_DIR, isRecorded, re
 import { State, STATE_SHAPE, STATE_VERSION } from '../state/schema';
 import { openRegular, readRegular, readText, sweepTemps, writeAtomic } from './files';
 import { withFileLock } from './lock';
-import { checkDigest, emptyRecord, getObject, getObjectBytes, objectHolds, pruneObjects, putObject, readRecord, recordDir, setMarker, writeRecord, type IntegrityRecord } from './record';
+import { checkDigest, emptyRecord, findGitDir, getObject, getObjectBytes, objectHolds, pruneObjects, putObject, readRecord, recordDir, setMarker, writeRecord, type IntegrityRecord } from './record';
 
 export const statePath = (root: string): string => path.join(root, STATE_FILE);
 const tmpRoot = (root: string): string => path.join(root, TMP_DIR);
@@ -116,7 +116,7 @@ export function loadFrom(store: Store, full: boolean): Loaded {
   const check = checkDigest(record, STATE_FILE, raw.kind === 'text' ? (own ? record.files[STATE_FILE]! : sha256(raw.text)) : raw.kind === 'absent' ? null : 'unreadable');
   if (!check.ok) {
     const trusted = trustedState(store);
-    if (check.problem === 'deleted' && trusted && cancelledElsewhere(store.root, trusted.runId)) return { kind: 'none' };
+    if (check.problem === 'deleted' && trusted && !findGitDir(store.root) && cancelledElsewhere(store.root, trusted.runId)) return { kind: 'none' };
     return { kind: 'tampered', state: trusted, problems: [{ file: STATE_FILE, problem: check.problem }] };
   }
   if (raw.kind !== 'text') return { kind: 'none' };
@@ -149,7 +149,10 @@ function ownState(text: string): Loaded {
 
 /**
  * The CLI's cancel outside git (no plugin data folder, so no record) archives the state as cancelled
- * without updating the record: a state that went to the archive that way is not a deletion.
+ * without updating the record: a state that went to the archive that way is not a deletion. Only
+ * outside git: in a repository the CLI finds the record in the git dir and updates it, so there a
+ * "cancelled" archive beside a deleted state.json is somebody else's doing (an interpreter can write
+ * both), and the loop is tampered with.
  */
 function cancelledElsewhere(root: string, runId: string): boolean {
   try {

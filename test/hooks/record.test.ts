@@ -153,3 +153,25 @@ describe.concurrent("the hooks' record", () => {
     expect(fs.existsSync(markerOf(loop))).toBe(false);
   });
 });
+
+// Found by an adversarial pass: an interpreter the Bash gate lets through (node -e, python -c) copies
+// state.json into the archive as "cancelled" and deletes it. In a repository the CLI's cancel updates
+// the record in the git dir, so that is no cancel: the loop is tampered with, and still ends STOPPED.
+describe("a deleted state.json beside a forged 'cancelled' archive", () => {
+  it('in a repository: the next Stop ends the loop STOPPED (tampered) instead of going idle', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    await loop.dispatchReviewers(['critic']);
+    const state = loop.state();
+    const archive = loop.dir.abs(`.agents/tmp/archive/${state.runId}`);
+    fs.mkdirSync(archive, { recursive: true });
+    fs.writeFileSync(path.join(archive, 'state.json'), `${JSON.stringify({ ...state, status: 'cancelled', currentPhase: 'CANCELLED' }, null, 2)}\n`);
+    fs.rmSync(loop.dir.abs('.agents/tmp/state.json'));
+    // The gates still hold while the trusted state says the loop runs.
+    const edit = await loop.gateWrite(loop.dir.abs('src/a.ts'), null);
+    expect(edit.stdout?.hookSpecificOutput?.permissionDecision).toBe('deny');
+    const r = await loop.stop();
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(messages([r]).join('\n')).toMatch(/the loop's files were changed outside the hooks: \.agents\/tmp\/state\.json was deleted/);
+  });
+});
