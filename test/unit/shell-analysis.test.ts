@@ -246,12 +246,63 @@ describe('what bash runs that the analysis once missed', () => {
     ["declare 'a[$(rm y)]=1'", 'opaque dynamic-code'],
     ["[[ 'a[$(rm y)]' -eq 1 ]]", 'opaque dynamic-code'],
     ["unset 'a[`rm y`]'", 'opaque dynamic-code'],
+    // A second pass: code in ${…} and $((…)) that the grammar keeps as words, and code kept in variables.
+    ['echo ${x:-`git stash`}', 'opaque dynamic-code'],
+    ["echo \"${x:-'$(git stash)'}\"", 'opaque dynamic-code'],
+    ["cat <<EOF\n${x:-'$(git stash)'}\nEOF", 'opaque dynamic-code'],
+    ["(( '$(git stash)' ))", 'opaque dynamic-code'],
+    ["echo $(( '$(git stash)' + 1 ))", 'opaque dynamic-code'],
+    ["a=(1 2); echo ${a['$(rm y)']}", 'opaque dynamic-code'],
+    ["PS4='$(git stash)'; set -x; true", 'opaque dynamic-code'],
+    ["x='$(git stash)'; echo ${x@P}", 'opaque dynamic-code'],
+    ["PROMPT_COMMAND='git stash' bash -i <<< true", 'opaque program-option'],
+    ["BASH_ENV=/dev/stdin bash -c true <<< 'git stash'", 'opaque program-option'],
+    ['env BASH_ENV=/dev/stdin bash -c true', 'opaque program-option'],
+    ['coproc { rm -rf src; }', 'opaque dynamic-command'],
+    ["trap -- 'git stash' EXIT", 'git stash'],
+    ["bash - <<< 'git stash'", 'git stash'],
+    ["bash -xv - <<< 'git stash'", 'git stash'],
+    ['script -q -c true notes.txt', 'write notes.txt'],
+    ['script', 'write typescript'],
+    ["echo 'git stash' | script -q /dev/null", 'opaque stdin-code'],
+    ['runuser -u root -- git stash', 'git stash'],
+    ['runuser -u me rm x', 'write x'],
+    ['chrt -o 0 git stash', 'git stash'],
+    ['prlimit --nofile=100 rm x', 'write x'],
+    ['setpriv rm x', 'write x'],
+    ['setarch x86_64 rm x', 'write x'],
+    ['linux64 rm x', 'write x'],
+    ['ssh-agent rm x', 'write x'],
+    ['dbus-run-session -- rm x', 'write x'],
+    ['nsenter -t 1 -m git stash', 'git stash'],
+    ['valgrind rm x', 'write x'],
+    ['parallel rm ::: x', 'opaque dynamic-command'],
+    ['env -P /bin rm x', 'write x'],
+    ['uniq --group in out', 'write out'],
+    ['uniq --all-repeated in out', 'write out'],
+    ["perl -0pi -e 's/a/b/' f", 'write f'],
+    ['perl -l -pi -e 1 f', 'write f'],
+    ['perl -C -pi -e 1 f', 'write f'],
+    ['perl -D -pi -e 1 f', 'write f'],
+    ['git diff --output out.txt', 'write out.txt'],
+    ['git log --output .agents/x', 'write .agents/x'],
+    ['git show --output x', 'write x'],
+    ['git merge-tree --write-tree a b', 'git merge-tree'],
+    ['shopt -s cdable_vars; d=.agents; cd d; rm x', 'write dynamic'],
+    ['ln -s . self; rm self/.agents/y', 'write dynamic'],
+    ['ln -s . s; rm -rf s/.git', 'write dynamic'],
+    ["PAGER='rm -rf src; cat' git log", 'opaque program-option'],
   ])('%j: %s', (command, effect) => {
     expect(effectsOf(command)).toContain(effect);
   });
 
-  it.each(["flock /tmp/l -c 'git status'", "bash +x -c 'git diff'", 'env 9=x git status', "printf '%s\\n' '$(not run)'", "[[ -n 'a[1]' ]]", "let 'x[1]=2'"])('%j stays allowed', (command) => {
-    expect(analyse(command).filter((e) => e.kind !== 'write' || !e.target.kind.startsWith('path') || !String((e.target as { path: string }).path).startsWith('/tmp/'))).toEqual([]);
+  it.each([
+    "flock /tmp/l -c 'git status'", "bash +x -c 'git diff'", 'env 9=x git status', "printf '%s\\n' '$(not run)'", "[[ -n 'a[1]' ]]", "let 'x[1]=2'",
+    'x=$(git rev-parse HEAD); echo $x', 'echo $(( $(wc -l < f) + 1 ))', 'for i in 1 2; do (( i++ )); done', 'echo "${HOME:-/root}" ${x:-default}',
+    "grep -n '$(' script.sh", 'perl -0777 -ne print f', 'perl -Ci -pe 1 f', "git log --format='%h %s' -5", 'uniq in', 'script -q -c "git status" /dev/null',
+  ])('%j stays allowed', (command) => {
+    // Writes outside the project (the lock file in /tmp, /dev/null) are fine for everyone.
+    expect(analyse(command).filter((e) => e.kind !== 'write' || e.target.kind !== 'path' || e.target.path.startsWith(`${ROOT}/`))).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@
  * heredocs), every redirection, and the code inside `bash -c`, `eval`, `trap`, `xargs sh -c` …, parsed
  * again. Pure: the parser is passed in.
  */
-import { SUBSCRIPT_CODE, resolvePath, runInvocation, type Cwd, type Invocation, type Runner, type Stdin } from './commands';
+import { SHELL_CODE_VARIABLES, SUBSCRIPT_CODE, resolvePath, runInvocation, type Cwd, type Invocation, type Runner, type Stdin } from './commands';
 import type { ShellEffect } from './effects';
 import { GIT_PROGRAM_ENV_SET } from './git';
 import { plainScript, type Parse, type SyntaxNode } from './syntax';
@@ -32,8 +32,30 @@ const MAX_DEPTH = 8;
 export function analyseCommand(source: string, options: AnalyseOptions): ShellEffect[] {
   const effects: ShellEffect[] = [];
   analyseScript(source, [options.cwd], 0, { ...options, gitEnv: null }, effects);
-  return effects;
+  return throughNewLinks(effects);
 }
+
+/** Commands that can leave a symlink where they write (ln itself, and the copiers and unpackers that keep links). */
+const LINKERS = new Set(['ln', 'link', 'cp', 'mv', 'rsync', 'tar', 'unzip', 'cpio', 'install', 'ditto', 'pax', 'busybox']);
+
+/**
+ * A write below a path the same command may have made a symlink (`ln -s . s; rm s/.agents/x`): where it
+ * lands is decided by that link, which the hook cannot resolve before it exists. It becomes a computed
+ * target (refused for the loop's agents, with what to do instead).
+ */
+function throughNewLinks(effects: ShellEffect[]): ShellEffect[] {
+  const links = effects.flatMap((e) => (e.kind === 'write' && LINKERS.has(e.command) && e.target.kind !== 'dynamic' ? [e.target.kind === 'glob' ? e.target.pattern : e.target.path] : []));
+  if (links.length === 0) return effects;
+  const below = (p: string): boolean => links.some((l) => p.startsWith(`${l.replace(/\/+$/, '')}/`));
+  return effects.map((e) => {
+    if (e.kind !== 'write' || e.target.kind === 'dynamic') return e;
+    const p = e.target.kind === 'glob' ? e.target.pattern : e.target.path;
+    return below(p) ? { ...e, target: { kind: 'dynamic', text: p } } : e;
+  });
+}
+
+/** Text in which bash runs code the tree holds as words: a backquote, or `$(` after a single quote (literal to the grammar, not to bash in "${…}", $((…)) and the like). */
+const HIDDEN_CODE = /`|'[^']*\$\(/;
 
 /** Options, and what one script tells the scripts analysed after it. */
 type Context = AnalyseOptions & { gitEnv: string | null };
@@ -85,7 +107,8 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
     const moves = items.map((item) => item.kind === 'command' && runInvocation(invocation(item, cwd, words), runner(scratch)) !== undefined);
     for (const item of items) if (item.kind === 'opaque') effects.push({ kind: 'opaque', command: item.node.text.slice(0, 80), why: 'dynamic-code' });
     const anyMove = moves.some(Boolean);
-    const lost = items.some((item, k) => moves[k] && (!item.site.top || item.site.inFunction)) || (anyMove && source.includes('CDPATH'));
+    // CDPATH, and `shopt -s cdable_vars` (`cd d` goes to $d), send a cd where its word does not say.
+    const lost = items.some((item, k) => moves[k] && (!item.site.top || item.site.inFunction)) || (anyMove && (source.includes('CDPATH') || source.includes('cdable_vars')));
     // Pass 2: the effects, each statement in the directories it may run in.
     let here: Cwd = lost ? null : cwd;
     for (const item of items) {
@@ -147,12 +170,37 @@ function collect(root: SyntaxNode, words: WordContext): Item[] {
         // What runs inside >(…) reads the output written to it.
         for (const c of n.children) visit(c, { ...site, top: false, piped: site.piped || n.text.startsWith('>(') }, []);
         return;
+      case 'expansion':
+      case 'arithmetic_expansion':
+      case 'subscript':
+        // "${x:-'$(rm y)'}", ${x:-`rm y`}, $(( '$(rm y)' )), ${a['$(rm y)']}, ${x@P} (a value run as a prompt).
+        if (HIDDEN_CODE.test(n.text) || /@P\}$/.test(n.text)) items.push({ kind: 'opaque', node: n, site });
+        for (const c of n.children) visit(c, { ...site, top: false }, []);
+        return;
+      case 'compound_statement':
+        if (n.text.startsWith('((') && HIDDEN_CODE.test(n.text)) items.push({ kind: 'opaque', node: n, site });
+        for (const c of n.children) visit(c, { ...site, top: false }, []);
+        return;
+      case 'variable_assignment': {
+        // A value bash later runs (a prompt, PROMPT_COMMAND, BASH_ENV's file), or code kept in quotes for later.
+        const name = n.children.find((c) => c.field === 'name')?.text ?? '';
+        const value = n.children.find((c) => c.field === 'value');
+        const kept = (v: SyntaxNode): boolean => ((v.type === 'raw_string' || v.type === 'ansi_c_string') && /`|\$\(/.test(v.text)) || (v.type === 'concatenation' && v.children.some(kept));
+        if (SHELL_CODE_VARIABLES.has(name) || (value && kept(value))) items.push({ kind: 'opaque', node: n, site });
+        for (const c of n.children) visit(c, { ...site, top: false }, []);
+        return;
+      }
       case 'test_command':
       case 'declaration_command':
       case 'unset_command':
         // Arithmetic operands of [[ … ]] are evaluated, and the names given to declare, local, export,
         // readonly and unset: a subscript in them is expanded then, quoted or not.
-        if (n.children.some(function quoted(c: SyntaxNode): boolean { return ((c.type === 'raw_string' || c.type === 'string') && SUBSCRIPT_CODE.test(c.text)) || c.children.some(quoted); })) {
+        if (
+          n.children.some(function quoted(c: SyntaxNode): boolean {
+            return ((c.type === 'raw_string' || c.type === 'string') && SUBSCRIPT_CODE.test(c.text)) || c.children.some(quoted);
+          }) ||
+          (n.type === 'declaration_command' && n.children.some((c) => new RegExp(`^['"]?(?:${[...SHELL_CODE_VARIABLES].join('|')})=`).test(c.text)))
+        ) {
           items.push({ kind: 'opaque', node: n, site });
         }
         for (const c of n.children) visit(c, { ...site, top: false }, []);

@@ -120,8 +120,13 @@ function sed(args: Value[]): Writes {
   return out;
 }
 
-/** perl and ruby: `-i[ext]` anywhere among the switches, which end at the first operand. */
-function inPlaceInterpreter(valued: string) {
+/**
+ * perl and ruby: `-i[ext]` anywhere among the switches, which end at the first operand. `valued`: the
+ * switches that take a value, attached or the next word; `attached`: those whose value, if any, is only
+ * the characters after them that `more` matches (perl's `-0777`, `-l012`, `-CSD`), the cluster going on
+ * after it (`-0pi` is -0, -p, -i).
+ */
+function inPlaceInterpreter(valued: string, attached: Record<string, RegExp> = {}) {
   return (args: Value[]): Writes => {
     let inPlace = false;
     let code = false;
@@ -141,6 +146,11 @@ function inPlaceInterpreter(valued: string) {
         if (ch === 'i') {
           inPlace = true;
           break;
+        }
+        const more = Object.hasOwn(attached, ch) ? attached[ch] : undefined;
+        if (more) {
+          while (j + 1 < t.length && more.test(t[j + 1]!)) j++;
+          continue;
         }
         if (valued.includes(ch)) {
           const value = t.slice(j + 1) ? lit(t.slice(j + 1)) : args[++i];
@@ -354,7 +364,8 @@ const WRITERS: Record<string, Writer> = {
   dd: (args) => targetsOf(args.filter((v) => v.kind !== 'literal' || v.text.startsWith('of=')).map((v) => (v.kind === 'literal' ? lit(v.text.slice(3)) : v)), false),
   sed,
   gsed: sed,
-  perl: inPlaceInterpreter('eEIMmxCdDlF0'),
+  // perl's -x and -F take the rest of the cluster, -0, -l, -C, -D and -d only what they may read there.
+  perl: inPlaceInterpreter('eEIMm', { '0': /[0-9a-fA-FxX]/, l: /[0-7]/, C: /[0-9IOEioeSDAaL]/, D: /[0-9]/, d: /t/, x: /./, F: /./ }),
   ruby: inPlaceInterpreter('eEIrCFxKTW0'),
   awk,
   gawk: awk,
@@ -363,7 +374,8 @@ const WRITERS: Record<string, Writer> = {
     if (hasOption(s, 'compress-program')) return { program: 'sort --compress-program' };
     return targetsOf(optionValues(s, 'o', 'output'), false);
   },
-  uniq: (args) => targetsOf(scanOptions(args, { short: 'fsw', long: ['skip-fields', 'skip-chars', 'check-chars', 'group', 'all-repeated'] }).operands.slice(1, 2), false),
+  // --group and --all-repeated take their value only attached (`--group=append`): `uniq --group in out` writes out.
+  uniq: (args) => targetsOf(scanOptions(args, { short: 'fsw', long: ['skip-fields', 'skip-chars', 'check-chars'] }).operands.slice(1, 2), false),
   split: () => ({ unknown: true }),
   csplit: () => ({ unknown: true }),
   tar,
@@ -456,7 +468,8 @@ const WRAPPERS: Record<string, (args: Value[]) => Unwrapped> = {
   time: simpleWrapper({}),
   chronic: simpleWrapper({}),
   unbuffer: simpleWrapper({}),
-  coproc: (args) => run(args),
+  // `coproc { …; }` and `coproc NAME ( … )`: the grammar reads the compound body as plain words.
+  coproc: (args) => (args.slice(0, 2).some((v) => v.kind === 'literal' && /^[{(]/.test(v.text)) ? { kind: 'opaque' } : run(args)),
   nice: simpleWrapper({ short: 'n', long: ['adjustment'] }),
   ionice: simpleWrapper({ short: 'cnpPu', long: ['class', 'classdata', 'pid', 'pgid', 'uid'] }),
   stdbuf: simpleWrapper({ short: 'ioe', long: ['input', 'output', 'error'] }),
@@ -482,7 +495,8 @@ const WRAPPERS: Record<string, (args: Value[]) => Unwrapped> = {
     return run(rest, { assigned, base: optionValues(s, 'D', 'chdir')[0] });
   },
   env: (args) => {
-    const s = scanOptions(args, { short: 'uCS', long: ['unset', 'chdir', 'split-string'], stopAtOperand: true });
+    // -P ALTPATH: BSD env (macOS) searches ALTPATH for the command.
+    const s = scanOptions(args, { short: 'uCSP', long: ['unset', 'chdir', 'split-string'], stopAtOperand: true });
     const { assigned, rest } = splitAssignments(s.operands);
     const split = optionValues(s, 'S', 'split-string');
     if (split.length) return { kind: 'code', code: [...split, ...rest] };
@@ -529,9 +543,11 @@ const WRAPPERS: Record<string, (args: Value[]) => Unwrapped> = {
     return code.length ? { kind: 'code', code } : { kind: 'none' };
   },
   runuser: (args) => {
-    const s = scanOptions(args, { short: 'cgGsuw', long: ['command', 'group', 'supp-group', 'shell', 'user', 'whitelist-environment'] });
+    const s = scanOptions(args, { short: 'cgGsuw', long: ['command', 'group', 'supp-group', 'shell', 'user', 'whitelist-environment'], stopAtOperand: true });
     const code = optionValues(s, 'c', 'command');
-    return code.length ? { kind: 'code', code } : { kind: 'none' };
+    if (code.length) return { kind: 'code', code };
+    // `runuser -u USER [--] COMMAND …` runs the command itself.
+    return hasOption(s, 'u', 'user') ? run(s.operands) : { kind: 'none' };
   },
   script: (args) => {
     const s = scanOptions(args, { short: 'cEIOBTm', long: ['command', 'echo', 'log-in', 'log-out', 'log-io', 'log-timing', 'logging-format'] });
@@ -549,6 +565,28 @@ const WRAPPERS: Record<string, (args: Value[]) => Unwrapped> = {
     const s = scanOptions(args, { short: 'wrmMpscSnuN', long: ['warmup', 'runs', 'min-runs', 'max-runs', 'prepare', 'setup', 'cleanup', 'conclude', 'reference', 'parameter-scan', 'parameter-step-size', 'parameter-list', 'shell', 'style', 'sort', 'time-unit', 'export-asciidoc', 'export-csv', 'export-json', 'export-markdown', 'export-orgmode', 'output', 'command-name'] });
     return { kind: 'code', code: [...s.operands, ...optionValues(s, 'p', 'prepare', 's', 'setup', 'c', 'cleanup', 'conclude', 'reference')], each: true };
   },
+  // Programs that run the command they are given, with their options before it.
+  chrt: (args) => {
+    const s = scanOptions(args, { short: 'TPD', long: ['sched-runtime', 'sched-period', 'sched-deadline'], stopAtOperand: true });
+    return hasOption(s, 'p', 'pid') ? { kind: 'none' } : run(s.operands.slice(1));
+  },
+  prlimit: (args) => {
+    const s = scanOptions(args, { short: 'po', optional: 'cdefilmnqrstuvxy', long: ['pid', 'output'], stopAtOperand: true });
+    return hasOption(s, 'p', 'pid') ? { kind: 'none' } : run(s.operands);
+  },
+  setpriv: simpleWrapper({ long: ['ruid', 'euid', 'rgid', 'egid', 'reuid', 'regid', 'groups', 'inh-caps', 'ambient-caps', 'bounding-set', 'securebits', 'pdeathsig', 'selinux-label', 'apparmor-profile', 'landlock-access', 'landlock-rule'] }),
+  setarch: simpleWrapper({}, 1),
+  linux32: simpleWrapper({}),
+  linux64: simpleWrapper({}),
+  i386: simpleWrapper({}),
+  x86_64: simpleWrapper({}),
+  uname26: simpleWrapper({}),
+  'ssh-agent': simpleWrapper({ short: 'aEOPt' }),
+  'dbus-run-session': simpleWrapper({ long: ['config-file', 'dbus-daemon'] }),
+  nsenter: simpleWrapper({ short: 'tSGwWr', optional: 'muinpUCT', long: ['target', 'setuid', 'setgid', 'wd', 'root', 'env'] }),
+  valgrind: simpleWrapper({}),
+  // GNU parallel builds its commands from its input and its `:::` lists.
+  parallel: (args) => (args.length ? { kind: 'opaque' } : { kind: 'none' }),
   strace: simpleWrapper({ short: 'oeEpPsSuaIbX' }),
   ltrace: simpleWrapper({ short: 'oeEpPsSuaIbX' }),
 };
@@ -559,6 +597,8 @@ const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'yash
  * in it is expanded then, quotes or not: `let 'a[$(rm x)]=1'`, `printf -v 'a[$(rm x)]' y`, `test -v …`.
  */
 const EVALUATING = new Set(['let', 'declare', 'typeset', 'local', 'readonly', 'export', 'printf', 'read', 'test', '[', 'unset', 'mapfile', 'readarray', 'wait', 'getopts']);
+/** Variables whose value bash runs or sources (a prompt's expansions, BASH_ENV's file), set before a command or on their own. */
+export const SHELL_CODE_VARIABLES = new Set(['BASH_ENV', 'ENV', 'PROMPT_COMMAND', 'PS0', 'PS1', 'PS2', 'PS4']);
 /** A subscript holding a command substitution (`a[$(…)]`, a backquote): code bash runs when it evaluates it. */
 export const SUBSCRIPT_CODE = /\[[\s\S]*(?:\$\(|`)/;
 /**
@@ -605,6 +645,13 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
     return runner.code(words.map((w) => w.text).join(' '), cwd);
   };
 
+  if (name === 'script') {
+    // script writes what the session shows to its file (./typescript by default) and its logs; without
+    // -c it runs a shell, which reads its commands from script's own input.
+    const s = scanOptions(args, { short: 'cEIOBTm', long: ['command', 'echo', 'log-in', 'log-out', 'log-io', 'log-timing', 'logging-format'] });
+    emitWrites('script', targetsOf([s.operands[0] ?? lit('typescript'), ...optionValues(s, 'I', 'log-in', 'O', 'log-out', 'B', 'log-io', 'T', 'log-timing')], false), inv.cwd, runner, text);
+    if (!hasOption(s, 'c', 'command') && inv.stdin.kind !== 'none') runner.emit({ kind: 'opaque', command: text, why: 'stdin-code' });
+  }
   const wrapper = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
   if (wrapper) {
     const u = wrapper(args);
@@ -630,6 +677,11 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
     return ['builtin', 'command', 'exec'].includes(name) ? after : undefined;
   }
 
+  // A shell that sources a file or runs code from its environment first: BASH_ENV, ENV, PROMPT_COMMAND.
+  if (SHELLS.has(name) && inv.assigned.some((a) => SHELL_CODE_VARIABLES.has(a))) {
+    runner.emit({ kind: 'opaque', command: text, why: 'program-option' });
+    return undefined;
+  }
   if (EVALUATING.has(name) && args.some((v) => v.kind === 'literal' && SUBSCRIPT_CODE.test(v.text))) {
     runner.emit({ kind: 'opaque', command: text, why: 'dynamic-code' });
     return undefined;
@@ -643,7 +695,8 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
       if (source) code([source]);
       return undefined;
     }
-    const script = s.operands[0];
+    // `bash -` reads its commands from standard input, like `bash -s`.
+    const script = s.operands[0]?.kind === 'literal' && s.operands[0].text === '-' ? undefined : s.operands[0];
     if (script && !hasOption(s, 's')) {
       if (script.kind !== 'literal' || STREAM.test(script.text)) runner.emit({ kind: 'opaque', command: text, why: script.kind === 'literal' ? 'stdin-code' : 'dynamic-code' });
       return undefined; // a script file: what it does is seen afterwards
@@ -667,7 +720,7 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
       return { cwd: null };
     }
     case 'trap': {
-      const action = args[0];
+      const action = args[0]?.kind === 'literal' && args[0].text === '--' ? args[1] : args[0];
       if (!action || (action.kind === 'literal' && ['-p', '-l', '-', '', '--'].includes(action.text))) return undefined;
       return code([action]) ? { cwd: null } : undefined;
     }

@@ -27,7 +27,7 @@ const HARMLESS_CONFIG =
   /^(?:(?:color|user|author|committer|advice|i18n|pretty|column|grep|status|blame|log|init|safe|format)\.[^\s]+|core\.(?:quotepath|abbrev|autocrlf|safecrlf|commentchar|commentstring|ignorecase|precomposeunicode|filemode|whitespace|eol|pager-disabled)|diff\.(?:noprefix|mnemonicprefix|renames|renamelimit|algorithm|context|interhunkcontext|relative|indentheuristic|suppressblankempty|colormoved|colormovedws|wserrorhighlight|statgraphwidth|statnamewidth|ignoresubmodules|dirstat))$/i;
 
 /** Environment that makes git run a program, read other configuration (HOME: ~/.gitconfig) or write a trace file. */
-const PROGRAM_ENV = 'GIT_(?:CONFIG\\w*|EXTERNAL_DIFF|PAGER|SSH\\w*|ASKPASS|PROXY_COMMAND|EXEC_PATH|TRACE\\w*|EDITOR|SEQUENCE_EDITOR|TEMPLATE_DIR|DIFF_OPTS)|SSH_ASKPASS|HOME|XDG_CONFIG_HOME';
+const PROGRAM_ENV = 'GIT_(?:CONFIG\\w*|EXTERNAL_DIFF|PAGER|SSH\\w*|ASKPASS|PROXY_COMMAND|EXEC_PATH|TRACE\\w*|EDITOR|SEQUENCE_EDITOR|TEMPLATE_DIR|DIFF_OPTS)|SSH_ASKPASS|HOME|XDG_CONFIG_HOME|PAGER|MANPAGER|LESSOPEN|LESSCLOSE|EDITOR|VISUAL';
 export const GIT_PROGRAM_ENV = new RegExp(`^(?:${PROGRAM_ENV})$`);
 /** The same names given a value anywhere in a script's text (`export GIT_EXTERNAL_DIFF=…; git diff`). */
 export const GIT_PROGRAM_ENV_SET = new RegExp(`(?<![\\w$])(${PROGRAM_ENV})\\s*\\+?=`);
@@ -36,7 +36,7 @@ const READ_ONLY = new Set([
   'status', 'diff', 'log', 'show', 'blame', 'annotate', 'grep', 'shortlog', 'describe', 'rev-parse', 'rev-list', 'ls-files', 'ls-tree',
   'ls-remote', 'cat-file', 'diff-tree', 'diff-files', 'diff-index', 'merge-base', 'name-rev', 'for-each-ref', 'show-ref', 'show-branch',
   'whatchanged', 'range-diff', 'cherry', 'count-objects', 'verify-commit', 'verify-tag', 'check-ignore', 'check-attr', 'check-ref-format',
-  'check-mailmap', 'var', 'version', 'help', 'merge-tree', 'patch-id', 'stripspace', 'get-tar-commit-id', 'column',
+  'check-mailmap', 'var', 'version', 'help', 'patch-id', 'stripspace', 'get-tar-commit-id', 'column',
 ]);
 
 /** Subcommands that are read-only in some forms: true when this form is. */
@@ -65,6 +65,8 @@ const SOMETIMES: Record<string, (s: Scanned, args: readonly Value[]) => boolean>
   'hash-object': (s) => !hasOption(s, 'w'),
   fsck: (s) => !hasOption(s, 'lost-found'),
   archive: () => true,
+  // `git merge-tree --write-tree` writes the merged trees into the object store.
+  'merge-tree': (s) => !hasOption(s, 'write-tree'),
 };
 
 const firstText = (s: Scanned): string => (s.operands[0]?.kind === 'literal' ? s.operands[0].text : '');
@@ -78,6 +80,8 @@ const SPECS: Record<string, OptionSpec> = {
   'ls-remote': { long: ['upload-pack', 'sort', 'server-option'], short: 'uo' },
   grep: { short: 'efABCm', long: ['open-files-in-pager', 'max-depth', 'threads', 'context', 'after-context', 'before-context', 'max-count'] },
 };
+/** The diff and log family reads `--output FILE` as well as `--output=FILE`. */
+for (const sub of ['diff', 'log', 'show', 'whatchanged', 'diff-tree', 'diff-files', 'diff-index', 'range-diff', 'format-patch']) SPECS[sub] = { long: ['output'] };
 
 /** Read-only subcommands with an option that runs a program. */
 const PROGRAM_OPTIONS = new Set(['grep', 'ls-remote', 'archive', 'fsck']);
