@@ -59,7 +59,9 @@ export function editGate(state: State | null, sessionId: string, agentType: stri
   if (target.guarded === 'hooks') return refuse(msg.deny.hooksRecord(target.abs ?? ''));
   if (target.inside && isHookOwned(target.rel)) return refuse(msg.deny.stateFile());
   if (!state || state.sessionId !== sessionId || !isActive(state)) return PASS;
-  if (target.guarded === 'protected') return refuse(msg.deny.protectedWrite(whoOf(roleOf(agentType)), target.abs ?? ''));
+  if (target.guarded === 'protected' || (target.abs && segmentsOf(target.abs).some((seg) => seg.toLowerCase() === '.git'))) {
+    return refuse(msg.deny.protectedWrite(whoOf(roleOf(agentType)), target.abs ?? ''));
+  }
   if (!target.inside) return PASS; // elsewhere outside the project: not this gate's business
 
   const phase = state.currentPhase;
@@ -121,6 +123,13 @@ function hookOwnedPlaces(state: State, root: string): string[] {
   return rels.map((rel) => `${root}/${rel}`);
 }
 
+/**
+ * A write into any repository's git directory (a `.git` segment): its config
+ * can make a later read-only git command run a program (`core.fsmonitor`), in this repository or in
+ * one the command made itself (`git -C /tmp/e status`).
+ */
+export const inGitDir = (place: Place): boolean => place.segments.some((seg) => seg.toLowerCase() === '.git');
+
 const placeOf = (t: Exclude<WriteTarget, { kind: 'dynamic' }>, recursive: boolean): Place => ({
   segments: segmentsOf(t.abs),
   glob: t.kind === 'glob',
@@ -156,7 +165,7 @@ export function bashGate(state: State | null, sessionId: string, agentType: stri
     const place = placeOf(e.target, e.recursive);
     const rel = relOf(e.target.abs);
     if ((e.target.kind === 'path' && rel !== null && isHookOwned(rel)) || hookOwned.some((area) => touches(place, area))) return denyWith(msg.deny.stateFile());
-    if (protectedPlaces.some((area) => touches(place, area))) return denyWith(msg.deny.protectedWrite(who, e.target.abs));
+    if (protectedPlaces.some((area) => touches(place, area)) || inGitDir(place)) return denyWith(msg.deny.protectedWrite(who, e.target.abs));
   }
   for (const e of effects) {
     if (e.kind === 'unparseable') return denyWith(msg.deny.unparseable(who, e.why, editsCode));

@@ -134,13 +134,22 @@ describe.concurrent('the Bash gate against spellings found later', () => {
     ["flock /tmp/l -c 'git stash'", 'git stash'],
   ] as [string, Expect][])('the witness: `%s` → %s', (command, expected) => check(r1, agentType('witness'), command, expected));
 
+  it.each(["mkdir -p /tmp/e/.git && printf '[core]\\n\\tfsmonitor = x\\n' > /tmp/e/.git/config && git -C /tmp/e status", 'rm -rf .gi[[:lower:]]', "echo x > src/sub/.git/config"])('the fixer: `%s` (a write into a git directory) is refused', async (command) => {
+    const r = await new Loop(r2).gateBash(command, FIXER);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(denyReason(r)).toMatch(/the git directory and git's configuration/);
+  });
+
   it.each(["let 'x[$(rm src/a.ts)]=1'", "[[ 'a[$(git stash)]' -eq 1 ]]", "declare 'a[$(rm y)]=1'"])('the witness: `%s` is refused (code bash runs when it evaluates a subscript)', async (command) => {
     const r = await new Loop(r1).gateBash(command, agentType('witness'));
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(denyReason(r)).toMatch(/runs shell code held in a variable, a substitution or a language the gate does not read, so the gate cannot check it/);
   });
 
-  it.each(['a+=b rm .agents/tmp/state.json', "sh -c +e 'rm .agents/tmp/state.json'", "_=x rm -rf .agents"])('the fixer: `%s` is refused', async (command) => {
+  it.each([
+    'a+=b rm .agents/tmp/state.json', "sh -c +e 'rm .agents/tmp/state.json'", '_=x rm -rf .agents', 'rm -rf .agent[[:alpha:]]', 'rm -rf .agent[]s]', 'mktemp -p .agents',
+    'echo | xargs --eof rm -rf .agents', 'tar -cf /tmp/t.tar --remove-fi .agents/tmp/state.json', 'shuf -o .agents/tmp/state.json src/a.ts',
+  ])('the fixer: `%s` is refused', async (command) => {
     const r = await new Loop(r2).gateBash(command, FIXER);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(denyReason(r)).toMatch(/\.agents/);

@@ -57,8 +57,20 @@ function throughNewLinks(effects: ShellEffect[]): ShellEffect[] {
 /** Text in which bash runs code the tree holds as words: a backquote, or `$(` after a single quote (literal to the grammar, not to bash in "${…}", $((…)) and the like). */
 const HIDDEN_CODE = /`|'[^']*\$\(/;
 
+/** A backslash-newline (the backslash not itself escaped) between two characters that are not blanks. */
+function joinedAcrossLines(source: string): boolean {
+  for (let at = source.indexOf('\\\n'); at !== -1; at = source.indexOf('\\\n', at + 1)) {
+    let slashes = 0;
+    while (at - slashes >= 0 && source[at - slashes] === '\\') slashes++;
+    const before = source[at - slashes];
+    const after = source[at + 2];
+    if (slashes % 2 === 1 && before !== undefined && !/\s/.test(before) && after !== undefined && !/\s/.test(after)) return true;
+  }
+  return false;
+}
+
 /** Options, and what one script tells the scripts analysed after it. */
-type Context = AnalyseOptions & { gitEnv: string | null };
+type Context = AnalyseOptions & { gitEnv: string | null; tmpdir?: boolean };
 
 interface Site {
   /** In the script's own sequence of statements: a `cd` here moves every later statement. */
@@ -83,6 +95,13 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
     effects.push({ kind: 'unparseable', why: `longer than ${MAX_COMMAND_LENGTH / 1024} KB` });
     return false;
   }
+  // Bash joins a word across a backslash-newline (`r\⏎m x` runs rm); the grammar splits it there.
+  if (joinedAcrossLines(source)) {
+    effects.push({ kind: 'unparseable', why: 'a line continuation inside a word' });
+    return false;
+  }
+  // A command that sets HOME itself moves `~` and a bare `cd` where the gate cannot follow.
+  if (options.home !== null && /(?<![\w$]|\$\{)HOME(?!\w)/.test(source)) options = { ...options, home: null };
   const script = (options.plain === false ? null : plainScript(source)) ?? (options.parse ? options.parse(source) : null);
   if (!script) throw new NeedsParser();
   if (!script.complete) {
@@ -91,6 +110,7 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
   }
   // Set for this script and every one after it: an exported variable reaches later git commands.
   options.gitEnv ??= GIT_PROGRAM_ENV_SET.exec(source)?.[1] ?? null;
+  options.tmpdir ||= /\bTMPDIR\b/.test(source);
   const words: WordContext = { home: options.home };
   try {
     const items = collect(script.root, words);
@@ -98,6 +118,9 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
       home: options.home,
       get gitEnv() {
         return options.gitEnv;
+      },
+      get tmpdirSet() {
+        return options.tmpdir;
       },
       emit: (e) => into.push(e),
       code: (code, at) => analyseScript(code, at, depth + 1, options, into),
@@ -215,6 +238,11 @@ function collect(root: SyntaxNode, words: WordContext): Item[] {
       case 'heredoc_redirect':
         for (const c of n.children) {
           if (c.type === 'heredoc_body') {
+            // Bash ends a heredoc at the first line that is its delimiter; the grammar can carry an open
+            // `${…` or `$(…` past it, reading the lines after it as heredoc text, which bash runs.
+            const delimiter = (n.children.find((p) => p.type === 'heredoc_start')?.text ?? '').replace(/['"\\]/g, '');
+            const dash = n.children.some((p) => !p.named && p.type === '<<-');
+            if (delimiter && c.text.split('\n').slice(0, -1).some((line) => (dash ? line.replace(/^\t+/, '') : line) === delimiter)) throw new GrammarMismatch(`a heredoc body holding its own delimiter line (${delimiter})`);
             if (quotedDelimiter(n)) continue; // literal text
             // The grammar leaves backticks in an unquoted heredoc as text; bash runs them.
             const texts = c.children.length ? c.children.filter((p) => p.type === 'heredoc_content').map((p) => p.text) : [c.text];

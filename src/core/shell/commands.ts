@@ -25,6 +25,8 @@ export interface Runner {
   home: string | null;
   /** A variable that makes git run programs, set somewhere in the command (null: none). */
   gitEnv: string | null;
+  /** TMPDIR is named somewhere in the command (mktemp's directory may be the command's own choice). */
+  tmpdirSet?: boolean;
   emit(effect: ShellEffect): void;
   /** Analyses shell code this command runs; true when that code may change the running shell's directory. */
   code(source: string, cwd: Cwd): boolean;
@@ -190,6 +192,8 @@ function tar(args: Value[]): Writes {
   const s = scanOptions(rest, {
     short: 'fCTXbLNgKVI',
     long: ['file', 'directory', 'files-from', 'exclude-from', 'blocking-factor', 'tape-length', 'newer', 'listed-incremental', 'starting-file', 'label', 'to-command', 'use-compress-program', 'info-script', 'new-volume-script', 'checkpoint-action', 'transform', 'xform', 'owner', 'group', 'mode', 'mtime', 'exclude', 'index-file', 'volno-file', 'rsh-command'],
+    // tar takes any unambiguous abbreviation of a long option (`--crea`, `--remove-fi`).
+    known: ['create', 'extract', 'get', 'append', 'update', 'catenate', 'concatenate', 'delete', 'list', 'diff', 'compare', 'remove-files', 'to-stdout', 'overwrite', 'unlink-first', 'recursive-unlink', 'keep-old-files', 'keep-newer-files', 'skip-old-files', 'backup', 'verbose', 'gzip', 'bzip2', 'xz', 'zstd', 'lzma', 'auto-compress', 'checkpoint'],
   });
   const has = (letter: string, ...long: string[]): boolean => letters.includes(letter) || hasOption(s, letter, ...long);
   if (hasOption(s, 'to-command', 'use-compress-program', 'I', 'info-script', 'new-volume-script', 'rsh-command') || optionValues(s, 'checkpoint-action').some((v) => show(v).includes('exec'))) {
@@ -260,13 +264,19 @@ function gzipLike(args: Value[]): Writes {
   return targetsOf(s.operands, false);
 }
 
+/**
+ * mktemp makes a file or directory: from the template, in the directory -p or --tmpdir gives, or
+ * without either in $TMPDIR, which the command may have set itself (`TMPDIR=.agents mktemp`,
+ * `export TMPDIR=…`): then the target is computed.
+ */
 function mktemp(args: Value[]): Writes {
-  const s = scanOptions(args, { short: 'p', long: ['tmpdir', 'suffix'] });
+  const s = scanOptions(args, { short: 'p', long: ['suffix'], known: ['tmpdir', 'directory', 'dry-run', 'quiet', 'suffix'] });
+  if (hasOption(s, 'u', 'dry-run')) return NONE;
   const template = s.operands[0];
-  if (!template) return NONE;
   const dir = optionValues(s, 'p', 'tmpdir')[0];
-  if (dir) return { targets: [{ v: template, recursive: false }], base: [dir] };
-  if (hasOption(s, 't')) return NONE; // in $TMPDIR
+  const anyName = (d: Value): Value => (d.kind === 'literal' ? ({ kind: 'glob', pattern: `${d.text.replace(/\/+$/, '') || '/'}/*` } as Value) : d);
+  if (dir) return template ? { targets: [{ v: template, recursive: false }], base: [dir] } : { targets: [{ v: anyName(dir), recursive: false }] };
+  if (!template || hasOption(s, 't', 'tmpdir') || !(template.kind === 'literal' && template.text.includes('/'))) return { targets: [{ v: { kind: 'dynamic', text: '$TMPDIR' } as Value, recursive: false }] };
   return targetsOf([template], false);
 }
 
@@ -337,6 +347,23 @@ const WRITERS: Record<string, Writer> = {
   del: operands({}),
   'del-cli': operands({}),
   touch: operands({ short: 'dtr', long: ['date', 'reference', 'time'] }, false),
+  fallocate: operands({ short: 'lo', long: ['length', 'offset'] }, false),
+  mkswap: operands({ short: 'pLUe', long: ['pagesize', 'label', 'uuid', 'endianness', 'offset', 'size', 'file'] }, false),
+  // util-linux rename FROM TO FILE…, and perl's rename EXPR FILE…: the files are renamed.
+  rename: (args) => targetsOf(scanOptions(args, {}).operands.slice(1), false),
+  shuf: (args) => targetsOf(optionValues(scanOptions(args, { short: 'inoe', long: ['input-range', 'head-count', 'output', 'random-source'] }), 'o', 'output'), false),
+  updatedb: (args) => targetsOf(optionValues(scanOptions(args, { short: 'olUe', long: ['output', 'database-root', 'prune-bind-mounts', 'prunefs', 'prunenames', 'prunepaths'] }), 'o', 'output'), false),
+  // ptx -G (the traditional form) writes its second operand.
+  ptx: (args) => {
+    const s = scanOptions(args, { short: 'bFgiMoSwW', long: ['break-file', 'flag-truncation', 'gap-size', 'ignore-file', 'macro-name', 'only-file', 'sentence-regexp', 'width', 'word-regexp'] });
+    return hasOption(s, 'G', 'traditional') ? targetsOf(s.operands.slice(1, 2), false) : NONE;
+  },
+  // history -w/-a FILE writes the shell's history there.
+  history: (args) => {
+    const s = scanOptions(args, { short: 'd' });
+    return hasOption(s, 'w', 'a') ? targetsOf(s.operands, false) : NONE;
+  },
+
   mkdir: operands({ short: 'm', long: ['mode'] }, false),
   mkfifo: operands({ short: 'm', long: ['mode'] }, false),
   mknod: operands({ short: 'm', long: ['mode'] }, false),
@@ -508,14 +535,21 @@ const WRAPPERS: Record<string, (args: Value[]) => Unwrapped> = {
     return run(rest, { assigned });
   },
   xargs: (args) => {
+    // --replace, --eof and --max-lines take a value only attached (`--replace=R`), like -i, -e and -l.
     const s = scanOptions(args, {
       short: 'adEILnPs',
       optional: 'eil',
-      long: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var', 'max-lines', 'replace', 'eof'],
+      long: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
+      known: ['replace', 'eof', 'max-lines', 'null', 'no-run-if-empty', 'interactive', 'verbose', 'exit', 'open-tty', 'show-limits'],
       stopAtOperand: true,
     });
     if (s.operands[0] && s.operands[0].kind !== 'literal') return { kind: 'opaque' };
-    return run(s.operands.length ? s.operands : [lit('echo')], { appendDynamic: true });
+    // With -I/-i/--replace the input is put where the replace string stands: such a word is computed
+    // (`xargs -I{} sh -c 'echo {}'` runs whatever the input says).
+    const given = optionValues(s, 'I', 'i', 'replace')[0];
+    const replace = given?.kind === 'literal' ? given.text : hasOption(s, 'I', 'i', 'replace') ? '{}' : null;
+    const argv = replace ? s.operands.map((v): Value => (v.kind === 'literal' && v.text.includes(replace) ? { kind: 'dynamic', text: v.text } : v)) : s.operands;
+    return run(argv.length ? argv : [lit('echo')], { appendDynamic: !replace });
   },
   busybox: (args) => (args[0]?.kind === 'literal' && !args[0].text.startsWith('-') ? run(args) : args[0] ? { kind: 'opaque' } : { kind: 'none' }),
   npx: (args) => {
@@ -782,7 +816,12 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
   if (writesProject?.(words) && !(checking && ['fmt', 'format'].includes(words[0] ?? ''))) runner.emit({ kind: 'write-unknown', command: text });
   if (name === 'cargo' && words[0] === 'fmt' && !checking) runner.emit({ kind: 'write-unknown', command: text });
   const writer = (Object.hasOwn(WRITERS, name) ? WRITERS[name] : undefined);
-  if (writer) emitWrites(name, writer(args), inv.cwd, runner, text);
+  let writes = writer?.(args);
+  // mktemp in $TMPDIR: /tmp, unless the command sets TMPDIR itself.
+  if (writes && name === 'mktemp' && !runner.tmpdirSet && !inv.assigned.includes('TMPDIR')) {
+    writes = { ...writes, targets: (writes.targets ?? []).filter((t) => !(t.v.kind === 'dynamic' && t.v.text === '$TMPDIR')) };
+  }
+  if (writes) emitWrites(name, writes, inv.cwd, runner, text);
   else if (args.some((v) => v.kind === 'literal' && FIXING_FLAGS.test(v.text))) runner.emit({ kind: 'write-unknown', command: text });
   return undefined;
 }

@@ -3,7 +3,7 @@
  * read-only); everything else, including an alias or a subcommand this list does not know, is refused:
  * an allowlist cannot be spelled around.
  */
-import { hasOption, scanOptions, type OptionSpec, type Scanned, type ShellEffect } from './effects';
+import { hasOption as hasExactly, scanOptions, type OptionSpec, type Scanned, type ShellEffect } from './effects';
 import type { Value } from './words';
 
 export type GitResult =
@@ -69,6 +69,13 @@ const SOMETIMES: Record<string, (s: Scanned, args: readonly Value[]) => boolean>
   'merge-tree': (s) => !hasOption(s, 'write-tree'),
 };
 
+/**
+ * Whether an option was given, as git's parse-options reads it: a long option by any prefix of two
+ * characters or more (`--lost` is --lost-found, `--write` --write-tree, `--unset-up` --unset-upstream).
+ */
+const hasOption = (s: Scanned, ...names: string[]): boolean =>
+  hasExactly(s, ...names) || s.options.some((o) => o.name.length >= 2 && names.some((n) => n.length > o.name.length && n.startsWith(o.name)));
+
 const firstText = (s: Scanned): string => (s.operands[0]?.kind === 'literal' ? s.operands[0].text : '');
 
 /** Per-subcommand option specs: which options take a value, so operands are told apart from values. */
@@ -79,6 +86,7 @@ const SPECS: Record<string, OptionSpec> = {
   archive: { long: ['output', 'format', 'prefix', 'remote', 'exec', 'add-file', 'add-virtual-file'], short: 'o' },
   'ls-remote': { long: ['upload-pack', 'sort', 'server-option'], short: 'uo' },
   grep: { short: 'efABCm', long: ['open-files-in-pager', 'max-depth', 'threads', 'context', 'after-context', 'before-context', 'max-count'] },
+  notes: { long: ['ref'] },
 };
 /** The diff and log family reads `--output FILE` as well as `--output=FILE`. */
 for (const sub of ['diff', 'log', 'show', 'whatchanged', 'diff-tree', 'diff-files', 'diff-index', 'range-diff', 'format-patch']) SPECS[sub] = { long: ['output'] };
@@ -167,7 +175,7 @@ export function analyseGit(args: readonly Value[], assigned: readonly string[], 
   if (sub === 'ls-remote' && hasOption(scanned, 'u', 'upload-pack')) return program('git ls-remote --upload-pack');
   if (sub === 'archive' && hasOption(scanned, 'exec')) return program('git archive --exec');
   const outputs = [
-    ...(OUTPUT_OPTION.has(sub) ? scanned.options.filter((o) => o.name === 'output' && o.value).map((o) => o.value!) : []),
+    ...(OUTPUT_OPTION.has(sub) ? scanned.options.filter((o) => o.name.length >= 2 && 'output'.startsWith(o.name) && o.value).map((o) => o.value!) : []),
     ...(sub === 'archive' ? scanned.options.filter((o) => (o.name === 'output' || o.name === 'o') && o.value).map((o) => o.value!) : []),
   ];
   return { kind: 'read', chdir, outputs };

@@ -22,18 +22,35 @@ function segmentRegex(pattern: string): RegExp {
     else if (ch === '*') re += '.*';
     else if (ch === '?') re += '.';
     else if (ch === '[') {
-      const close = pattern.indexOf(']', i + 2);
+      // A bracket expression stands for one character. Where its members are not worked out (POSIX
+      // classes `[[:alpha:]]`, a `]` first in it) it is any character, so a write is never thought to miss.
+      const close = bracketEnd(pattern, i);
       if (close === -1) re += '\\[';
       else {
         let body = pattern.slice(i + 1, close);
         const negated = body.startsWith('!') || body.startsWith('^');
         if (negated) body = body.slice(1);
-        re += `[${negated ? '^' : ''}${body.replace(/\\/g, '\\\\')}]`;
+        // A plain set is matched as it stands; classes and a leading `]` stand for any character.
+        re += /\[[:=.]|^\]/.test(body) ? '.' : `[${negated ? '^' : ''}${body.replace(/\\/g, '\\\\').replace(/\]/g, '\\]')}]`;
         i = close;
       }
     } else re += escape(ch);
   }
   return new RegExp(`^${re}$`, 'is');
+}
+/** The index of the `]` closing the bracket expression opened at `open`, or -1 (then `[` is itself). */
+function bracketEnd(pattern: string, open: number): number {
+  let i = open + 1;
+  if (pattern[i] === '!' || pattern[i] === '^') i++;
+  if (pattern[i] === ']') i++; // a `]` first is a member
+  for (; i < pattern.length; i++) {
+    if (pattern[i] === '[' && (pattern[i + 1] === ':' || pattern[i + 1] === '=' || pattern[i + 1] === '.')) {
+      const end = pattern.indexOf(`${pattern[i + 1]}]`, i + 2);
+      if (end === -1) return -1;
+      i = end + 1;
+    } else if (pattern[i] === ']') return i;
+  }
+  return -1;
 }
 const escape = (ch: string): string => ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
