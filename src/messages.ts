@@ -390,6 +390,8 @@ export const deny = {
   gitUnknown: (who: string, sub: string): string =>
     `minions: ${who} may not run "git ${truncate(sub, 60)}": it is not a read-only git command this loop knows. ` +
     'Use status, diff, log, show, blame, grep, ls-files or rev-parse; the user commits when the loop ends.',
+  lockBusy: (): string =>
+    "minions: the loop's lock (.agents/tmp/state.lock) is held by another hook, so this dispatch cannot be recorded and is refused. Dispatch again in a moment; /minions:cancel ends the loop.",
   hooksRecord: (target: string): string =>
     `minions: ${truncate(target, 200)} is part of the hooks' record of the review loop (in the git directory or the plugin's data folder); nobody edits it. Use /minions:status to read the loop, /minions:cancel to end it.`,
   protectedWrite: (who: string, target: string): string =>

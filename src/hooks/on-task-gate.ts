@@ -2,7 +2,9 @@
 import { gatesSession } from '../core/gates';
 import { stateOf } from '../core/loop-state';
 import { PreToolUsePayload } from '../shell/payloads';
+import { HookFailure } from '../shell/errors';
 import { runHook } from '../shell/run-hook';
+import * as msg from '../messages';
 import { transact } from '../shell/transact';
 
 void runHook({
@@ -15,6 +17,11 @@ void runHook({
     const subagentType = typeof raw === 'string' && raw.trim() !== '' ? raw : null;
     const loaded = ctx.load();
     if (!gatesSession(stateOf(loaded), payload.session_id)) return [];
-    return ctx.transact(() => ({ kind: 'dispatch', sessionId: payload.session_id, now: ctx.now, subagentType }));
+    // A dispatch is recorded under the loop's lock; one that cannot be is refused, not let through
+    // unchecked (a held or forged lock must not open the gate to any agent).
+    return ctx.transact(() => ({ kind: 'dispatch', sessionId: payload.session_id, now: ctx.now, subagentType })).catch((err: unknown) => {
+      if (err instanceof HookFailure && err.code === 'lock-timeout') return [{ type: 'deny' as const, reason: msg.deny.lockBusy() }];
+      throw err;
+    });
   },
 });

@@ -20,6 +20,8 @@ import { HOST, isRunning, readRegular, readText, removeFile, tempPath } from './
 export const MAX_HOLD_MS = 120_000;
 /** A legacy lock directory (proper-lockfile's) is stale after this long without an update. */
 const LEGACY_STALE_MS = 10_000;
+/** How far ahead of this machine's clock a holder's time may be (another machine of a shared file system). */
+const CLOCK_SKEW_MS = 5_000;
 /** A breaker holds its guard for a few system calls; a guard older than this was left by a killed one. */
 const GUARD_STALE_MS = 5_000;
 
@@ -108,7 +110,11 @@ function inspect(lockPath: string): Seen {
   const holder = parseHolder(raw);
   // Unreadable: being filled (no hard links) if young, else left by something else.
   if (!holder) return age > GUARD_STALE_MS ? { kind: 'dead', raw } : { kind: 'held' };
-  const alive = Date.now() - holder.at < MAX_HOLD_MS && (holder.host !== HOST || isRunning(holder.pid));
+  // A holder dated in the future (past a little clock skew), or a lock file dated so, is no hook's: a
+  // forged lock must not hold the loop, and /minions:cancel, for ever.
+  const now = Date.now();
+  if (holder.at > now + CLOCK_SKEW_MS || stat.mtimeMs > now + CLOCK_SKEW_MS) return { kind: 'dead', raw };
+  const alive = now - holder.at < MAX_HOLD_MS && age < MAX_HOLD_MS && (holder.host !== HOST || isRunning(holder.pid));
   return alive ? { kind: 'held' } : { kind: 'dead', raw };
 }
 

@@ -90,3 +90,33 @@ describe('the project lock', () => {
     expect(loop.state()).toMatchObject({ currentPhase: 'DONE' });
   });
 });
+
+// Found by an adversarial pass: a lock dated in the future, naming a live pid (1) or another host, was
+// never dead, so /minions:cancel timed out for good and the task gate, unable to record a dispatch,
+// let any agent through. A lock dated ahead of the clock is nobody's; a dispatch that cannot be
+// recorded is refused.
+describe('a forged lock', () => {
+  const forged = (host: string) => JSON.stringify({ pid: 1, host, token: 'x', at: 9e15 });
+
+  it.each([os.hostname(), 'another-host'])('dated in the future (host %s): taken over at once, and the loop goes on', async (host) => {
+    const loop = new Loop(cloneTestdir(ready));
+    fs.writeFileSync(loop.dir.abs(LOCK), forged(host));
+    const r = await loop.reviewerStop('critic');
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(loop.state().iterations[0].r1.reviewers.critic.status).toBe('valid');
+  });
+
+  it('the task gate refuses a dispatch it cannot record (a live holder past the wait), instead of letting it through', async () => {
+    const loop = new Loop(cloneTestdir(ready), undefined, { env: { MINIONS_LOCK_WAIT_MS: '300' } });
+    const holder = spawn('sleep', ['60']);
+    try {
+      fs.writeFileSync(loop.dir.abs(LOCK), JSON.stringify({ pid: holder.pid, host: os.hostname(), token: 't', at: Date.now() }));
+      const r = await loop.dispatch('general-purpose');
+      expect(r.code).toBe(0);
+      expect(r.stdout?.hookSpecificOutput?.permissionDecision).toBe('deny');
+      expect(r.stdout?.hookSpecificOutput?.permissionDecisionReason).toMatch(/the loop's lock .* is held by another hook, so this dispatch cannot be recorded and is refused/);
+    } finally {
+      holder.kill();
+    }
+  });
+});
