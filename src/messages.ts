@@ -112,8 +112,12 @@ function hookChecksLines(state: State, previous: IterationRecord): string[] {
   return [`The hooks checked that fix themselves (${reports.join('; ')}); their findings join this verdict on their own: do not report them again.`];
 }
 
+/** A file name as the prompts show it: project files are named by whoever made them (escapes, bidi, `[PHASE` in a name). */
+const fileName = (name: string): string => truncate(name, 200);
+const fileNames = (names: readonly string[]): string => names.map(fileName).join(', ');
+
 const patchSize = (p: PatchNote): string =>
-  p.count === 0 ? 'no changes' : `${plural(p.count, 'file')}: ${p.files.slice(0, 8).join(', ')}${p.count > 8 ? ', …' : ''}${p.truncated ? '; cut at the size limit, its header lists every file' : ''}`;
+  p.count === 0 ? 'no changes' : `${plural(p.count, 'file')}: ${fileNames(p.files.slice(0, 8))}${p.count > 8 ? ', …' : ''}${p.truncated ? '; cut at the size limit, its header lists every file' : ''}`;
 
 /** Seed 003, round 3 or an escalate answer: the critic is given the class's history and asked for a structural diagnosis. */
 function escalationLines(state: State, current: IterationRecord): string[] {
@@ -135,12 +139,12 @@ export function r2Prompt(state: State, verdict: VerdictSummary): string {
     ...(grouped.length > 0
       ? [
           `Findings of one class (one defect pattern at several sites) are grouped under "classes" in the findings file: fix each class together, in one change that covers every site ` +
-            `(${grouped.map((c) => `${c.id}: ${c.sites.join(', ')}`).join('; ')}).`,
+            `(${grouped.map((c) => `${c.id}: ${fileNames(c.sites)}`).join('; ')}).`,
         ]
       : []),
     ...audited.map(
       (c) =>
-        `Audit first — class ${c.id} (${c.category}: ${c.sites.join(', ')}) is back after fix round${c.attempts.length === 1 ? '' : 's'} ${c.attempts.join(', ')}: ` +
+        `Audit first — class ${c.id} (${truncate(c.category, 80)}: ${fileNames(c.sites)}) is back after fix round${c.attempts.length === 1 ? '' : 's'} ${c.attempts.join(', ')}: ` +
         'scan every similar site in the project in one pass; report the pattern before patching ' +
         `("patterns" in the answers: {"class":"${c.id}","pattern":"…","sites":["file:line", …]}); read the earlier attempts and their outcomes first: ` +
         `${c.attempts.map((a) => [fixSummaryFile(a), fixSummaryJsonFile(a), fixDeltaFile(a + 1)].map((p) => at(state, p)).join(', ')).join('; ')}. ` +
@@ -231,7 +235,7 @@ export const escalationRequest = (): string =>
 export function stuckClasses(outcomes: readonly EscalationOutcome[]): string {
   return outcomes
     .map((o) => {
-      const what = `finding class ${o.class} (${o.category || 'finding'}: ${o.sites.slice(0, 4).join(', ')}${o.sites.length > 4 ? ', …' : ''})`;
+      const what = `finding class ${o.class} (${truncate(o.category || 'finding', 80)}: ${fileNames(o.sites.slice(0, 4))}${o.sites.length > 4 ? ', …' : ''})`;
       const rounds = `fix round${o.attempts.length === 1 ? '' : 's'} ${o.attempts.join(' and ') || '?'}`;
       const why =
         o.reason === 'fixer_escalated'
