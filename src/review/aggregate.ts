@@ -91,10 +91,21 @@ export function salvage(text: string | null): { data: unknown; findings: Finding
   }
 }
 
-/** Marks reviewers gave earlier findings: fingerprint → PARTIAL. */
-function partialMarks(parsed: readonly (ParsedReview | null)[]): Set<string> {
-  const marks = new Set<string>();
-  for (const p of parsed) if (p?.ok) for (const mark of p.previous) if (mark.status === 'PARTIAL') marks.add(mark.fingerprint);
+/**
+ * Marks the valid reviews gave earlier findings (`parsed` in REVIEWERS order): fingerprint → the gravest
+ * one (NOT_FIXED before PARTIAL) and the reviewers who gave a mark that is not FIXED.
+ */
+function previousMarks(parsed: readonly (ParsedReview | null)[]): Map<string, { status: 'PARTIAL' | 'NOT_FIXED'; by: Reviewer[] }> {
+  const marks = new Map<string, { status: 'PARTIAL' | 'NOT_FIXED'; by: Reviewer[] }>();
+  parsed.forEach((p, i) => {
+    if (!p?.ok) return;
+    for (const mark of p.previous) {
+      if (mark.status !== 'PARTIAL' && mark.status !== 'NOT_FIXED') continue;
+      const had = marks.get(mark.fingerprint);
+      const by = [...new Set([...(had?.by ?? []), REVIEWERS[i]!])];
+      marks.set(mark.fingerprint, { status: had?.status === 'NOT_FIXED' || mark.status === 'NOT_FIXED' ? 'NOT_FIXED' : 'PARTIAL', by });
+    }
+  });
   return marks;
 }
 
@@ -158,7 +169,8 @@ export function aggregateRound(input: RoundInput): Verdict {
   const previous = input.history[input.history.length - 1];
   const wasOpen = (v: Verdict) => v.findings.filter((f) => f.toFixer || f.status === 'CONTESTED');
   const prevOpen = previous ? wasOpen(previous) : [];
-  const partial = partialMarks(parsedReviews);
+  const marks = previousMarks(parsedReviews);
+  const partial = { has: (fingerprint: string): boolean => marks.get(fingerprint)?.status === 'PARTIAL' };
   const keyOf = (f: Pick<MergedFinding, 'file' | 'category' | 'identity'>): IdentityKey => ({ file: f.file, family: f.category, text: f.identity });
   // Identity across rounds: a finding that matches an earlier one keeps the earlier fingerprint; the
   // previous round first, then the rounds before it, latest first.
@@ -181,6 +193,20 @@ export function aggregateRound(input: RoundInput): Verdict {
     merged.toFixer = merged.grounding.status !== 'ungrounded' && merged.status !== 'CONTESTED';
     return merged;
   });
+  // An earlier finding a reviewer marks NOT_FIXED or PARTIAL stays open whether or not a review reports it
+  // again: a round whose reviewer says it is not fixed does not end DONE.
+  if (marks.size > 0) {
+    const present = new Set(merged.map((f) => f.fingerprint));
+    for (const p of prevOpen) {
+      const mark = marks.get(p.fingerprint);
+      if (!mark || present.has(p.fingerprint)) continue;
+      const carried: MergedFinding = { ...p, status: mark.status, reporters: mark.by };
+      if (anyDeclines && (input.declines[carried.fingerprint] ?? 0) >= CONTESTED_AFTER) carried.status = 'CONTESTED';
+      carried.toFixer = carried.grounding.status !== 'ungrounded' && carried.status !== 'CONTESTED';
+      merged.push(carried);
+      present.add(p.fingerprint);
+    }
+  }
   const { findings, classes } = classify(merged, input.history, input.fixes ?? [], input.iteration);
   const escalations = escalationOutcomes(input.escalated ?? [], classes, diagnoses, input.history.find((v) => v.iteration === input.iteration - 1), input.fixes ?? []);
 

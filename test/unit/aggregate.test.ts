@@ -235,6 +235,23 @@ describe('re-review statuses across three rounds', () => {
     expect(r2.statuses[0]).toMatchObject({ fingerprint: fp, status: 'PARTIAL' });
   });
 
+  // Found by an adversarial pass: a round in which every reviewer reported nothing but marked the earlier
+  // finding NOT_FIXED (or PARTIAL) in "previous" ended DONE, the finding listed FIXED.
+  it.each(['not_fixed', 'partial'])('an earlier finding a reviewer marks %s stays open, even unreported: the round is not DONE', (status) => {
+    const r1 = round(1, { critic: [offByOne()] });
+    const fp = r1.findings[0]!.fingerprint;
+    const marked = JSON.stringify({ issues: [], previous: [{ fingerprint: fp, status }], summary: { critical: 0, warning: 0, info: 0, verdict: 'clean' } });
+    const r2 = round(2, { critic: marked }, [r1]);
+    const expected = status === 'partial' ? 'PARTIAL' : 'NOT_FIXED';
+    expect(r2.findings).toEqual([expect.objectContaining({ fingerprint: fp, status: expected, toFixer: true, reporters: ['critic'] })]);
+    expect(r2.statuses[0]).toMatchObject({ fingerprint: fp, status: expected });
+    expect(r2).toMatchObject({ overall_verdict: 'issues_found', total_issues: 1, gate: { reviewClean: false } });
+    expect(r2.next).not.toBe('DONE');
+    // Marked FIXED by every reviewer and not reported: fixed.
+    const fixed = round(2, { critic: JSON.stringify({ issues: [], previous: [{ fingerprint: fp, status: 'fixed' }], summary: { critical: 0, warning: 0, info: 0, verdict: 'clean' } }) }, [r1]);
+    expect(fixed).toMatchObject({ overall_verdict: 'clean', next: 'DONE' });
+  });
+
   it('a finding declined twice and raised again is CONTESTED: reported, not sent to the fixer, not blocking DONE', () => {
     const r1 = round(1, { critic: [offByOne()] });
     const fp = r1.findings[0]!.fingerprint;
