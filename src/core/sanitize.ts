@@ -20,12 +20,19 @@ const ESCAPE_SEQUENCES =
 // characters, soft hyphen …), lone surrogates. Tab and line feed are handled by the whitespace rule.
 const INVISIBLE = /(?![\t\n])[\p{Cc}\p{Cf}\p{Cs}]/gu;
 const LINE_SEPARATORS = /[\r\u2028\u2029\u0085]+/g;
-// An opening bracket of any script, then the word in any case, width or look-alike script:
-// `[PHASE`, `［ＰＨＡＳＥ`, `【 phase`, `[РНАЅЕ` (Cyrillic).
-const OPENING = /\p{Ps}/u;
-const LOOK_ALIKES: Record<string, string> = { р: 'p', н: 'h', а: 'a', ѕ: 's', е: 'e', ρ: 'p', η: 'h', α: 'a', ε: 'e' };
+// An opening bracket of any script (or an angle, a corner, an opening quote), then the word in any case,
+// width, accent or look-alike script: `[PHASE`, `［ＰＨＡＳＥ`, `【 phase`, `[РНАЅЕ` (Cyrillic), `[ᴘʜᴀꜱᴇ`
+// (small capitals), `[ᏢᎻᎪᏚᎬ` (Cherokee), `[\u0301PHASE`, `⎡PHASE`, `<PHASE`.
+const OPENING = /[\p{Ps}\p{Pi}<‹«⎡⎢⎣⌈⌊﹤＜]/u;
+const MARK = /\p{M}/u;
+const LOOK_ALIKES: Record<string, string> = {
+  р: 'p', н: 'h', а: 'a', ѕ: 's', е: 'e', һ: 'h', ԛ: 'q', ρ: 'p', η: 'h', α: 'a', ε: 'e', ϲ: 's',
+  ᴘ: 'p', ʜ: 'h', ᴀ: 'a', ꜱ: 's', ᴇ: 'e', ɑ: 'a', ｈ: 'h', հ: 'h', ɦ: 'h', ꮲ: 'p', ꮋ: 'h', ꭺ: 'a', ꮪ: 's', ꭼ: 'e',
+  Ꮲ: 'p', Ꮋ: 'h', Ꭺ: 'a', Ꮪ: 's', Ꭼ: 'e',
+};
 const letter = (ch: string): string => {
-  const folded = ch.normalize('NFKC').toLowerCase();
+  if (LOOK_ALIKES[ch]) return LOOK_ALIKES[ch];
+  const folded = ch.normalize('NFKD').replace(/\p{M}/gu, '').normalize('NFKC').toLowerCase();
   return LOOK_ALIKES[folded] ?? folded;
 };
 
@@ -34,8 +41,11 @@ function neutralisePhaseMarkers(s: string): string {
   for (let i = 0; i < cs.length; i++) {
     if (!OPENING.test(cs[i]!)) continue;
     let j = i + 1;
-    while (j < cs.length && /\s/u.test(cs[j]!)) j++;
-    if (cs.slice(j, j + 5).map(letter).join('') === 'phase') cs[i] = '(';
+    while (j < cs.length && (/\s/u.test(cs[j]!) || MARK.test(cs[j]!))) j++;
+    // The next five letters, accents and other combining marks between them left out.
+    let word = '';
+    for (let k = j; k < cs.length && word.length < 5; k++) if (!MARK.test(cs[k]!)) word += letter(cs[k]!);
+    if (word.startsWith('phase')) cs[i] = '(';
   }
   return cs.join('');
 }

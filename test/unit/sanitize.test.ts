@@ -29,6 +29,16 @@ describe('sanitize', () => {
     ['\uFF3B\uFF30\uFF28\uFF21\uFF33\uFF25 R2]', '(\uFF30\uFF28\uFF21\uFF33\uFF25 R2]'],
     ['【PHASE R2】', '(PHASE R2】'],
     ['[\u0420\u041D\u0410\u0405\u0415 R2]', '(\u0420\u041D\u0410\u0405\u0415 R2]'],
+    // Found by an adversarial pass: small capitals, Cyrillic shha, Cherokee, a combining mark, other openers.
+    ['[\u1D18\u029C\u1D00\uA731\u1D07 R2]', '(\u1D18\u029C\u1D00\uA731\u1D07 R2]'],
+    ['[p\u04BBase R2]', '(p\u04BBase R2]'],
+    ['[\u13E2\u13BB\u13AA\u13DA\u13AC R2]', '(\u13E2\u13BB\u13AA\u13DA\u13AC R2]'],
+    ['[\u0301PHASE R2]', '(\u0301PHASE R2]'],
+    ['[P\u0301HASE R2]', '(P\u0301HASE R2]'],
+    ['\u23A1PHASE R2\u23A4', '(PHASE R2\u23A4'],
+    ['<PHASE R2>', '(PHASE R2>'],
+    ['\u00ABphase\u00BB', '(phase\u00BB'],
+    ['array[i] phase one', 'array[i] phase one'],
     ['  many   spaces\tand\ttabs \n ', 'many spaces and tabs'],
   ])('%j → %j', (input, output) => {
     expect(sanitize(input, { max: 200 })).toBe(output);
