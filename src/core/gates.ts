@@ -59,7 +59,7 @@ export function editGate(state: State | null, sessionId: string, agentType: stri
   if (target.guarded === 'hooks') return refuse(msg.deny.hooksRecord(target.abs ?? ''));
   if (target.inside && isHookOwned(target.rel)) return refuse(msg.deny.stateFile());
   if (!state || state.sessionId !== sessionId || !isActive(state)) return PASS;
-  if (target.guarded === 'protected' || (target.abs && segmentsOf(target.abs).some((seg) => seg.toLowerCase() === '.git'))) {
+  if (target.guarded === 'protected' || (target.abs && inGitDir({ segments: segmentsOf(target.abs), glob: false, recursive: false }))) {
     return refuse(msg.deny.protectedWrite(whoOf(roleOf(agentType)), target.abs ?? ''));
   }
   if (!target.inside) return PASS; // elsewhere outside the project: not this gate's business
