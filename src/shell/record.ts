@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sha256 } from '../state/digest';
-import { readRegular, readText, removeFile, writeAtomic } from './files';
+import { openRegular, readRegular, removeFile, writeAtomic } from './files';
 
 export const RECORD_VERSION = 1;
 
@@ -69,15 +69,32 @@ export function recordDir(root: string, env: NodeJS.ProcessEnv = process.env): s
 const recordFile = (dir: string): string => path.join(dir, 'record.json');
 const objectFile = (dir: string, digest: string): string => path.join(dir, 'objects', digest);
 
-/** The record in `dir`: null when there is none; a record that does not parse counts as empty (and is rewritten). */
-export function readRecord(dir: string): IntegrityRecord | null {
-  const text = readText(recordFile(dir));
-  if (text === null) return null;
+/**
+ * The record in `dir`: null when there is none, 'unreadable' when what stands in its place cannot be read
+ * (a directory, a FIFO, no permission: nothing the hooks wrote). A record that does not parse counts as
+ * empty (and is rewritten), so every file it vouched for is then unaccounted for.
+ */
+export function readRecordFile(dir: string): IntegrityRecord | 'unreadable' | null {
+  const read = openRegular(recordFile(dir));
+  if (read.kind === 'absent') return null;
+  if (read.kind !== 'bytes') return 'unreadable';
   try {
-    return parseRecord(JSON.parse(text));
+    return parseRecord(JSON.parse(read.bytes.toString('utf8')));
   } catch {
     return emptyRecord();
   }
+}
+
+/** readRecordFile, with an unreadable record as none. */
+export function readRecord(dir: string): IntegrityRecord | null {
+  const record = readRecordFile(dir);
+  return record === 'unreadable' ? null : record;
+}
+
+/** The record file's name in messages: project-relative when it is inside the project (the git dir), else absolute. */
+export function recordName(root: string, dir: string): string {
+  const rel = path.relative(root, recordFile(dir));
+  return rel.startsWith('..') || path.isAbsolute(rel) ? recordFile(dir) : rel.split(path.sep).join('/');
 }
 
 /** Checked by hand, not with zod: the gates read the record on every tool call. */
@@ -92,6 +109,8 @@ function parseRecord(data: unknown): IntegrityRecord {
 }
 
 export function writeRecord(dir: string, record: IntegrityRecord): void {
+  // Something that is not a file (a directory, a FIFO) cannot be renamed over: it goes first.
+  if (fs.lstatSync(recordFile(dir), { throwIfNoEntry: false })?.isFile() === false) fs.rmSync(recordFile(dir), { recursive: true, force: true });
   writeAtomic(recordFile(dir), `${JSON.stringify(record)}\n`, dir);
 }
 
@@ -167,6 +186,12 @@ export function markerPath(env: NodeJS.ProcessEnv = process.env): string | null 
   const project = env.CLAUDE_PROJECT_DIR;
   if (!data || !project || !path.isAbsolute(data) || !path.isAbsolute(project)) return null;
   return path.join(data, `live${project}`, 'loop');
+}
+
+/** Whether the live-loop marker stands: the hooks saved a running loop's state here and have not seen it end. */
+export function markerHeld(env: NodeJS.ProcessEnv = process.env): boolean {
+  const marker = markerPath(env);
+  return marker !== null && fs.existsSync(marker);
 }
 
 export function setMarker(env: NodeJS.ProcessEnv, on: boolean): void {

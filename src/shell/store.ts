@@ -15,7 +15,7 @@ import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, TMP_DIR, isRecorded, re
 import { State, STATE_SHAPE, STATE_VERSION } from '../state/schema';
 import { openRegular, readRegular, readText, sweepTemps, writeAtomic } from './files';
 import { withFileLock } from './lock';
-import { checkDigest, emptyRecord, findGitDir, getObject, getObjectBytes, objectHolds, pruneObjects, putObject, readRecord, recordDir, setMarker, writeRecord, type IntegrityRecord } from './record';
+import { checkDigest, emptyRecord, findGitDir, getObject, getObjectBytes, markerHeld, objectHolds, pruneObjects, putObject, readRecordFile, recordDir, recordName, setMarker, writeRecord, type IntegrityRecord } from './record';
 
 export const statePath = (root: string): string => path.join(root, STATE_FILE);
 const tmpRoot = (root: string): string => path.join(root, TMP_DIR);
@@ -28,6 +28,11 @@ export interface Store {
   /** The record as last read or written; null before the hooks wrote one. */
   record: IntegrityRecord | null;
   /**
+   * What happened to the record itself, when not what the hooks left: something unreadable stands in its
+   * place ('changed'), or it is gone while the live-loop marker says the hooks saved a running loop ('deleted').
+   */
+  fault: Tamper | null;
+  /**
    * Objects this store has checked or written, by digest: content-addressed, so a text once checked is
    * that digest's text (its bytes as read, or the text as written, decoded only when asked for). One hook
    * checks the frozen reviews when it loads and compares them again for the verdict; a review of
@@ -38,7 +43,10 @@ export interface Store {
 
 export function openStore(root: string, env: NodeJS.ProcessEnv = process.env): Store {
   const dir = recordDir(root, env);
-  return { root, env, dir, record: dir ? readRecord(dir) : null, objects: new Map() };
+  const read = dir ? readRecordFile(dir) : null;
+  const fault: Tamper | null =
+    dir === null ? null : read === 'unreadable' ? { file: recordName(root, dir), problem: 'changed' } : read === null && markerHeld(env) ? { file: recordName(root, dir), problem: 'deleted' } : null;
+  return { root, env, dir, record: read === 'unreadable' ? null : read, fault, objects: new Map() };
 }
 
 /** A stored object (its bytes, or the text it was written from), or null when it is missing or does not match its digest. */
@@ -107,6 +115,13 @@ function trustedState(store: Store): State | null {
 export function loadFrom(store: Store, full: boolean): Loaded {
   const raw = readState(store.root);
   const record = store.record;
+  if (store.fault) {
+    // Without its record nothing on disk can be vouched for: a state.json there is not trusted, and one
+    // deleted with the record (the marker says a loop ran) is no loop that ended.
+    if (raw.kind === 'absent' && !markerHeld(store.env)) return { kind: 'none' };
+    const gone: Tamper[] = raw.kind === 'absent' ? [{ file: STATE_FILE, problem: 'deleted' }] : [];
+    return { kind: 'tampered', state: null, problems: [store.fault, ...gone] };
+  }
   if (!record) {
     // No record (a loop from before it, or nowhere to keep one): the file is all there is.
     if (raw.kind === 'absent') return { kind: 'none' };

@@ -175,3 +175,47 @@ describe("a deleted state.json beside a forged 'cancelled' archive", () => {
     expect(messages([r]).join('\n')).toMatch(/the loop's files were changed outside the hooks: \.agents\/tmp\/state\.json was deleted/);
   });
 });
+
+// Found by an adversarial pass: with the record unreadable or gone, the hooks once fell back to trusting
+// state.json as it was, so an interpreter that forged a DONE state beside it had its verdict printed.
+describe('the record itself unreadable or deleted beside a forged DONE state', () => {
+  const forgeDone = (loop: Loop) => loop.dir.write('.agents/tmp/state.json', `${JSON.stringify({ ...loop.state(), status: 'done', currentPhase: 'DONE' }, null, 2)}\n`);
+  const record = (loop: Loop) => loop.dir.abs('.git/minions/record/top/record.json');
+
+  it.each([
+    ['a directory stands in its place', (loop: Loop) => (fs.rmSync(record(loop)), fs.mkdirSync(record(loop))), 'was changed outside the hooks'],
+    ['it is deleted', (loop: Loop) => fs.rmSync(record(loop)), 'was deleted'],
+    ['the whole record folder is deleted', (loop: Loop) => fs.rmSync(loop.dir.abs('.git/minions'), { recursive: true }), 'was deleted'],
+  ] as const)('%s: the next Stop names it and never says DONE; the session is free after', async (_, damage, said) => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    await loop.dispatchReviewers(['critic']);
+    forgeDone(loop);
+    damage(loop);
+    const r = await loop.stop();
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    const text = messages([r]).join('\n');
+    expect(text).not.toMatch(/DONE/);
+    expect(text).toContain(`.git/minions/record/top/record.json ${said}`);
+    expect(r.stdout?.decision).toBeUndefined();
+    // Nothing sound was left to keep: the forged file went to the archive, and nothing is gated.
+    expect(loop.hasState()).toBe(false);
+    expect(fs.existsSync(markerOf(loop))).toBe(false);
+    expect(fs.statSync(record(loop)).isFile()).toBe(true);
+    const again = await loop.stop();
+    expect(again).toMatchObject({ code: 0, stderr: '', stdout: null });
+  });
+
+  it('state.json deleted with the record while the loop ran: the next Stop reports both, once', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    await loop.dispatchReviewers(['critic']);
+    fs.rmSync(loop.dir.abs('.agents/tmp/state.json'));
+    fs.rmSync(loop.dir.abs('.git/minions'), { recursive: true });
+    const r = await loop.stop();
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(messages([r]).join('\n')).toMatch(/record\.json was deleted; \.agents\/tmp\/state\.json was deleted/);
+    expect(fs.existsSync(markerOf(loop))).toBe(false);
+    expect(await loop.stop()).toMatchObject({ code: 0, stderr: '', stdout: null });
+  });
+});
