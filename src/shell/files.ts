@@ -91,12 +91,56 @@ export function readText(file: string): string | null {
   return bytes === null || bytes === 'not-a-file' ? null : bytes.toString('utf8');
 }
 
-/** Writes `file` through a temporary file in `tempRoot/.tmp` (the same file system) and a rename. */
+/** What stands at a path (symlinks followed): null when nothing does, or a folder above it is not a folder. */
+function statOf(file: string): fs.Stats | null {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false }) ?? null;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+    throw err;
+  }
+}
+
+/** Moves what stands at `file` to `<file>.moved-<ms>` beside it: the hooks need the name, and lose nothing. */
+function moveAside(file: string): void {
+  fs.renameSync(file, `${file}.moved-${Date.now()}-${randomHex(2)}`);
+}
+
+/**
+ * Makes `dir` a folder, for the hooks' own trees (.agents/tmp, the record): a file, FIFO or socket that
+ * stands where it or a folder above it should be (an agent's `touch .agents/tmp/archive`) is moved aside
+ * rather than failing every later hook, the cancel included.
+ */
+export function ownDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    return;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST' && code !== 'ENOTDIR') throw err;
+  }
+  // The deepest path that exists, from `dir` upwards: it is the one that is not a folder.
+  for (let at = dir; ; at = path.dirname(at)) {
+    const stat = statOf(at);
+    if (stat) {
+      if (!stat.isDirectory()) moveAside(at);
+      break;
+    }
+    if (path.dirname(at) === at) break;
+  }
+  fs.mkdirSync(dir, { recursive: true });
+}
+
+/**
+ * Writes `file` through a temporary file in `tempRoot/.tmp` (the same file system) and a rename. Only for
+ * the hooks' own files: a folder standing at `file` is moved aside first (a rename cannot replace it).
+ */
 export function writeAtomic(file: string, content: string | Uint8Array, tempRoot: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  ownDir(path.dirname(file));
   const temp = tempPath(tempRoot);
   try {
     fs.writeFileSync(temp, content, { flag: 'wx' });
+    if (fs.lstatSync(file, { throwIfNoEntry: false })?.isDirectory()) moveAside(file);
     fs.renameSync(temp, file);
   } catch (err) {
     removeFile(temp);
@@ -135,6 +179,6 @@ export const HOST = os.hostname();
 /** A fresh temporary file's path under `tempRoot/.tmp`, named after this process. */
 export function tempPath(tempRoot: string): string {
   const dir = path.join(tempRoot, TEMP_DIR);
-  fs.mkdirSync(dir, { recursive: true });
+  ownDir(dir);
   return path.join(dir, `${process.pid}.${(++counter).toString(16)}${randomHex(4)}.tmp`);
 }

@@ -11,9 +11,10 @@ import { currentIteration } from '../core/loop-state';
 import { describeZodError } from '../zod';
 import { sha256 } from '../state/digest';
 import { stateProblems } from '../state/invariants';
-import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, STATE_FILE, TMP_DIR, isRecorded, reviewerFile } from '../state/paths';
+import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, REPORT_FILE, STATE_FILE, TMP_DIR, isRecorded, reviewerFile } from '../state/paths';
 import { State, STATE_SHAPE, STATE_VERSION } from '../state/schema';
-import { openRegular, readRegular, readText, sweepTemps, writeAtomic } from './files';
+import { openRegular, ownDir, readRegular, readText, sweepTemps, writeAtomic } from './files';
+import { reportError } from './io';
 import { withFileLock } from './lock';
 import { checkDigest, emptyRecord, findGitDir, getObject, getObjectBytes, markerHeld, objectHolds, pruneObjects, putObject, readRecordFile, recordDir, recordName, setMarker, writeRecord, type IntegrityRecord } from './record';
 
@@ -237,7 +238,7 @@ export function frozenHolds(store: Store, digest: string, bytes: Buffer): boolea
 
 /** Runs fn under the project's lock, after sweeping temporary files that killed hooks left behind. */
 export async function withLock<T>(root: string, fn: () => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
-  fs.mkdirSync(tmpRoot(root), { recursive: true });
+  ownDir(tmpRoot(root));
   // MINIONS_LOCK_WAIT_MS: how long a hook waits for a held lock (25 s unless set; 0.1–60 s).
   const wait = Number(env.MINIONS_LOCK_WAIT_MS);
   const waitMs = Number.isFinite(wait) && wait > 0 ? Math.min(Math.max(wait, 100), 60_000) : undefined;
@@ -328,10 +329,16 @@ const frozenDigests = (state: State): string[] =>
 function applyFileEffect(root: string, effect: Effect, now: string, bytesOf: (write: Extract<Effect, { type: 'write' }>) => Buffer): void {
   switch (effect.type) {
     case 'write':
-      writeAtomic(path.join(root, effect.path), bytesOf(effect), tmpRoot(root));
+      if (effect.path !== REPORT_FILE) return writeAtomic(path.join(root, effect.path), bytesOf(effect), tmpRoot(root));
+      // The report is for reading, not for the loop: one that cannot be written costs the state change nothing.
+      try {
+        writeAtomic(path.join(root, effect.path), bytesOf(effect), tmpRoot(root));
+      } catch (err) {
+        reportError('report', `could not write the loop's REPORT.md (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); /minions:report writes it again`, err);
+      }
       return;
     case 'mkdir':
-      fs.mkdirSync(path.join(root, effect.path), { recursive: true });
+      ownDir(path.join(root, effect.path));
       return;
     case 'archive-previous': {
       const into = effect.into ?? previousRunId(root) ?? `unknown-${now.replace(/[-:.]/g, '')}`;
@@ -363,7 +370,7 @@ function archive(root: string, id: string, withPhases: boolean): void {
   if (withPhases) moves.push([path.join(root, PHASES_DIR), path.join(dir, 'phases')]);
   for (const [from, to] of moves) {
     if (!fs.existsSync(from)) continue;
-    fs.mkdirSync(path.dirname(to), { recursive: true });
+    ownDir(path.dirname(to));
     // Same file system (both under .agents/tmp), so a rename moves it atomically.
     fs.renameSync(from, fs.existsSync(to) ? `${to}.${Date.now()}` : to);
   }

@@ -2,15 +2,16 @@
  * /minions:status and /minions:cancel: dist/cli.mjs run as the commands' `!` lines run it (cwd = the
  * project, CLAUDE_CODE_SESSION_ID set, no CLAUDE_PROJECT_DIR). The session id decides ownership.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Loop, projectTestdir } from '../helpers/loop';
+import { Loop, messages, projectTestdir } from '../helpers/loop';
 import { OTHER_SESSION, SESSION } from '../helpers/payloads';
 import { REVIEWERS, STATE, cleanReview, reviewWithIssues } from '../helpers/reviews';
 import { REPO_ROOT, runCli, runCommandLine } from '../helpers/run';
 import { rewriteState } from '../helpers/state';
-import { cloneTestdir, removeTestdirs, testdir, type TestDir } from '../helpers/testdir';
+import { cloneTestdir, removeTestdirs, tempDir, testdir, type TestDir } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
 
@@ -177,6 +178,70 @@ const USAGE = [
   '  minions --version         the version',
   '',
 ].join('\n');
+
+// Found by an adversarial pass: one `touch` or `mkdir` where the hooks need a folder or a file made every
+// later hook fail with a raw EEXIST/ENOTDIR/EISDIR, /minions:cancel included, so the loop could not be ended.
+describe.concurrent('/minions:cancel when something else stands where the hooks write', () => {
+  const file = (loop: Loop, rel: string) => (fs.rmSync(loop.dir.abs(rel), { recursive: true, force: true }), fs.mkdirSync(path.dirname(loop.dir.abs(rel)), { recursive: true }), fs.writeFileSync(loop.dir.abs(rel), 'kept\n'));
+  const folder = (loop: Loop, rel: string) => (fs.mkdirSync(loop.dir.abs(rel), { recursive: true }), fs.writeFileSync(path.join(loop.dir.abs(rel), 'inside'), 'kept\n'));
+  it.each([
+    ['a folder at phases/REPORT.md', (l: Loop) => folder(l, '.agents/tmp/phases/REPORT.md'), '.agents/tmp/archive/RUN/phases/REPORT.md'],
+    ['a file at .agents/tmp/archive', (l: Loop) => file(l, '.agents/tmp/archive'), '.agents/tmp/archive'],
+    ["a file at the run's archive folder", (l: Loop) => file(l, `.agents/tmp/archive/${l.state().runId}`), `.agents/tmp/archive/RUN`],
+    ['a file at .agents/tmp/.tmp (the temporary files)', (l: Loop) => file(l, '.agents/tmp/.tmp'), '.agents/tmp/.tmp'],
+    ["a file at the record's .tmp", (l: Loop) => file(l, '.git/minions/record/top/.tmp'), '.git/minions/record/top/.tmp'],
+  ] as const)('%s: the Stop hook and the cancel go ahead, and what stood there is moved aside, not lost', async (_, damage, at) => {
+    const loop = fresh();
+    const runId = loop.state().runId;
+    damage(loop);
+    const stop = await loop.stop();
+    expect(stop).toMatchObject({ code: 0, stderr: '' });
+    const r = await runCli(['cancel'], { cwd: loop.root, sessionId: SESSION });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toBe(`minions: review loop cancelled in R1 (Iteration 1/3); files archived to .agents/tmp/archive/${runId}/\n`);
+    expect(loop.hasState()).toBe(false);
+    expect(loop.dir.readJson(`.agents/tmp/archive/${runId}/state.json`)).toMatchObject({ status: 'cancelled' });
+    const where = at.replace('RUN', runId);
+    const aside = fs.readdirSync(path.dirname(loop.dir.abs(where))).filter((n) => n.startsWith(`${path.basename(where)}.moved-`));
+    expect(aside).toHaveLength(1);
+    const moved = path.join(path.dirname(loop.dir.abs(where)), aside[0]!);
+    expect(fs.readFileSync(fs.statSync(moved).isDirectory() ? path.join(moved, 'inside') : moved, 'utf8')).toBe('kept\n');
+  });
+
+  // An immutable file cannot be renamed over, by root either: a REPORT.md the hooks cannot replace.
+  const immutable = (file: string, on: boolean) => spawnSync('chattr', [on ? '+i' : '-i', file]).status === 0;
+  const probe = path.join(tempDir('minions-chattr-'), 'probe');
+  fs.writeFileSync(probe, '');
+  const canPin = immutable(probe, true) && immutable(probe, false);
+  it.skipIf(!canPin)('a REPORT.md that cannot be written (an immutable file): one line on stderr; the cancel and the archive go ahead', async () => {
+    const loop = fresh();
+    const runId = loop.state().runId;
+    const report = loop.dir.abs('.agents/tmp/phases/REPORT.md');
+    fs.writeFileSync(report, 'pinned\n');
+    expect(immutable(report, true)).toBe(true);
+    try {
+      const r = await runCli(['cancel'], { cwd: loop.root, sessionId: SESSION });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`minions: review loop cancelled in R1 (Iteration 1/3); files archived to .agents/tmp/archive/${runId}/\n`);
+      expect(r.stderr).toBe("minions report: could not write the loop's REPORT.md (EPERM); /minions:report writes it again (set MINIONS_DEBUG=1 for details)\n");
+      expect(loop.hasState()).toBe(false);
+      expect(loop.dir.readJson(`.agents/tmp/archive/${runId}/state.json`)).toMatchObject({ status: 'cancelled' });
+    } finally {
+      immutable(loop.dir.abs(`.agents/tmp/archive/${runId}/phases/REPORT.md`), false);
+      immutable(report, false);
+    }
+  });
+
+  it("a file at the record's objects folder: the hooks' copies are gone, so the Stop ends the loop as tampered; the next cancel finds none", async () => {
+    const loop = fresh();
+    file(loop, '.git/minions/record/top/objects');
+    const stop = await loop.stop();
+    expect(stop).toMatchObject({ code: 0, stderr: '' });
+    expect(messages([stop]).join('\n')).toMatch(/the loop's files were changed outside the hooks: .*r1-critic\.json \(the hooks' copy\) was deleted/);
+    expect((await runCli(['cancel'], { cwd: loop.root, sessionId: SESSION })).stdout).toBe('minions: no review loop is running in this project.\n');
+    expect(fs.readdirSync(loop.dir.abs('.git/minions/record/top')).filter((n) => n.startsWith('objects.moved-'))).toHaveLength(1);
+  });
+});
 
 describe.concurrent('the command line', () => {
   const manifest = (file: string): { version: string } => JSON.parse(fs.readFileSync(path.join(REPO_ROOT, file), 'utf8'));
