@@ -134,6 +134,16 @@ describe.concurrent('the Bash gate against spellings found later', () => {
     ["flock /tmp/l -c 'git stash'", 'git stash'],
   ] as [string, Expect][])('the witness: `%s` → %s', (command, expected) => check(r1, agentType('witness'), command, expected));
 
+  // Each writes its output into the git dir's config: a core.fsmonitor there runs under the next `git status`.
+  it.each(['git rev-list --format=%s --output=.git/config HEAD', 'git blame --output .git/config src/a.ts', 'git stash show -p --output=.git/config'])(
+    'the witness: `%s` (a write into the git directory) is refused',
+    async (command) => {
+      const r = await new Loop(r1).gateBash(command, agentType('witness'));
+      expect(r).toMatchObject({ code: 0, stderr: '' });
+      expect(denyReason(r)).toMatch(/the git directory and git's configuration/);
+    },
+  );
+
   it.each(["mkdir -p /tmp/e/.git && printf '[core]\\n\\tfsmonitor = x\\n' > /tmp/e/.git/config && git -C /tmp/e status", 'rm -rf .gi[[:lower:]]', "echo x > src/sub/.git/config"])('the fixer: `%s` (a write into a git directory) is refused', async (command) => {
     const r = await new Loop(r2).gateBash(command, FIXER);
     expect(r).toMatchObject({ code: 0, stderr: '' });
@@ -149,6 +159,7 @@ describe.concurrent('the Bash gate against spellings found later', () => {
   it.each([
     'a+=b rm .agents/tmp/state.json', "sh -c +e 'rm .agents/tmp/state.json'", '_=x rm -rf .agents', 'rm -rf .agent[[:alpha:]]', 'rm -rf .agent[]s]', 'mktemp -p .agents',
     'echo | xargs --eof rm -rf .agents', 'tar -cf /tmp/t.tar --remove-fi .agents/tmp/state.json', 'shuf -o .agents/tmp/state.json src/a.ts',
+    'git reflog --output=.agents/tmp/state.json',
   ])('the fixer: `%s` is refused', async (command) => {
     const r = await new Loop(r2).gateBash(command, FIXER);
     expect(r).toMatchObject({ code: 0, stderr: '' });
@@ -219,7 +230,7 @@ describe.concurrent('the fixer writes project files, not .agents/ or the git dir
     expect(denyReason(await new Loop(r2).gateBash(command, FIXER))).toMatch(reason);
   });
 
-  it.each(['cd src && sed -i s/a/b/ cart.ts', "printf 'x' > src/new.ts && npm test 2>&1 | tail -5", 'git diff --stat; git log -p -1 > /tmp/last.patch'])('`%s` is allowed', (command) =>
+  it.each(['cd src && sed -i s/a/b/ cart.ts', "printf 'x' > src/new.ts && npm test 2>&1 | tail -5", 'git diff --stat; git log -p -1 > /tmp/last.patch', 'git -C src status', 'git show HEAD --stat'])('`%s` is allowed', (command) =>
     check(r2, FIXER, command, 'allow'),
   );
 

@@ -327,6 +327,17 @@ describe('what bash runs that the analysis once missed', () => {
     ['git branch --edit-desc', 'git branch'],
     ['git notes --ref list add -m hi HEAD', 'git notes'],
     ['git diff --out x.txt', 'write x.txt'],
+    // A fourth pass (git 2.39, util-linux setarch, valgrind 3.19, OpenSSH ssh-agent). Whatever reads
+    // revision options writes `--output`, as the diff and log family does.
+    ['git rev-list --output=.git/config HEAD', 'write .git/config'],
+    ['git blame --output .git/config src/a.ts', 'write .git/config'],
+    ['git annotate --output=.git/config src/a.ts', 'write .git/config'],
+    ['git shortlog --output=.git/config HEAD', 'write .git/config'],
+    ['git reflog --output=.git/config', 'write .git/config'],
+    ['git reflog show --output=.agents/x', 'write .agents/x'],
+    ['git stash show -p --output=.git/config', 'write .git/config'],
+    ['git-rev-list --output=.git/config HEAD', 'write .git/config'],
+    ['git blame "$F"', 'opaque dynamic-command'],
   ])('%j: %s', (command, effect) => {
     expect(effectsOf(command)).toContain(effect);
   });
@@ -337,6 +348,8 @@ describe('what bash runs that the analysis once missed', () => {
     "grep -n '$(' script.sh", 'perl -0777 -ne print f', 'perl -Ci -pe 1 f', "git log --format='%h %s' -5", 'uniq in', 'script -q -c "git status" /dev/null',
     'ls | xargs -I{} echo {}', 'git ls-files | xargs grep -n TODO', 'tar -tf x.tar', 'tar --list --file=x.tar', 'mktemp -u', 'history',
     'npm test \\\n  -- --reporter=dot', 'cat <<EOF\nhello\nEOF', 'echo $HOME; ls ~/x', 'git notes --ref list list', 'git branch --list', 'mktemp',
+    'git status', 'git diff', 'git log -p', 'git show', 'git -C src status', 'git -C src log -p -- a.ts', 'git rev-list --count HEAD', 'git blame -L 1,5 src/a.ts',
+    'git stash show -p', 'git shortlog -sn HEAD', 'git reflog', 'git log -p --output=/tmp/log.txt',
   ])('%j stays allowed', (command) => {
     // Writes outside the project (the lock file in /tmp, /dev/null) are fine for everyone.
     expect(analyse(command).filter((e) => e.kind !== 'write' || e.target.kind !== 'path' || e.target.path.startsWith(`${ROOT}/`))).toEqual([]);

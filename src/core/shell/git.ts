@@ -88,14 +88,15 @@ const SPECS: Record<string, OptionSpec> = {
   grep: { short: 'efABCm', long: ['open-files-in-pager', 'max-depth', 'threads', 'context', 'after-context', 'before-context', 'max-count'] },
   notes: { long: ['ref'] },
 };
-/** The diff and log family reads `--output FILE` as well as `--output=FILE`. */
-for (const sub of ['diff', 'log', 'show', 'whatchanged', 'diff-tree', 'diff-files', 'diff-index', 'range-diff', 'format-patch']) SPECS[sub] = { long: ['output'] };
+/**
+ * Subcommands that write `--output=<file>` or `--output <file>`: the diff and log family, and everything
+ * that reads revision options (rev-list, blame, annotate, shortlog, reflog, stash show), checked in git 2.39.
+ */
+const OUTPUT_OPTION = new Set(['diff', 'log', 'show', 'whatchanged', 'diff-tree', 'diff-files', 'diff-index', 'range-diff', 'format-patch', 'rev-list', 'blame', 'annotate', 'shortlog', 'reflog', 'stash']);
+for (const sub of OUTPUT_OPTION) SPECS[sub] = { long: ['output'] };
 
 /** Read-only subcommands with an option that runs a program. */
 const PROGRAM_OPTIONS = new Set(['grep', 'ls-remote', 'archive', 'fsck']);
-
-/** Subcommands that accept `--output=<file>` (the diff and log family). */
-const OUTPUT_OPTION = new Set(['diff', 'log', 'show', 'whatchanged', 'diff-tree', 'diff-files', 'diff-index', 'range-diff', 'format-patch']);
 
 /** Splits an alias's value as git does (quotes group words). */
 function aliasWords(value: string): string[] {
