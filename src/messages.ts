@@ -426,6 +426,7 @@ const OPAQUE: Record<OpaqueReason, string> = {
   'stdin-code': 'feeds commands to a shell through a pipe or a file descriptor',
   alias: 'defines an alias that later commands could run',
   'program-option': 'names a program to run through an option or the environment',
+  'other-repository': 'points git at a git directory, index or work tree of its own choosing, whose configuration can run a program',
   'too-deep': 'nests code inside code too deeply',
 };
 

@@ -132,6 +132,7 @@ describe.concurrent('the Bash gate against spellings found later', () => {
     ["bash +x -c 'rm src/a.ts'", 'write'],
     ["bash +c 'rm src/a.ts'", 'write'],
     ["flock /tmp/l -c 'git stash'", 'git stash'],
+    ['GIT_DIR=/tmp/e git stash', 'git stash'],
   ] as [string, Expect][])('the witness: `%s` → %s', (command, expected) => check(r1, agentType('witness'), command, expected));
 
   // Each writes its output into the git dir's config: a core.fsmonitor there runs under the next `git status`.
@@ -149,6 +150,15 @@ describe.concurrent('the Bash gate against spellings found later', () => {
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(denyReason(r)).toMatch(/the git directory and git's configuration/);
   });
+
+  it.each(['GIT_DIR=/tmp/e git status', 'git --git-dir=/tmp/e log -p', 'GIT_INDEX_FILE=.agents/tmp/state.json git status'])(
+    'the fixer: `%s` (git in a repository of the command\'s choosing) is refused',
+    async (command) => {
+      const r = await new Loop(r2).gateBash(command, FIXER);
+      expect(r).toMatchObject({ code: 0, stderr: '' });
+      expect(denyReason(r)).toMatch(/points git at a git directory, index or work tree of its own choosing, whose configuration can run a program, so the gate cannot check it/);
+    },
+  );
 
   it.each(["let 'x[$(rm src/a.ts)]=1'", "[[ 'a[$(git stash)]' -eq 1 ]]", "declare 'a[$(rm y)]=1'"])('the witness: `%s` is refused (code bash runs when it evaluates a subscript)', async (command) => {
     const r = await new Loop(r1).gateBash(command, agentType('witness'));

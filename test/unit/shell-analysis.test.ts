@@ -338,6 +338,19 @@ describe('what bash runs that the analysis once missed', () => {
     ['git stash show -p --output=.git/config', 'write .git/config'],
     ['git-rev-list --output=.git/config HEAD', 'write .git/config'],
     ['git blame "$F"', 'opaque dynamic-command'],
+    // Another git directory (its config's core.fsmonitor runs under `git status`), index (rewritten where
+    // it says) or work tree; a mutation through one is still refused as the mutation.
+    ['GIT_DIR=/tmp/e git status', 'opaque other-repository'],
+    ['git --git-dir=/tmp/e status', 'opaque other-repository'],
+    ['git --git-dir /tmp/e diff', 'opaque other-repository'],
+    ['git --work-tree=/tmp/w status', 'opaque other-repository'],
+    ['git --bare log', 'opaque other-repository'],
+    ['GIT_COMMON_DIR=/tmp/e git status', 'opaque other-repository'],
+    ['GIT_INDEX_FILE=.agents/tmp/state.json git status', 'opaque other-repository'],
+    ['env GIT_OBJECT_DIRECTORY=/tmp/o git log', 'opaque other-repository'],
+    ['git --git-dir=/tmp/e apply --check p.diff', 'opaque other-repository'],
+    ['export GIT_DIR=/tmp/e; git status', 'opaque other-repository'],
+    ['GIT_DIR=/tmp/e git stash', 'git stash'],
   ])('%j: %s', (command, effect) => {
     expect(effectsOf(command)).toContain(effect);
   });
@@ -349,7 +362,7 @@ describe('what bash runs that the analysis once missed', () => {
     'ls | xargs -I{} echo {}', 'git ls-files | xargs grep -n TODO', 'tar -tf x.tar', 'tar --list --file=x.tar', 'mktemp -u', 'history',
     'npm test \\\n  -- --reporter=dot', 'cat <<EOF\nhello\nEOF', 'echo $HOME; ls ~/x', 'git notes --ref list list', 'git branch --list', 'mktemp',
     'git status', 'git diff', 'git log -p', 'git show', 'git -C src status', 'git -C src log -p -- a.ts', 'git rev-list --count HEAD', 'git blame -L 1,5 src/a.ts',
-    'git stash show -p', 'git shortlog -sn HEAD', 'git reflog', 'git log -p --output=/tmp/log.txt',
+    'git stash show -p', 'git shortlog -sn HEAD', 'git reflog', 'git log -p --output=/tmp/log.txt', 'echo "$GIT_DIR"; git status', 'git -c core.quotepath=off status',
   ])('%j stays allowed', (command) => {
     // Writes outside the project (the lock file in /tmp, /dev/null) are fine for everyone.
     expect(analyse(command).filter((e) => e.kind !== 'write' || e.target.kind !== 'path' || e.target.path.startsWith(`${ROOT}/`))).toEqual([]);
@@ -404,6 +417,9 @@ describe('git, whatever the spelling', () => {
     ['HOME=/tmp/h git diff', { kind: 'opaque', command: 'HOME=… git', why: 'program-option' }],
     ['env XDG_CONFIG_HOME=/tmp git status', { kind: 'opaque', command: 'XDG_CONFIG_HOME=… git', why: 'program-option' }],
     ['git grep -O foo', { kind: 'opaque', command: 'git grep --open-files-in-pager', why: 'program-option' }],
+    ['GIT_DIR=/tmp/e git status', { kind: 'opaque', command: 'GIT_DIR=… git', why: 'other-repository' }],
+    ['git --work-tree /tmp/w --git-dir=/tmp/e log', { kind: 'opaque', command: 'git --work-tree', why: 'other-repository' }],
+    ['GIT_INDEX_FILE=/tmp/i git --git-dir=.git reset', { kind: 'git', sub: 'reset', known: true, via: null }],
   ])('%j', (command, effect) => {
     expect(git(command)).toEqual(effect ? [effect] : []);
   });

@@ -23,7 +23,7 @@ export interface Invocation {
 
 export interface Runner {
   home: string | null;
-  /** A variable that makes git run programs, set somewhere in the command (null: none). */
+  /** A variable that makes git run programs or points it at another repository, set somewhere in the command (null: none). */
   gitEnv: string | null;
   /** TMPDIR is named somewhere in the command (mktemp's directory may be the command's own choice). */
   tmpdirSet?: boolean;

@@ -18,6 +18,7 @@ export type OpaqueReason =
   | 'stdin-code' // a shell reading its commands from a pipe or a file descriptor
   | 'alias' // `alias x=…`: later lines may run it
   | 'program-option' // an option that names a program to run (`git -c core.pager=…`, `sort --compress-program`)
+  | 'other-repository' // git pointed at a git dir, index or work tree the command chooses (`GIT_DIR=…`, `--git-dir`)
   | 'too-deep'; // code inside code inside code …
 
 export type ShellEffect =

@@ -29,8 +29,16 @@ const HARMLESS_CONFIG =
 /** Environment that makes git run a program, read other configuration (HOME: ~/.gitconfig) or write a trace file. */
 const PROGRAM_ENV = 'GIT_(?:CONFIG\\w*|EXTERNAL_DIFF|PAGER|SSH\\w*|ASKPASS|PROXY_COMMAND|EXEC_PATH|TRACE\\w*|EDITOR|SEQUENCE_EDITOR|TEMPLATE_DIR|DIFF_OPTS)|SSH_ASKPASS|HOME|XDG_CONFIG_HOME|PAGER|MANPAGER|LESSOPEN|LESSCLOSE|EDITOR|VISUAL';
 export const GIT_PROGRAM_ENV = new RegExp(`^(?:${PROGRAM_ENV})$`);
-/** The same names given a value anywhere in a script's text (`export GIT_EXTERNAL_DIFF=…; git diff`). */
-export const GIT_PROGRAM_ENV_SET = new RegExp(`(?<![\\w$])(${PROGRAM_ENV})\\s*\\+?=`);
+/**
+ * Environment that points git at a git directory, index or work tree of the command's choosing: that
+ * directory's config (core.fsmonitor) runs a program under `git status`, GIT_INDEX_FILE is rewritten
+ * where it says. Such a git is refused unless it is refused already as a mutation.
+ */
+const REPOSITORY_ENV = 'GIT_(?:DIR|WORK_TREE|COMMON_DIR|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES)';
+const GIT_REPOSITORY_ENV = new RegExp(`^(?:${REPOSITORY_ENV})$`);
+const GIT_ENV = `(${PROGRAM_ENV}|${REPOSITORY_ENV})`;
+/** Either kind given a value anywhere in a script's text (`export GIT_DIR=…; git status`). */
+export const GIT_ENV_SET = new RegExp(`(?<![\\w$])${GIT_ENV}\\s*\\+?=`);
 
 const READ_ONLY = new Set([
   'status', 'diff', 'log', 'show', 'blame', 'annotate', 'grep', 'shortlog', 'describe', 'rev-parse', 'rev-list', 'ls-files', 'ls-tree',
@@ -115,6 +123,10 @@ export function analyseGit(args: readonly Value[], assigned: readonly string[], 
   const program = (what: string): GitResult => refuse({ kind: 'opaque', command: what, why: 'program-option' });
   const env = assigned.find((name) => GIT_PROGRAM_ENV.test(name));
   if (env) return program(`${env}=… git`);
+  // A git directory, index or work tree the command names (or `--bare`, which makes the directory it runs
+  // in the git dir): refused once the subcommand is known, so a mutation is still refused as one.
+  const repository = assigned.find((name) => GIT_REPOSITORY_ENV.test(name));
+  let elsewhere: string | null = repository ? `${repository}=… git` : null;
   const aliases = new Map<string, string>();
   const chdir: Value[] = [];
   let i = 0;
@@ -135,6 +147,7 @@ export function analyseGit(args: readonly Value[], assigned: readonly string[], 
       continue;
     }
     if (name === '--exec-path' && eq !== -1) return program(`git ${t}`);
+    if (name === '--git-dir' || name === '--work-tree' || name === '--bare') elsewhere ??= `git ${name}`;
     if (GLOBAL_VALUED.has(name)) {
       if (name === '-C') {
         if (!value) return { kind: 'read', chdir, outputs: [] };
@@ -166,12 +179,13 @@ export function analyseGit(args: readonly Value[], assigned: readonly string[], 
   }
   const scanned = scanOptions(rest, (Object.hasOwn(SPECS, sub) ? SPECS[sub] : undefined) ?? {});
   const readOnly = READ_ONLY.has(sub) || ((Object.hasOwn(SOMETIMES, sub) ? SOMETIMES[sub] : undefined)?.(scanned, rest) ?? false);
+  if (sub === 'apply' && hasOption(scanned, 'index', 'cached', '3', '3way', 'intent-to-add', 'N')) return refuse({ kind: 'git', sub: 'apply --index', known: true, via: null });
+  if (!readOnly && sub !== 'apply') return refuse({ kind: 'git', sub, known: KNOWN_MUTATIONS.has(sub) || sub in SOMETIMES, via: null });
+  if (elsewhere) return refuse({ kind: 'opaque', command: elsewhere, why: 'other-repository' });
   if (sub === 'apply') {
-    if (hasOption(scanned, 'index', 'cached', '3', '3way', 'intent-to-add', 'N')) return refuse({ kind: 'git', sub: 'apply --index', known: true, via: null });
     if (hasOption(scanned, 'check', 'stat', 'numstat', 'summary') && !hasOption(scanned, 'apply')) return { kind: 'read', chdir, outputs: [] };
     return { kind: 'write-unknown', chdir };
   }
-  if (!readOnly) return refuse({ kind: 'git', sub, known: KNOWN_MUTATIONS.has(sub) || sub in SOMETIMES, via: null });
   if (sub === 'grep' && hasOption(scanned, 'O', 'open-files-in-pager')) return program('git grep --open-files-in-pager');
   if (sub === 'ls-remote' && hasOption(scanned, 'u', 'upload-pack')) return program('git ls-remote --upload-pack');
   if (sub === 'archive' && hasOption(scanned, 'exec')) return program('git archive --exec');
