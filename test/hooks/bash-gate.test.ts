@@ -151,7 +151,7 @@ describe.concurrent('the Bash gate against spellings found later', () => {
     expect(denyReason(r)).toMatch(/the git directory and git's configuration/);
   });
 
-  it.each(['GIT_DIR=/tmp/e git status', 'git --git-dir=/tmp/e log -p', 'GIT_INDEX_FILE=.agents/tmp/state.json git status'])(
+  it.each(['GIT_DIR=/tmp/e git status', 'git --git-dir=/tmp/e log -p', 'export GIT_"DIR"=/tmp/e; git diff', 'GIT_INDEX_FILE=.agents/tmp/state.json git status'])(
     'the fixer: `%s` (git in a repository of the command\'s choosing) is refused',
     async (command) => {
       const r = await new Loop(r2).gateBash(command, FIXER);

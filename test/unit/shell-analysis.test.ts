@@ -351,6 +351,12 @@ describe('what bash runs that the analysis once missed', () => {
     ['git --git-dir=/tmp/e apply --check p.diff', 'opaque other-repository'],
     ['export GIT_DIR=/tmp/e; git status', 'opaque other-repository'],
     ['GIT_DIR=/tmp/e git stash', 'git stash'],
+    // Those set in other spellings, and the test knob that names an fsmonitor program.
+    [': ${GIT_DIR:=/tmp/e}; export GIT_DIR; git status', 'opaque other-repository'],
+    ['read GIT_DIR <<< /tmp/e; export GIT_DIR; git status', 'opaque other-repository'],
+    ['export GIT_"DIR"=/tmp/e; git status', 'opaque other-repository'],
+    ["export GIT_'EXTERNAL_DIFF'=./x; git diff", 'opaque program-option'],
+    ['GIT_TEST_FSMONITOR=./x git status', 'opaque program-option'],
   ])('%j: %s', (command, effect) => {
     expect(effectsOf(command)).toContain(effect);
   });

@@ -6,7 +6,7 @@
  */
 import { SHELL_CODE_VARIABLES, SUBSCRIPT_CODE, resolvePath, runInvocation, type Cwd, type Invocation, type Runner, type Stdin } from './commands';
 import type { ShellEffect } from './effects';
-import { GIT_ENV_SET } from './git';
+import { gitEnvSet } from './git';
 import { plainScript, type Parse, type SyntaxNode } from './syntax';
 import { GrammarMismatch, wordValues, type Value, type WordContext } from './words';
 
@@ -109,7 +109,7 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
     return false;
   }
   // Set for this script and every one after it: an exported variable reaches later git commands.
-  options.gitEnv ??= GIT_ENV_SET.exec(source)?.[1] ?? null;
+  options.gitEnv ??= gitEnvSet(source);
   options.tmpdir ||= /\bTMPDIR\b/.test(source);
   const words: WordContext = { home: options.home };
   try {

@@ -26,8 +26,11 @@ const GLOBAL_FLAGS = new Set([
 const HARMLESS_CONFIG =
   /^(?:(?:color|user|author|committer|advice|i18n|pretty|column|grep|status|blame|log|init|safe|format)\.[^\s]+|core\.(?:quotepath|abbrev|autocrlf|safecrlf|commentchar|commentstring|ignorecase|precomposeunicode|filemode|whitespace|eol|pager-disabled)|diff\.(?:noprefix|mnemonicprefix|renames|renamelimit|algorithm|context|interhunkcontext|relative|indentheuristic|suppressblankempty|colormoved|colormovedws|wserrorhighlight|statgraphwidth|statnamewidth|ignoresubmodules|dirstat))$/i;
 
-/** Environment that makes git run a program, read other configuration (HOME: ~/.gitconfig) or write a trace file. */
-const PROGRAM_ENV = 'GIT_(?:CONFIG\\w*|EXTERNAL_DIFF|PAGER|SSH\\w*|ASKPASS|PROXY_COMMAND|EXEC_PATH|TRACE\\w*|EDITOR|SEQUENCE_EDITOR|TEMPLATE_DIR|DIFF_OPTS)|SSH_ASKPASS|HOME|XDG_CONFIG_HOME|PAGER|MANPAGER|LESSOPEN|LESSCLOSE|EDITOR|VISUAL';
+/**
+ * Environment that makes git run a program, read other configuration (HOME: ~/.gitconfig) or write a
+ * trace file; GIT_TEST_FSMONITOR names a program as core.fsmonitor does, the other test knobs write files.
+ */
+const PROGRAM_ENV = 'GIT_(?:CONFIG\\w*|EXTERNAL_DIFF|PAGER|SSH\\w*|ASKPASS|PROXY_COMMAND|EXEC_PATH|TRACE\\w*|TEST_\\w*|EDITOR|SEQUENCE_EDITOR|TEMPLATE_DIR|DIFF_OPTS)|SSH_ASKPASS|HOME|XDG_CONFIG_HOME|PAGER|MANPAGER|LESSOPEN|LESSCLOSE|EDITOR|VISUAL';
 export const GIT_PROGRAM_ENV = new RegExp(`^(?:${PROGRAM_ENV})$`);
 /**
  * Environment that points git at a git directory, index or work tree of the command's choosing: that
@@ -37,8 +40,16 @@ export const GIT_PROGRAM_ENV = new RegExp(`^(?:${PROGRAM_ENV})$`);
 const REPOSITORY_ENV = 'GIT_(?:DIR|WORK_TREE|COMMON_DIR|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES)';
 const GIT_REPOSITORY_ENV = new RegExp(`^(?:${REPOSITORY_ENV})$`);
 const GIT_ENV = `(${PROGRAM_ENV}|${REPOSITORY_ENV})`;
-/** Either kind given a value anywhere in a script's text (`export GIT_DIR=…; git status`). */
-export const GIT_ENV_SET = new RegExp(`(?<![\\w$])${GIT_ENV}\\s*\\+?=`);
+/** Either kind given a value anywhere in a script's text: `export GIT_EXTERNAL_DIFF=…; git diff`, `: ${GIT_DIR:=…}`. */
+const GIT_ENV_ASSIGNED = new RegExp(`(?<![\\w$])${GIT_ENV}\\s*[+:]?=`);
+/** Or named by a declaration without one (`read GIT_DIR; export GIT_DIR`). */
+const GIT_ENV_DECLARED = new RegExp(`\\b(?:export|declare|typeset|readonly|local)\\b[^;&|\\n]*?(?<![\\w$])${GIT_ENV}(?!\\w)`);
+
+/** The first such name a script sets, read with its quotes and backslashes taken out (`export GIT_"DIR"=…`). */
+export function gitEnvSet(source: string): string | null {
+  const text = source.replace(/\$(?=['"])|["'\\]/g, '');
+  return (GIT_ENV_ASSIGNED.exec(text) ?? GIT_ENV_DECLARED.exec(text))?.[1] ?? null;
+}
 
 const READ_ONLY = new Set([
   'status', 'diff', 'log', 'show', 'blame', 'annotate', 'grep', 'shortlog', 'describe', 'rev-parse', 'rev-list', 'ls-files', 'ls-tree',
