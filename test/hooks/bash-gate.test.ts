@@ -132,6 +132,8 @@ describe.concurrent('the Bash gate against spellings found later', () => {
     ["bash +x -c 'rm src/a.ts'", 'write'],
     ["bash +c 'rm src/a.ts'", 'write'],
     ["flock /tmp/l -c 'git stash'", 'git stash'],
+    ['setarch x86_64 -R rm -rf src', 'write'],
+    ['setarch x86_64 --addr-no-randomize git stash', 'git stash'],
     ['GIT_DIR=/tmp/e git stash', 'git stash'],
   ] as [string, Expect][])('the witness: `%s` → %s', (command, expected) => check(r1, agentType('witness'), command, expected));
 
@@ -240,7 +242,7 @@ describe.concurrent('the fixer writes project files, not .agents/ or the git dir
     expect(denyReason(await new Loop(r2).gateBash(command, FIXER))).toMatch(reason);
   });
 
-  it.each(['cd src && sed -i s/a/b/ cart.ts', "printf 'x' > src/new.ts && npm test 2>&1 | tail -5", 'git diff --stat; git log -p -1 > /tmp/last.patch', 'git -C src status', 'git show HEAD --stat'])('`%s` is allowed', (command) =>
+  it.each(['cd src && sed -i s/a/b/ cart.ts', "printf 'x' > src/new.ts && npm test 2>&1 | tail -5", 'git diff --stat; git log -p -1 > /tmp/last.patch', 'git -C src status', 'git show HEAD --stat', 'setarch x86_64 -R npm test'])('`%s` is allowed', (command) =>
     check(r2, FIXER, command, 'allow'),
   );
 

@@ -357,6 +357,12 @@ describe('what bash runs that the analysis once missed', () => {
     ['export GIT_"DIR"=/tmp/e; git status', 'opaque other-repository'],
     ["export GIT_'EXTERNAL_DIFF'=./x; git diff", 'opaque program-option'],
     ['GIT_TEST_FSMONITOR=./x git status', 'opaque program-option'],
+    // setarch's options after the architecture; without a program it runs a shell on its input.
+    ['setarch x86_64 -R rm -rf src', 'write src'],
+    ['setarch x86_64 --addr-no-randomize git stash', 'git stash'],
+    ['setarch -R x86_64 rm x', 'write x'],
+    ["echo 'git stash' | setarch x86_64", 'opaque stdin-code'],
+    ["linux64 -R <<< 'rm x'", 'write x'],
   ])('%j: %s', (command, effect) => {
     expect(effectsOf(command)).toContain(effect);
   });
@@ -369,6 +375,7 @@ describe('what bash runs that the analysis once missed', () => {
     'npm test \\\n  -- --reporter=dot', 'cat <<EOF\nhello\nEOF', 'echo $HOME; ls ~/x', 'git notes --ref list list', 'git branch --list', 'mktemp',
     'git status', 'git diff', 'git log -p', 'git show', 'git -C src status', 'git -C src log -p -- a.ts', 'git rev-list --count HEAD', 'git blame -L 1,5 src/a.ts',
     'git stash show -p', 'git shortlog -sn HEAD', 'git reflog', 'git log -p --output=/tmp/log.txt', 'echo "$GIT_DIR"; git status', 'git -c core.quotepath=off status',
+    'setarch x86_64 -R true', 'linux64 true', 'setarch --list',
   ])('%j stays allowed', (command) => {
     // Writes outside the project (the lock file in /tmp, /dev/null) are fine for everyone.
     expect(analyse(command).filter((e) => e.kind !== 'write' || e.target.kind !== 'path' || e.target.path.startsWith(`${ROOT}/`))).toEqual([]);

@@ -483,6 +483,22 @@ function splitAssignments(vs: Value[]): { assigned: string[]; rest: Value[] } {
   return { assigned, rest: vs.slice(i) };
 }
 
+/**
+ * `setarch [ARCH] [OPTIONS] [PROGRAM [ARG…]]`, and its links named after an architecture (`linux64 -R
+ * …`): its options come after the architecture, and without a program it runs a shell, which reads its
+ * commands from setarch's input.
+ */
+const setarch =
+  (named: boolean) =>
+  (args: Value[]): Unwrapped => {
+    const arch = !named && args[0]?.kind === 'literal' && !args[0].text.startsWith('-');
+    if (!named && args[0] && args[0].kind !== 'literal') return { kind: 'opaque' };
+    const s = scanOptions(arch ? args.slice(1) : args, { known: ['list', 'help', 'version'], stopAtOperand: true });
+    if (hasOption(s, 'list', 'help', 'h', 'version', 'V')) return { kind: 'none' };
+    if (s.operands[0] && s.operands[0].kind !== 'literal') return { kind: 'opaque' };
+    return run(s.operands.length ? s.operands : [lit('sh')]);
+  };
+
 const WRAPPERS: Record<string, (args: Value[]) => Unwrapped> = {
   command: (args) => {
     const s = scanOptions(args, { stopAtOperand: true });
@@ -609,12 +625,12 @@ const WRAPPERS: Record<string, (args: Value[]) => Unwrapped> = {
     return hasOption(s, 'p', 'pid') ? { kind: 'none' } : run(s.operands);
   },
   setpriv: simpleWrapper({ long: ['ruid', 'euid', 'rgid', 'egid', 'reuid', 'regid', 'groups', 'inh-caps', 'ambient-caps', 'bounding-set', 'securebits', 'pdeathsig', 'selinux-label', 'apparmor-profile', 'landlock-access', 'landlock-rule'] }),
-  setarch: simpleWrapper({}, 1),
-  linux32: simpleWrapper({}),
-  linux64: simpleWrapper({}),
-  i386: simpleWrapper({}),
-  x86_64: simpleWrapper({}),
-  uname26: simpleWrapper({}),
+  setarch: setarch(false),
+  linux32: setarch(true),
+  linux64: setarch(true),
+  i386: setarch(true),
+  x86_64: setarch(true),
+  uname26: setarch(true),
   'ssh-agent': simpleWrapper({ short: 'aEOPt' }),
   'dbus-run-session': simpleWrapper({ long: ['config-file', 'dbus-daemon'] }),
   nsenter: simpleWrapper({ short: 'tSGwWr', optional: 'muinpUCT', long: ['target', 'setuid', 'setgid', 'wd', 'root', 'env'] }),
