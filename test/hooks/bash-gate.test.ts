@@ -138,7 +138,7 @@ describe.concurrent('the Bash gate against spellings found later', () => {
   ] as [string, Expect][])('the witness: `%s` → %s', (command, expected) => check(r1, agentType('witness'), command, expected));
 
   // Each writes its output into the git dir's config: a core.fsmonitor there runs under the next `git status`.
-  it.each(['git rev-list --format=%s --output=.git/config HEAD', 'git blame --output .git/config src/a.ts', 'git stash show -p --output=.git/config'])(
+  it.each(['git rev-list --format=%s --output=.git/config HEAD', 'git blame --output .git/config src/a.ts', 'git stash show -p --output=.git/config', 'valgrind --xml-file=.git/config true'])(
     'the witness: `%s` (a write into the git directory) is refused',
     async (command) => {
       const r = await new Loop(r1).gateBash(command, agentType('witness'));
@@ -171,7 +171,7 @@ describe.concurrent('the Bash gate against spellings found later', () => {
   it.each([
     'a+=b rm .agents/tmp/state.json', "sh -c +e 'rm .agents/tmp/state.json'", '_=x rm -rf .agents', 'rm -rf .agent[[:alpha:]]', 'rm -rf .agent[]s]', 'mktemp -p .agents',
     'echo | xargs --eof rm -rf .agents', 'tar -cf /tmp/t.tar --remove-fi .agents/tmp/state.json', 'shuf -o .agents/tmp/state.json src/a.ts',
-    'git reflog --output=.agents/tmp/state.json',
+    'git reflog --output=.agents/tmp/state.json', 'valgrind --log-file=.agents/tmp/state.json true', 'ssh-agent -a .agents/tmp/agent.sock true',
   ])('the fixer: `%s` is refused', async (command) => {
     const r = await new Loop(r2).gateBash(command, FIXER);
     expect(r).toMatchObject({ code: 0, stderr: '' });

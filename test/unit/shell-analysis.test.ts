@@ -363,6 +363,13 @@ describe('what bash runs that the analysis once missed', () => {
     ['setarch -R x86_64 rm x', 'write x'],
     ["echo 'git stash' | setarch x86_64", 'opaque stdin-code'],
     ["linux64 -R <<< 'rm x'", 'write x'],
+    // valgrind's log, XML and out files; ssh-agent's socket.
+    ['valgrind --log-file=.agents/tmp/state.json true', 'write .agents/tmp/state.json'],
+    ['valgrind --xml=yes --xml-file=.git/config true', 'write .git/config'],
+    ['valgrind --log-file=.agents/vg.%p true', 'write glob'],
+    ['valgrind --log-file=%q{D}/x true', 'write dynamic'],
+    ['valgrind --tool=massif true', 'write glob'],
+    ['ssh-agent -a .agents/sock true', 'write .agents/sock'],
   ])('%j: %s', (command, effect) => {
     expect(effectsOf(command)).toContain(effect);
   });
@@ -375,7 +382,7 @@ describe('what bash runs that the analysis once missed', () => {
     'npm test \\\n  -- --reporter=dot', 'cat <<EOF\nhello\nEOF', 'echo $HOME; ls ~/x', 'git notes --ref list list', 'git branch --list', 'mktemp',
     'git status', 'git diff', 'git log -p', 'git show', 'git -C src status', 'git -C src log -p -- a.ts', 'git rev-list --count HEAD', 'git blame -L 1,5 src/a.ts',
     'git stash show -p', 'git shortlog -sn HEAD', 'git reflog', 'git log -p --output=/tmp/log.txt', 'echo "$GIT_DIR"; git status', 'git -c core.quotepath=off status',
-    'setarch x86_64 -R true', 'linux64 true', 'setarch --list',
+    'setarch x86_64 -R true', 'linux64 true', 'setarch --list', 'valgrind -q --log-file=/tmp/vg.log true', 'ssh-agent -a /tmp/agent.sock true',
   ])('%j stays allowed', (command) => {
     // Writes outside the project (the lock file in /tmp, /dev/null) are fine for everyone.
     expect(analyse(command).filter((e) => e.kind !== 'write' || e.target.kind !== 'path' || e.target.path.startsWith(`${ROOT}/`))).toEqual([]);

@@ -280,6 +280,32 @@ function mktemp(args: Value[]): Writes {
   return targetsOf([template], false);
 }
 
+/** Valgrind's tools that write `<tool>.out.<pid>` in the directory they run in, unless told another file. */
+const VALGRIND_OUT_FILES = new Set(['massif', 'callgrind', 'cachegrind', 'dhat']);
+
+/** A valgrind file name: `%p` (the pid) and `%n` (a sequence number) are any digits, `%q{VAR}` is a variable's value. */
+const valgrindFile = (name: string): Value =>
+  name.includes('%q') ? { kind: 'dynamic', text: name } : /%[pn]/.test(name) ? { kind: 'glob', pattern: name.replace(/%[pn]/g, '*').replace(/%%/g, '%') } : lit(name.replace(/%%/g, '%'));
+
+/**
+ * valgrind's own files (its options are `--name=value` only, before the program): the log and XML
+ * files, a tool's `--<tool>-out-file`, or that tool's default out file.
+ */
+function valgrindWrites(args: Value[]): Writes {
+  const options: string[] = [];
+  for (const v of args) {
+    if (v.kind !== 'literal' || !v.text.startsWith('-')) break;
+    options.push(v.text);
+  }
+  const named = options.flatMap((o) => {
+    const m = /^--(log-file|xml-file|[\w-]+-out-file)=(.*)$/s.exec(o);
+    return m ? [{ option: m[1]!, v: valgrindFile(m[2]!) }] : [];
+  });
+  const tool = options.map((o) => /^--tool=(.*)$/s.exec(o)?.[1]).filter((t) => t !== undefined).at(-1) ?? 'memcheck';
+  const defaults = VALGRIND_OUT_FILES.has(tool) && !named.some((n) => n.option === `${tool}-out-file`) ? [{ kind: 'glob', pattern: `${tool}.out.*` } as Value] : [];
+  return targetsOf([...named.map((n) => n.v), ...defaults], false);
+}
+
 /** Formatters and fixers that rewrite the files they are given unless told only to check. */
 const rewritesUnless =
   (...checks: string[]) =>
@@ -717,6 +743,8 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
     }
     if (name === 'flock') emitWrites(`flock`, targetsOf(scanOptions(args, { short: 'wEc', stopAtOperand: true }).operands.slice(0, 1), false), inv.cwd, runner);
     if (name === 'strace' || name === 'ltrace') emitWrites(name, targetsOf(optionValues(scanOptions(args, { short: 'oeEpPsSuaIbX', stopAtOperand: true }), 'o'), false), inv.cwd, runner);
+    if (name === 'valgrind') emitWrites(name, valgrindWrites(args), inv.cwd, runner);
+    if (name === 'ssh-agent') emitWrites(name, targetsOf(optionValues(scanOptions(args, { short: 'aEOPt', stopAtOperand: true }), 'a'), false), inv.cwd, runner);
     if (u.argv.length === 0) return undefined;
     const cwd = u.base ? chdir(inv.cwd, u.base, runner.home) : inv.cwd;
     const argv = u.appendDynamic ? [...u.argv, { kind: 'dynamic', text: '<input>' } as Value] : u.argv;
