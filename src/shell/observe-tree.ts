@@ -15,9 +15,14 @@ export const MAX_FIX_DELTA = 128 * 1024;
  * base commit (the empty tree before the first commit) to the tree, and, when `fixedFrom` is given, the
  * fixer's change from it. The snapshot and the first patch come from one process (snapshotWithDiff).
  */
-function snapshotAndPatches(root: string, base: string | null, fixedFrom: string | null = null): { tree: string | null; patches: RoundPatches; diff: Patch | null } {
+function snapshotAndPatches(
+  root: string,
+  base: string | null,
+  fixedFrom: string | null = null,
+  loopStart = false,
+): { tree: string | null; patches: RoundPatches; diff: Patch | null } {
   // The base commit's tree is named to git as `<commit>:<prefix>` in the diff itself: no process to resolve it first.
-  const { tree, diff } = snapshotWithDiff(root, base ? commitTreeSpec(root, base) : EMPTY_TREE, MAX_DIFF_PATCH);
+  const { tree, diff } = snapshotWithDiff(root, base ? commitTreeSpec(root, base) : EMPTY_TREE, MAX_DIFF_PATCH, undefined, { loopStart });
   return {
     tree,
     diff,
@@ -35,7 +40,8 @@ function snapshotAndPatches(root: string, base: string | null, fixedFrom: string
  */
 export function startObservation(root: string): { head: string | null; tree: string | null; patches: RoundPatches; changedFiles: string[] } {
   const head = headCommit(root);
-  const { tree, patches, diff } = snapshotAndPatches(root, head);
+  // The loop's start saves the repository's excludes and filter drivers for the loop's later snapshots.
+  const { tree, patches, diff } = snapshotAndPatches(root, head, null, true);
   const gone = new Set(diff?.renamedFrom ?? []);
   const changedFiles = (diff?.files ?? []).filter((f) => !gone.has(f) && !f.startsWith('.agents/')).sort();
   return { head, tree, patches, changedFiles };

@@ -7,6 +7,13 @@
  *
  * What a snapshot covers: the files under the project root that git would see with `git add -A`
  * (tracked and untracked, .gitignore honoured), without the plugin's own `.agents/`.
+ *
+ * An agent with a shell can change the repository's config, attributes and excludes during the loop, so
+ * a snapshot does not take them as it finds them: the settings that let git trust a file's stat data or
+ * skip files are forced (FORCED_CONFIG, and the file system's own answers for fileMode, symlinks and
+ * ignoreCase), the work tree is named (core.worktree, core.bare), every filter driver configured now is
+ * blanked and those of the loop's start put back, and excludes (.git/info/exclude, core.excludesFile) are
+ * those of the loop's start. What is left: see README, "Tree snapshots".
  */
 import { execFileSync } from './child-process';
 import fs from 'node:fs';
@@ -45,6 +52,8 @@ interface Repo {
   gitDir: string;
   /** The project root's path inside the repository, '' or ending in '/'. */
   prefix: string;
+  /** The work tree's top, when found on the file system (not when GIT_DIR or GIT_WORK_TREE name the repository). */
+  top?: string;
 }
 
 /** Repositories found by this process, by project root: a hook asks for one several times (snapshot, base tree). */
@@ -70,7 +79,7 @@ function repoOf(root: string): Repo | null {
   const found = findGitDir(real);
   if (!found) return null;
   const inside = path.relative(found.top, real).split(path.sep).join('/');
-  const repo = { gitDir: path.resolve(found.gitDir), prefix: inside ? `${inside}/` : '' };
+  const repo = { gitDir: path.resolve(found.gitDir), prefix: inside ? `${inside}/` : '', top: found.top };
   repos.set(root, repo);
   return repo;
 }
@@ -100,34 +109,159 @@ export function snapshotTree(root: string): string | null {
 }
 
 /**
+ * Config every git call of a snapshot is given, over the repository's own: git trusts no stat data it
+ * would not trust by default (checkStat, trustctime, ignoreStat, fsmonitor, untrackedCache), writes no
+ * shared index into the git dir (splitIndex), skips no path (sparseCheckout) and does not fail on a
+ * line-end conversion (safecrlf). All plain words: the script takes them unquoted.
+ */
+const FORCED_CONFIG = [
+  'core.quotepath=off',
+  'core.fsmonitor=false',
+  'core.checkStat=default',
+  'core.trustctime=true',
+  'core.ignoreStat=false',
+  'core.untrackedCache=false',
+  'core.splitIndex=false',
+  'core.sparseCheckout=false',
+  'core.safecrlf=false',
+];
+
+/** What the file system of a git dir does, asked as `git init` asks it; by git dir, once per process. */
+const fsTraits = new Map<string, string[]>();
+
+/**
+ * core.fileMode, core.symlinks and core.ignoreCase as the file system holding `dir` answers them, not as
+ * the config says: an agent's `core.fileMode=false` would hide a chmod +x, `core.ignoreCase=true` a new
+ * file named like another but for case. A probe that fails leaves the setting to the config.
+ */
+function fileSystemConfig(dir: string): string[] {
+  const known = fsTraits.get(dir);
+  if (known) return known;
+  const probe = path.join(dir, `probe.${process.pid}.${Date.now()}`);
+  const link = `${probe}.link`;
+  const out: string[] = [];
+  try {
+    fs.writeFileSync(probe, '', { mode: 0o644 });
+    const before = fs.statSync(probe).mode;
+    fs.chmodSync(probe, 0o755);
+    const after = fs.statSync(probe).mode;
+    out.push(`core.fileMode=${(before & 0o100) === 0 && (after & 0o100) !== 0}`);
+    out.push(`core.ignoreCase=${fs.existsSync(path.join(dir, path.basename(probe).toUpperCase()))}`);
+    let symlinks = true;
+    try {
+      fs.symlinkSync('probe', link);
+    } catch {
+      symlinks = false;
+    }
+    out.push(`core.symlinks=${symlinks}`);
+  } catch {
+    // the config decides
+  } finally {
+    removeFile(probe);
+    removeFile(link);
+  }
+  fsTraits.set(dir, out);
+  return out;
+}
+
+/**
+ * The filter drivers of the loop's start (`git config -z --get-regexp '^filter\.'` as the script saved it:
+ * `key\nvalue` or `key`, NUL-ended), as GIT_CONFIG_PARAMETERS entries: git reads them after the script's
+ * blanking of the drivers configured now (GIT_CONFIG_COUNT), so a driver redefined during the loop runs as
+ * it was defined at the start, and one defined during the loop does not run.
+ */
+export function filterParameters(saved: string): string {
+  const sq = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+  return saved
+    .split('\0')
+    .filter(Boolean)
+    .map((entry) => {
+      const eol = entry.indexOf('\n');
+      return eol === -1 ? sq(entry) : `${sq(entry.slice(0, eol))}=${sq(entry.slice(eol + 1))}`;
+    })
+    .join(' ');
+}
+
+/**
  * The shell script of a snapshot: `git add -A` into the private index ($1), `git write-tree` (with $2, the
  * --prefix of a project below the repository's top, when set), the tree's id on the first line, and then,
  * when $3 names a tree-ish, `git diff-tree -z --raw -p` from it to the new tree. One process from the hook
- * instead of three: every process node starts costs the hook a fork of itself, a few percent of a node
- * start. A TERM (the hook's timeout) during the add, the step that can take long, ends the add as well.
- * Exit status: 3 the add failed, 4 the write, 5 the diff (the tree's line is printed by then).
+ * instead of several: every process node starts costs the hook a fork of itself, a few percent of a node
+ * start. A TERM (the hook's timeout) during an add, the step that can take long, ends the add as well.
+ *
+ * The settings of the loop's start live in $4.excludes (core.excludesFile's patterns, then
+ * info/exclude's), $4.info-exclude and $4.filters; $5 = 1 (the loop's start) saves them from the
+ * repository, $6 being its common git dir (where info/exclude is). Without them (a loop started before
+ * they were kept) no excludes but .gitignore apply and no filter runs. The add honours .git/info/exclude
+ * as it is now (git has no switch to skip it): when it differs from the saved one ($7 set), `git ls-files -o`
+ * with only .gitignore and the saved excludes names what the add left out, and a second add takes those.
+ * Exit status 1 of an add is a path it could not add (an empty nested repository, an unreadable file),
+ * the rest added: not a failure. Exit status: 3 the add failed, 4 the write, 5 the diff (the tree's line is
+ * printed by then).
  */
-const GIT = 'git -c core.quotepath=off -c core.fsmonitor=false';
-const snapshotScript = (): string =>
-  [
-    `GIT_INDEX_FILE="$1" ${GIT} add -A --ignore-errors -- . ':(exclude).agents' >/dev/null 2>&1 &`,
-    `pid=$!`,
+const snapshotScript = (config: readonly string[]): string => {
+  const git = ['git', ...config.flatMap((c) => ['-c', c])].join(' ');
+  return [
+    `export GIT_INDEX_FILE="$1"`,
+    `pid=`,
+    `run() { "$@" & pid=$!; wait "$pid"; }`,
     `trap 'kill "$pid" 2>/dev/null; exit 143' TERM`,
-    `wait "$pid" || exit 3`,
+    `if [ "$5" = 1 ]; then`,
+    `  x=$(${git} config --path --get core.excludesFile) || x="\${XDG_CONFIG_HOME:-$HOME/.config}/git/ignore"`,
+    `  { cat -- "$x"; echo; cat -- "$6/info/exclude"; } >"$1.x" 2>/dev/null`,
+    `  cat -- "$6/info/exclude" >"$1.i" 2>/dev/null`,
+    `  ${git} config -z --get-regexp '^filter\\.' >"$1.f"`,
+    `  mv -f "$1.x" "$4.excludes" && mv -f "$1.i" "$4.info-exclude" && mv -f "$1.f" "$4.filters" || exit 3`,
+    `else`,
+    // Every filter key configured now, blanked: no clean or process command, not required.
+    `  n=\${GIT_CONFIG_COUNT:-0}`,
+    `  keys=$(${git} config --name-only --get-regexp '^filter\\.')`,
+    `  while IFS= read -r k; do [ -z "$k" ] || { export "GIT_CONFIG_KEY_$n=$k" "GIT_CONFIG_VALUE_$n="; n=$((n + 1)); }; done <<EOF`,
+    `$keys`,
+    `EOF`,
+    `  export GIT_CONFIG_COUNT=$n`,
+    `fi`,
+    `ex=/dev/null; [ ! -f "$4.excludes" ] || ex="$4.excludes"`,
+    `run ${git} -c core.excludesFile="$ex" add -A --ignore-errors -- . ':(exclude).agents' >/dev/null 2>&1`,
+    `[ $? -le 1 ] || exit 3`,
+    `if [ -n "$7" ]; then`,
+    `  ${git} ls-files -z -o --exclude-per-directory=.gitignore --exclude-from="$ex" -- . ':(exclude).agents' >"$1.new" || exit 3`,
+    `  if [ -s "$1.new" ]; then`,
+    `    run ${git} --literal-pathspecs add -f --ignore-errors --pathspec-from-file="$1.new" --pathspec-file-nul >/dev/null 2>&1`,
+    `    [ $? -le 1 ] || exit 3`,
+    `  fi`,
+    `fi`,
     `trap - TERM`,
-    `tree=$(GIT_INDEX_FILE="$1" ${GIT} write-tree \${2:+"$2"}) || exit 4`,
+    `tree=$(${git} write-tree \${2:+"$2"}) || exit 4`,
     `printf '%s\\n' "$tree"`,
     `[ -n "$3" ] || exit 0`,
     // diffArgs are plain words: nothing to quote.
-    `${GIT} ${diffArgs.join(' ')} -z --raw -p "$3" "$tree" || exit 5`,
+    `${git} ${diffArgs.join(' ')} -z --raw -p "$3" "$tree" || exit 5`,
   ].join('\n');
+};
+
+/** The repository's common git dir (a linked worktree's git dir names it in its commondir file). */
+function commonDir(gitDir: string): string {
+  try {
+    return path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
+  } catch {
+    return gitDir;
+  }
+}
 
 /**
  * The project's tree (as snapshotTree) and, when `from` names a tree-ish, the patch from it to that tree
  * (as diffTreesOrNull, cut at maxBytes), from one process. The tree is null when the snapshot failed,
- * the patch null when the diff did.
+ * the patch null when the diff did. At the loop's start (`loopStart`) the repository's excludes and filter
+ * drivers are saved for the loop's later snapshots.
  */
-export function snapshotWithDiff(root: string, from: string | null, maxBytes = 512 * 1024, timeoutMs = SNAPSHOT_TIMEOUT_MS + 15_000): { tree: string | null; diff: Patch | null } {
+export function snapshotWithDiff(
+  root: string,
+  from: string | null,
+  maxBytes = 512 * 1024,
+  timeoutMs = SNAPSHOT_TIMEOUT_MS + 15_000,
+  options: { loopStart?: boolean } = {},
+): { tree: string | null; diff: Patch | null } {
   const none = { tree: null, diff: null };
   const repo = repoOf(root);
   if (!repo) return none;
@@ -146,14 +280,26 @@ export function snapshotWithDiff(root: string, from: string | null, maxBytes = 5
     } catch {
       // first snapshot: start from an empty index
     }
+    const saved = path.join(dir, 'loop');
+    const env: NodeJS.ProcessEnv = { ...process.env, GIT_OPTIONAL_LOCKS: '0' };
+    // Named, the work tree is the project's whatever core.worktree or core.bare now say.
+    if (repo.top) env.GIT_WORK_TREE = repo.top;
+    if (!options.loopStart) {
+      const filters = filterParameters(readOptional(`${saved}.filters`) ?? '');
+      if (filters) env.GIT_CONFIG_PARAMETERS = [process.env.GIT_CONFIG_PARAMETERS, filters].filter(Boolean).join(' ');
+    }
+    const common = commonDir(repo.gitDir);
+    // Read as the script reads them (a missing file is empty): the second pass only when they differ.
+    const infoChanged = !options.loopStart && (readOptional(path.join(common, 'info', 'exclude')) ?? '') !== (readOptional(`${saved}.info-exclude`) ?? '');
+    const args = [mine, repo.prefix ? `--prefix=${repo.prefix}` : '', from ?? '', saved, options.loopStart ? '1' : '', common, infoChanged ? '1' : ''];
     let out: string;
     let diffFailed = false;
     try {
-      out = execFileSync('/bin/sh', ['-c', snapshotScript(), 'minions-snapshot', mine, repo.prefix ? `--prefix=${repo.prefix}` : '', from ?? ''], {
+      out = execFileSync('/bin/sh', ['-c', snapshotScript([...FORCED_CONFIG, ...fileSystemConfig(dir)]), 'minions-snapshot', ...args], {
         cwd: root,
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'ignore'],
-        env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+        env,
         timeout: timeoutMs,
         maxBuffer: MAX_OUTPUT,
       });
@@ -172,8 +318,7 @@ export function snapshotWithDiff(root: string, from: string | null, maxBytes = 5
   } catch {
     return none;
   } finally {
-    removeFile(mine);
-    removeFile(`${mine}.lock`);
+    for (const file of [mine, `${mine}.lock`, `${mine}.new`, `${mine}.x`, `${mine}.i`, `${mine}.f`]) removeFile(file);
   }
 }
 

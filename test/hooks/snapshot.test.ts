@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { EMPTY_TREE, changedPaths, commitTree, commitTreeSpec, diffStat, diffTrees, diffTreesOrNull, privateDir, readBlob, restorePaths, snapshotTree, snapshotWithDiff } from '../../src/shell/snapshot';
-import { removeTestdirs, tempDir, testdir } from '../helpers/testdir';
+import { openTestdir, removeTestdirs, tempDir, testdir, type TestDir } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
 
@@ -240,5 +240,202 @@ describe('restorePaths', () => {
     expect(fs.statSync(dir.abs('run.sh')).mode & 0o111).not.toBe(0);
     expect(dir.exists('added.txt')).toBe(false);
     expect(dir.read('keep.txt')).toBe('user edit\n');
+  });
+});
+
+/**
+ * An agent with a shell can change the repository's config, attributes and excludes between two snapshots.
+ * Each case sets one such change after the loop's first snapshot, then changes the project: the next
+ * snapshot must hold the change, and no program the agent configured may run.
+ */
+describe('a repository changed to hide a change from the snapshot', () => {
+  const HOUR_AGO = new Date(Date.now() - 3600_000);
+  /** A project whose files are older than any snapshot (no racy-git re-hash), snapshot at a loop's start. */
+  const startedProject = (files: Record<string, string> = {}) => {
+    const dir = testdir({ 'a.txt': 'hello one\n', 'run.sh': '#!/bin/sh\n', '.gitignore': '*.log\n', ...files });
+    for (const rel of ['a.txt', 'run.sh', ...Object.keys(files)]) fs.utimesSync(dir.abs(rel), HOUR_AGO, HOUR_AGO);
+    const start = snapshotWithDiff(dir.root, null, undefined, undefined, { loopStart: true }).tree!;
+    expect(start).toMatch(/^[0-9a-f]{40}$/);
+    return { dir, start };
+  };
+  /**
+   * Same size, same mtime: only the ctime (and the content) tell. In the next second: a git built without
+   * USE_NSEC compares whole seconds of ctime, so a rewrite within the second of the last snapshot would
+   * pass for unchanged even with git's defaults.
+   */
+  const sameSizeSameTime = (dir: TestDir) => {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1001 - (Date.now() % 1000));
+    fs.writeFileSync(dir.abs('a.txt'), 'hello two\n');
+    fs.utimesSync(dir.abs('a.txt'), HOUR_AGO, HOUR_AGO);
+  };
+  const marker = () => path.join(tempDir(), 'ran');
+  /** A program that leaves a marker and answers like a filter that maps every file to one frozen text. */
+  const program = (ran: string, body = 'cat >/dev/null; printf "hello one\\n"') => {
+    const file = path.join(tempDir(), 'agent-program');
+    fs.writeFileSync(file, `#!/bin/sh\ntouch '${ran}'\n${body}\n`, { mode: 0o755 });
+    return file;
+  };
+
+  test.each([
+    ['core.checkStat=minimal', ['core.checkStat', 'minimal']],
+    ['core.trustctime=false', ['core.trustctime', 'false']],
+  ])('%s: a same-size rewrite with its mtime put back is seen', (_name, [key, value]) => {
+    const { dir } = startedProject();
+    dir.git('config', key!, value!);
+    sameSizeSameTime(dir);
+    expect(readBlob(dir.root, snapshotTree(dir.root)!, 'a.txt')).toBe('hello two\n');
+  });
+
+  test('core.ignoreStat=true: a snapshot taken while it is set does not mark files unchanged for the next ones', () => {
+    const { dir } = startedProject();
+    dir.git('config', 'core.ignoreStat', 'true');
+    dir.write('a.txt', 'second\n');
+    expect(readBlob(dir.root, snapshotTree(dir.root)!, 'a.txt')).toBe('second\n');
+    dir.write('a.txt', 'third\n');
+    expect(readBlob(dir.root, snapshotTree(dir.root)!, 'a.txt')).toBe('third\n');
+  });
+
+  test('core.fileMode=false: a chmod +x is seen', () => {
+    const { dir } = startedProject();
+    dir.git('config', 'core.fileMode', 'false');
+    fs.chmodSync(dir.abs('run.sh'), 0o755);
+    expect(dir.git('ls-tree', snapshotTree(dir.root)!, 'run.sh')).toMatch(/^100755 /);
+  });
+
+  test('core.ignoreCase=true on a case-sensitive file system: a new file differing only in case is seen', () => {
+    const { dir } = startedProject();
+    dir.git('config', 'core.ignoreCase', 'true');
+    dir.write('A.txt', 'new\n');
+    expect(readBlob(dir.root, snapshotTree(dir.root)!, 'A.txt')).toBe('new\n');
+  });
+
+  test('core.sparseCheckout=true with a sparse-checkout file: a new file outside it is seen', () => {
+    const { dir } = startedProject();
+    dir.git('config', 'core.sparseCheckout', 'true');
+    fs.writeFileSync(dir.abs('.git/info/sparse-checkout'), '/a.txt\n');
+    dir.write('new.txt', 'new\n');
+    expect(readBlob(dir.root, snapshotTree(dir.root)!, 'new.txt')).toBe('new\n');
+  });
+
+  test('core.autocrlf=true with core.safecrlf=true: a file with mixed line ends does not fail the snapshot', () => {
+    const { dir } = startedProject();
+    dir.git('config', 'core.autocrlf', 'true');
+    dir.git('config', 'core.safecrlf', 'true');
+    dir.write('a.txt', 'one\r\ntwo\n');
+    expect(readBlob(dir.root, snapshotTree(dir.root)!, 'a.txt')).toContain('two');
+  });
+
+  test.each([
+    ['core.bare=true', (_dir: TestDir) => ['core.bare', 'true']],
+    ['core.worktree naming another directory', (_dir: TestDir) => ['core.worktree', tempDir()]],
+  ])('%s: the project is still what is snapshot', (_name, setting) => {
+    const { dir } = startedProject();
+    const [key, value] = setting(dir);
+    dir.git('config', key!, value!);
+    dir.write('a.txt', 'changed\n');
+    expect(readBlob(dir.root, snapshotTree(dir.root)!, 'a.txt')).toBe('changed\n');
+  });
+
+  test('core.fsmonitor naming a program: it is not run, and it cannot say nothing changed', () => {
+    const { dir } = startedProject();
+    const ran = marker();
+    dir.git('config', 'core.fsmonitor', program(ran, 'printf "/\\0"'));
+    sameSizeSameTime(dir);
+    expect(readBlob(dir.root, snapshotTree(dir.root)!, 'a.txt')).toBe('hello two\n');
+    expect(fs.existsSync(ran)).toBe(false);
+  });
+
+  test('core.splitIndex=true: no shared index lands in the git dir', () => {
+    const { dir } = startedProject();
+    dir.git('config', 'core.splitIndex', 'true');
+    dir.write('a.txt', 'changed\n');
+    expect(readBlob(dir.root, snapshotTree(dir.root)!, 'a.txt')).toBe('changed\n');
+    expect(fs.readdirSync(dir.abs('.git')).filter((f) => f.startsWith('sharedindex'))).toEqual([]);
+  });
+
+  test.each([
+    ['.gitattributes', (dir: TestDir) => dir.write('.gitattributes', '* filter=agent\n')],
+    ['.git/info/attributes', (dir: TestDir) => fs.writeFileSync(dir.abs('.git/info/attributes'), '* filter=agent\n')],
+    [
+      'core.attributesFile',
+      (dir: TestDir) => {
+        const file = path.join(tempDir(), 'attributes');
+        fs.writeFileSync(file, '* filter=agent\n');
+        dir.git('config', 'core.attributesFile', file);
+      },
+    ],
+  ])('a clean filter set during the loop, named in %s: the agent’s program is not run, and the change is seen', (_name, attribute) => {
+    const { dir } = startedProject();
+    const ran = marker();
+    dir.git('config', 'filter.agent.clean', program(ran));
+    dir.git('config', 'filter.agent.required', 'true');
+    attribute(dir);
+    dir.write('a.txt', 'changed\n');
+    expect(readBlob(dir.root, snapshotTree(dir.root)!, 'a.txt')).toBe('changed\n');
+    expect(fs.existsSync(ran)).toBe(false);
+  });
+
+  test('a long-running filter process set during the loop (in an included config file) is not run', () => {
+    const { dir } = startedProject();
+    const ran = marker();
+    const included = path.join(tempDir(), 'included.config');
+    fs.writeFileSync(included, `[filter "Agent.Two"]\n\tprocess = ${program(ran, 'exit 1')}\n`);
+    dir.git('config', 'include.path', included);
+    fs.writeFileSync(dir.abs('.git/info/attributes'), '* filter=Agent.Two\n');
+    dir.write('a.txt', 'changed\n');
+    expect(readBlob(dir.root, snapshotTree(dir.root)!, 'a.txt')).toBe('changed\n');
+    expect(fs.existsSync(ran)).toBe(false);
+  });
+
+  test('a filter configured before the loop started keeps working, and redefining it during the loop does not run the new program', () => {
+    const dir = testdir({ '.gitattributes': '*.up filter=upper\n' });
+    dir.git('config', 'filter.upper.clean', 'tr a-z A-Z');
+    dir.write('x.up', 'shout\n');
+    const start = snapshotWithDiff(dir.root, null, undefined, undefined, { loopStart: true }).tree!;
+    expect(readBlob(dir.root, start, 'x.up')).toBe('SHOUT\n');
+    const ran = marker();
+    dir.git('config', 'filter.upper.clean', program(ran));
+    dir.write('x.up', 'louder\n');
+    expect(readBlob(dir.root, snapshotTree(dir.root)!, 'x.up')).toBe('LOUDER\n');
+    expect(fs.existsSync(ran)).toBe(false);
+  });
+
+  test('excludes added during the loop (.git/info/exclude, core.excludesFile) do not hide new files; those of the loop’s start and .gitignore still do', () => {
+    const dir = testdir({ '.gitignore': '*.log\n' });
+    fs.appendFileSync(dir.abs('.git/info/exclude'), 'local-notes.txt\n');
+    const globalExcludes = path.join(tempDir(), 'ignore');
+    fs.writeFileSync(globalExcludes, '.idea/\n');
+    dir.git('config', 'core.excludesFile', globalExcludes);
+    snapshotWithDiff(dir.root, null, undefined, undefined, { loopStart: true });
+
+    fs.appendFileSync(dir.abs('.git/info/exclude'), 'hidden/\nsecret.txt\n');
+    const agentExcludes = path.join(tempDir(), 'agent-ignore');
+    fs.writeFileSync(agentExcludes, 'also-hidden.txt\n');
+    dir.git('config', 'core.excludesFile', agentExcludes);
+    for (const rel of ['hidden/a.txt', 'secret.txt', 'also-hidden.txt', 'local-notes.txt', '.idea/ws.xml', 'debug.log']) dir.write(rel, 'x\n');
+    const files = dir.git('ls-tree', '-r', '--name-only', snapshotTree(dir.root)!).trim().split('\n');
+    expect(files.sort()).toEqual(['.gitignore', 'also-hidden.txt', 'hidden/a.txt', 'secret.txt']);
+  });
+
+  test('nested repositories: an empty one does not fail the snapshot; one with a commit is recorded by its commit, not its files', () => {
+    const { dir } = startedProject();
+    const empty = dir.abs('scratch');
+    fs.mkdirSync(empty);
+    execFileSync('git', ['init', '-q'], { cwd: empty });
+    fs.writeFileSync(path.join(empty, 'f.txt'), 'f\n');
+    const nested = openTestdir(dir.abs('vendor/lib'));
+    fs.mkdirSync(nested.root, { recursive: true });
+    nested.git('init', '-q');
+    nested.write('lib.txt', 'lib\n');
+    nested.git('add', '-A');
+    nested.git('commit', '-qm', 'lib');
+    dir.write('a.txt', 'changed\n');
+    const tree = snapshotTree(dir.root)!;
+    expect(readBlob(dir.root, tree, 'a.txt')).toBe('changed\n');
+    expect(dir.git('ls-tree', '-r', tree).trim().split('\n').filter((l) => !/\t(a\.txt|run\.sh|\.gitignore)$/.test(l))).toEqual([
+      `160000 commit ${nested.git('rev-parse', 'HEAD').trim()}\tvendor/lib`,
+    ]);
+    nested.write('lib.txt', 'changed inside\n'); // not committed in the nested repository: not seen
+    expect(snapshotTree(dir.root)).toBe(snapshotTree(dir.root));
   });
 });
