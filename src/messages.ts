@@ -3,6 +3,7 @@ import { FIXER_TYPE, REVIEWERS, agentType, type Reviewer } from './core/agents';
 import {
   absolute,
   changedDuringReviewFile,
+  UNSNAPSHOTTED,
   diffFile,
   escalationFile,
   findingsFile,
@@ -83,6 +84,12 @@ function changeLine(state: State, current: IterationRecord): string {
   if (!diff) return 'No diff is available (no git snapshot of the project): review the changed files listed above.';
   const from = state.base ? `the loop's base ${state.base.slice(0, 12)}` : 'an empty repository';
   return `The change under review, from ${from} to the tree this review starts from (untracked files included): ${at(state, diffFile(state.iteration))} (${patchSize(diff)}).`;
+}
+
+/** What changed while a round was reviewed, for a line: the files, or that the project could not be snapshotted. */
+export function changedDuringText(changed: readonly string[]): string {
+  if (changed[0] === UNSNAPSHOTTED) return 'git could not snapshot the project when the review ended, so a change during it cannot be ruled out';
+  return `${plural(changed.length, 'project file')} changed during the review (${changed.slice(0, 3).map((f) => truncate(f, 200)).join(', ')}${changed.length > 3 ? ', …' : ''})`;
 }
 
 /** A re-review checks the previous findings and the fixer's change first. */
@@ -457,9 +464,7 @@ export const notify = {
       .filter(Boolean)
       .join(', ');
     const found = v.total_issues === 0 ? (v.overall_verdict === 'clean' ? 'no issues' : 'no findings to fix (a review was invalid)') : `${plural(v.total_issues, 'issue')} (${countsText(v)})`;
-    const changed = v.changedDuringReview.length
-      ? `; ${plural(v.changedDuringReview.length, 'project file')} changed during the review (${v.changedDuringReview.slice(0, 3).map((f) => truncate(f, 200)).join(', ')}${v.changedDuringReview.length > 3 ? ', …' : ''}): see ${changedDuringReviewFile(state.iteration)}`
-      : '';
+    const changed = v.changedDuringReview.length ? `; ${changedDuringText(v.changedDuringReview)}: see ${changedDuringReviewFile(state.iteration)}` : '';
     const to = { DONE: 'DONE', STOPPED: `STOPPED (${stopReasonText(v.stopReason)})`, R2: 'R2: fixing', R1: `R1: re-reviewing (iteration ${next.iteration})` }[v.next];
     return `${PREFIX} review ${state.iteration}/${state.maxIterations}: ${found}${extras ? ` [${extras}]` : ''}; score ${v.score.toFixed(2)} ${v.band.replace(/_/g, ' ')}, ${v.scale}/10 ${v.readiness.replace('_', ' ')}${changed} → ${to}`;
   },

@@ -7,7 +7,7 @@
 import { REVIEWERS } from '../core/agents';
 import { countsText, stopReasonText } from '../messages';
 import type { FixSummary, MergedFinding, Verdict } from '../review/verdict-schema';
-import { changedDuringReviewFile, findingsFile, fixSummaryFile, fixSummaryJsonFile, verdictFile } from '../state/paths';
+import { UNSNAPSHOTTED, changedDuringReviewFile, findingsFile, fixSummaryFile, fixSummaryJsonFile, verdictFile } from '../state/paths';
 import type { ChecksReport, Layer0Report } from '../checks/reports';
 import { MAX_LISTED, code, duration, inline, listed, plural, table, where } from './markdown';
 
@@ -80,7 +80,8 @@ export function renderReviewReport({ verdict: v, answers, fix, checks, afterFix 
   );
   if (v.stopDetail) out.push('', `> ${inline(v.stopDetail, 400)}`);
   if (v.changedDuringReview.length > 0) {
-    out.push('', `**Changed while this round was reviewed:** ${v.changedDuringReview.slice(0, 20).map((f) => code(f)).join(', ')}${v.changedDuringReview.length > 20 ? ', …' : ''} (patch: ${code(changedDuringReviewFile(n))}).`);
+    const what = v.changedDuringReview[0] === UNSNAPSHOTTED ? 'unknown: git could not snapshot the project when the review ended' : `${v.changedDuringReview.slice(0, 20).map((f) => code(f)).join(', ')}${v.changedDuringReview.length > 20 ? ', …' : ''}`;
+    out.push('', `**Changed while this round was reviewed:** ${what} (patch: ${code(changedDuringReviewFile(n))}).`);
   }
 
   out.push('', '## Findings', '');

@@ -267,7 +267,7 @@ export function aggregateRound(input: RoundInput): Verdict {
     if (overall === 'clean' && changed.length > 0) {
       // Clean, but about a tree that is no longer there: review the tree as it is now, never DONE on this one.
       if (input.iteration >= input.maxIterations) {
-        return stop('changed_during_review', `${changed.length} project file(s) changed while the last review ran (${changed.slice(0, 5).join(', ')}): the clean review does not cover them`);
+        return stop('changed_during_review', `${msg.changedDuringText(changed)}: the clean review may not cover the project as it is`);
       }
       return { next: 'R1', stopReason: null, stopDetail: null };
     }

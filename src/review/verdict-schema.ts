@@ -9,6 +9,7 @@ import { REPORTERS, REVIEWERS } from '../core/agents';
 import { count, described, positiveInt } from '../zod';
 import { EVIDENCE_READINGS, FILE_READINGS } from './readings';
 import { Diagnosis } from './reviewer-output';
+import { UNSNAPSHOTTED } from '../state/paths';
 
 const Severity = z.enum(['critical', 'warning', 'info']);
 const Reviewer = z.enum(REVIEWERS);
@@ -178,7 +179,7 @@ export const Verdict = z.lazy(() =>
     pitfalls: z.array(Pitfall),
     changedDuringReview: described(
       z._default(z.array(z.string()), []),
-      'project files that changed while this round was reviewed (by anyone): this round cannot end DONE',
+      `project files that changed while this round was reviewed (by anyone), or ${JSON.stringify(UNSNAPSHOTTED)} when git could not snapshot the project at the end of a review that began with one: this round cannot end DONE`,
     ),
     classes: described(z._default(z.array(FindingClass), []), 'the finding classes of the open findings (seed 003), with their fix history'),
     escalations: described(z._default(z.array(EscalationOutcome), []), 'classes this round escalated to the critic, and its diagnoses'),

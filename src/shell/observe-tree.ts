@@ -1,6 +1,7 @@
 /** What the hooks observe of the project tree at phase boundaries, for the pure core. */
 import type { RoundPatches } from '../core/events';
 import { currentIteration } from '../core/loop-state';
+import { UNSNAPSHOTTED } from '../state/paths';
 import type { State } from '../state/schema';
 import { EMPTY_TREE, commitTreeSpec, diffTrees, headCommit, snapshotWithDiff, type Patch } from './snapshot';
 
@@ -57,6 +58,10 @@ export function reviewEndObservation(
 ): { tree: string | null; changedDuringReview: { files: string[]; patch: string } | null; patches: RoundPatches } {
   const { tree, patches } = snapshotAndPatches(root, state.base);
   const start = currentIteration(state).trees.reviewStart;
+  if (!tree && start) {
+    const patch = `# git could not snapshot the project when review ${state.iteration} ended, though it did when the review began:\n# a change made during the review cannot be ruled out, so this round cannot end DONE.\n`;
+    return { tree, changedDuringReview: { files: [UNSNAPSHOTTED], patch }, patches };
+  }
   if (!tree || !start || tree === start) return { tree, changedDuringReview: null, patches };
   // One git process: the patch's own listing names every changed file, cut or not.
   const patch = diffTrees(root, start, tree, MAX_CHANGE_PATCH);

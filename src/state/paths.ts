@@ -36,6 +36,11 @@ export const fixSummaryJsonFile = (iteration: number): string => `${reviewDir(it
 export const findingsFile = (iteration: number): string => `${reviewDir(iteration)}/r2-findings.json`;
 /** The project changes made while round N was being reviewed, whoever made them (hooks only). */
 export const changedDuringReviewFile = (iteration: number): string => `${reviewDir(iteration)}/r1-changed-during-review.patch`;
+/**
+ * Stands for the whole project in a round's changedDuringReview when the round began with a snapshot and
+ * git could not take one at its end (a broken config, an unreadable file): a change cannot be ruled out.
+ */
+export const UNSNAPSHOTTED = '(the project: no snapshot at the end of the review)';
 /** The change under review in round N: the loop's base commit → the tree round N starts from (hooks only). */
 export const diffFile = (iteration: number): string => `${reviewDir(iteration)}/diff.patch`;
 /** What the fixer changed in round N−1: that round's reviewEnd tree → its fixEnd tree (hooks only). */

@@ -78,6 +78,30 @@ describe('snapshots at phase boundaries', () => {
     expect(messages(last).join('\n')).toContain('STOPPED (the project changed while it was being reviewed)');
   });
 
+  // Found by an adversarial pass: an interpreter breaks .git/config during R1, so the review's end has
+  // no snapshot, and a review with no tree at its end was once compared with nothing and could end DONE.
+  it('git broken during R1 (a garbled .git/config): the round cannot end DONE, and says a change cannot be ruled out', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 1 review the cart');
+    await loop.dispatchReviewers();
+    for (const r of REVIEWERS) loop.writeReview(1, r, cleanReview(r));
+    const config = loop.dir.read('.git/config');
+    loop.dir.write('.git/config', `${config}[core\n\tbroken = \n`);
+    loop.dir.write('src/a.ts', 'export const a = 99; // written during the review\n');
+    const stops = await loop.reviewersStop();
+    expect(stops.every((s) => s.code === 0 && s.stderr === '')).toBe(true);
+    const verdict = loop.dir.readJson(verdictFile(1));
+    expect(verdict.overall_verdict).toBe('clean');
+    expect(verdict.changedDuringReview).toEqual(['(the project: no snapshot at the end of the review)']);
+    const state = loop.state();
+    expect(state).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'changed_during_review' });
+    expect(state.stopDetail).toBe('git could not snapshot the project when the review ended, so a change during it cannot be ruled out: the clean review may not cover the project as it is');
+    expect(loop.dir.read(PATCH(1))).toMatch(/^# git could not snapshot the project when review 1 ended/);
+    const line = messages(stops).find((m) => /^minions: review 1\/1: /.test(m));
+    expect(line).toContain('; git could not snapshot the project when the review ended, so a change during it cannot be ruled out: see .agents/tmp/phases/review-1/r1-changed-during-review.patch → STOPPED');
+    expect(loop.dir.read('.agents/tmp/phases/review-1/REVIEW.md')).toContain('**Changed while this round was reviewed:** unknown: git could not snapshot the project when the review ended');
+  });
+
   it('the plugin’s own files under .agents/ never count as a change during the review', async () => {
     const loop = new Loop(projectTestdir());
     await loop.start('review the cart');

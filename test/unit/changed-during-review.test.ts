@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { REVIEWERS, type Reviewer } from '../../src/core/agents';
 import { transition, type Event } from '../../src/core/transition';
+import { UNSNAPSHOTTED } from '../../src/state/paths';
 import type { State } from '../../src/state/schema';
 import { DEFAULT_RULES, aggregateRound, type RoundInput } from '../../src/review/aggregate';
 import { NOW, OWNER, SOURCES, finding, fixerStop, answers, reviewJson, reviewerStop, stateBuilder, throughRound } from './builders';
@@ -20,6 +21,8 @@ describe('aggregateRound with changes during the review', () => {
     { issues: false, changed: ['src/a.ts'], iteration: 3, next: 'STOPPED', reason: 'changed_during_review' },
     { issues: true, changed: ['src/a.ts'], iteration: 1, next: 'R2', reason: null },
     { issues: true, changed: [], iteration: 3, next: 'STOPPED', reason: 'max_iterations' },
+    { issues: false, changed: [UNSNAPSHOTTED], iteration: 1, next: 'R1', reason: null },
+    { issues: false, changed: [UNSNAPSHOTTED], iteration: 3, next: 'STOPPED', reason: 'changed_during_review' },
   ])('issues $issues, changed $changed, iteration $iteration/3 → $next', ({ issues, changed, iteration, next, reason }) => {
     const v = roundWith(issues, changed, iteration);
     expect(v.next).toBe(next);
