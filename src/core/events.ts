@@ -26,7 +26,11 @@ export type Loaded =
   | { kind: 'broken'; problem: string }
   | { kind: 'ok'; state: State }
   /** state: the last state the hooks themselves wrote, when it is known and sound; the file on disk is not used. */
-  | { kind: 'tampered'; state: State | null; problems: Tamper[] };
+  /**
+   * claimedBy: with no trusted state, the session the file on disk names (read without trusting it): it
+   * decides only whose hooks act on the tampering, so another session's loop is left to its own session.
+   */
+  | { kind: 'tampered'; state: State | null; problems: Tamper[]; claimedBy?: string | null };
 
 export type Effect =
   /** Before the state is saved. */

@@ -121,7 +121,7 @@ export function loadFrom(store: Store, full: boolean): Loaded {
     // deleted with the record (the marker says a loop ran) is no loop that ended.
     if (raw.kind === 'absent' && !markerHeld(store.env)) return { kind: 'none' };
     const gone: Tamper[] = raw.kind === 'absent' ? [{ file: STATE_FILE, problem: 'deleted' }] : [];
-    return { kind: 'tampered', state: null, problems: [store.fault, ...gone] };
+    return { kind: 'tampered', state: null, problems: [store.fault, ...gone], claimedBy: claimedSession(raw) };
   }
   if (!record) {
     // No record (a loop from before it, or nowhere to keep one): the file is all there is.
@@ -133,13 +133,24 @@ export function loadFrom(store: Store, full: boolean): Loaded {
   if (!check.ok) {
     const trusted = trustedState(store);
     if (check.problem === 'deleted' && trusted && !findGitDir(store.root) && cancelledElsewhere(store.root, trusted.runId)) return { kind: 'none' };
-    return { kind: 'tampered', state: trusted, problems: [{ file: STATE_FILE, problem: check.problem }] };
+    return { kind: 'tampered', state: trusted, problems: [{ file: STATE_FILE, problem: check.problem }], claimedBy: trusted ? undefined : claimedSession(raw) };
   }
   if (raw.kind !== 'text') return { kind: 'none' };
   const loaded = sound(own && record.shape === STATE_SHAPE ? ownState(raw.text) : parseState(raw.text));
   if (loaded.kind !== 'ok' || !full) return loaded;
   const problems = ownedFileProblems(store, loaded.state);
   return problems.length === 0 ? loaded : { kind: 'tampered', state: loaded.state, problems };
+}
+
+/** The session a state file names, read as plain JSON (nothing else of it is believed); null when it names none. */
+function claimedSession(raw: Raw): string | null {
+  if (raw.kind !== 'text') return null;
+  try {
+    const id = (JSON.parse(raw.text) as { sessionId?: unknown } | null)?.sessionId;
+    return typeof id === 'string' && id !== '' ? id : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Whether state.json holds exactly the hooks' copy of the state they last saved: then it has the recorded digest, found without hashing. */

@@ -26,7 +26,10 @@ export async function transact(root: string, now: string, makeEvent: (loaded: Lo
         loaded = onDisk ? { kind: 'ok', state: onDisk } : { kind: 'none' };
       };
       const base = { sessionId: event.sessionId, now };
-      const owned = event.kind !== 'command' && (stateOf(loaded)?.sessionId ?? event.sessionId) === event.sessionId;
+      const claimed = loaded.kind === 'tampered' ? loaded.claimedBy : null;
+      const owned = event.kind !== 'command' && (stateOf(loaded)?.sessionId ?? claimed ?? event.sessionId) === event.sessionId;
+      // Another session's loop, tampered with: left as it is (even its record) for its own session to act on.
+      if (!owned && loaded.kind === 'tampered' && event.kind !== 'command') return effects;
       if (owned && loaded.kind === 'tampered') await step({ ...base, kind: 'tampered', problems: loaded.problems });
       if (owned && loaded.kind === 'ok' && currentIteration(loaded.state).r1.aggregation) await step({ ...base, kind: 'aggregation-died' });
       await step(event);

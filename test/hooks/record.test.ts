@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Loop, messages, projectTestdir } from '../helpers/loop';
 import { FIXER, REVIEWERS, cleanReview, fixAnswersFile, issue, reviewWithIssues, reviewerFile, verdictFile, type Reviewer } from '../helpers/reviews';
+import { OTHER_SESSION } from '../helpers/payloads';
 import { pluginDataDir } from '../helpers/run';
 import { removeTestdirs } from '../helpers/testdir';
 
@@ -204,6 +205,20 @@ describe('the record itself unreadable or deleted beside a forged DONE state', (
     expect(fs.statSync(record(loop)).isFile()).toBe(true);
     const again = await loop.stop();
     expect(again).toMatchObject({ code: 0, stderr: '', stdout: null });
+  });
+
+  it("another session's hooks leave it to the session the file names: only that session's Stop ends it", async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    await loop.dispatchReviewers(['critic']);
+    fs.rmSync(record(loop));
+    const other = new Loop(loop.dir, OTHER_SESSION);
+    const theirs = await other.stop();
+    expect(theirs).toMatchObject({ code: 0, stderr: '', stdout: null });
+    expect(loop.hasState()).toBe(true);
+    const mine = await loop.stop();
+    expect(messages([mine]).join('\n')).toContain('.git/minions/record/top/record.json was deleted');
+    expect(loop.hasState()).toBe(false);
   });
 
   it('state.json deleted with the record while the loop ran: the next Stop reports both, once', async () => {
