@@ -168,7 +168,9 @@ function fileSystemConfig(dir: string): string[] {
  * The filter drivers of the loop's start (`git config -z --get-regexp '^filter\.'` as the script saved it:
  * `key\nvalue` or `key`, NUL-ended), as GIT_CONFIG_PARAMETERS entries: git reads them after the script's
  * blanking of the drivers configured now (GIT_CONFIG_COUNT), so a driver redefined during the loop runs as
- * it was defined at the start, and one defined during the loop does not run.
+ * it was defined at the start, and one defined during the loop does not run. Each entry is `'key=value'`,
+ * the form every git reads: `'key'='value'` is git 2.31's, and an older git fails every command on it
+ * (only a key with `=` in it, which needs 2.31 anyway, takes that form).
  */
 export function filterParameters(saved: string): string {
   const sq = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
@@ -177,7 +179,10 @@ export function filterParameters(saved: string): string {
     .filter(Boolean)
     .map((entry) => {
       const eol = entry.indexOf('\n');
-      return eol === -1 ? sq(entry) : `${sq(entry.slice(0, eol))}=${sq(entry.slice(eol + 1))}`;
+      if (eol === -1) return sq(entry);
+      const key = entry.slice(0, eol);
+      const value = entry.slice(eol + 1);
+      return key.includes('=') ? `${sq(key)}=${sq(value)}` : sq(`${key}=${value}`);
     })
     .join(' ');
 }

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { EMPTY_TREE, changedPaths, commitTree, commitTreeSpec, diffStat, diffTrees, diffTreesOrNull, privateDir, readBlob, restorePaths, snapshotTree, snapshotWithDiff } from '../../src/shell/snapshot';
+import { EMPTY_TREE, changedPaths, commitTree, commitTreeSpec, diffStat, diffTrees, diffTreesOrNull, filterParameters, privateDir, readBlob, restorePaths, snapshotTree, snapshotWithDiff } from '../../src/shell/snapshot';
 import { openTestdir, removeTestdirs, tempDir, testdir, type TestDir } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
@@ -398,6 +398,17 @@ describe('a repository changed to hide a change from the snapshot', () => {
     dir.write('x.up', 'louder\n');
     expect(readBlob(dir.root, snapshotTree(dir.root)!, 'x.up')).toBe('LOUDER\n');
     expect(fs.existsSync(ran)).toBe(false);
+  });
+
+  test("the saved filter drivers are put back in the form every git reads ('key=value'; git before 2.31 fails on 'key'='value')", () => {
+    const saved = "filter.lfs.clean\ngit-lfs clean -- %f\0filter.lfs.required\0filter.o'k.smudge\nsed 's/a=b/c/'\0filter.a=b.clean\ncat\0";
+    expect(filterParameters(saved)).toBe("'filter.lfs.clean=git-lfs clean -- %f' 'filter.lfs.required' 'filter.o'\\''k.smudge=sed '\\''s/a=b/c/'\\''' 'filter.a=b.clean'='cat'");
+    // As git itself reads them.
+    const dir = testdir({});
+    const env = { ...process.env, GIT_CONFIG_PARAMETERS: filterParameters(saved) };
+    expect(execFileSync('git', ['config', '--get-regexp', '^filter\\.'], { cwd: dir.root, env, encoding: 'utf8' })).toBe(
+      "filter.lfs.clean git-lfs clean -- %f\nfilter.lfs.required\nfilter.o'k.smudge sed 's/a=b/c/'\nfilter.a=b.clean cat\n",
+    );
   });
 
   test('excludes added during the loop (.git/info/exclude, core.excludesFile) do not hide new files; those of the loop’s start and .gitignore still do', () => {
