@@ -55,13 +55,24 @@ export function openDescriptor(file: string): { kind: 'open'; fd: number; size: 
 }
 
 /**
+ * The most a hook reads of one file whole: ten times the largest file the hooks or their agents write
+ * legitimately (a review of 16 MB), and far below what one string can hold (512 MB), so a file an agent
+ * made huge (a sparse `truncate -s 600M`) is 'unreadable' instead of failing the hook that decodes it.
+ */
+export const MAX_READ_BYTES = 256 * 1024 * 1024;
+
+/**
  * A file's bytes, read only when it is a regular file (openDescriptor): 'not-a-file' when something else
- * stands at the path, 'absent' when nothing does, 'unreadable' when it cannot be opened or read. `into`
- * may give the buffer to read it into, for its size (null: one of node's own).
+ * stands at the path, 'absent' when nothing does, 'unreadable' when it cannot be opened or read or is over
+ * MAX_READ_BYTES. `into` may give the buffer to read it into, for its size (null: one of node's own).
  */
 export function openRegular(file: string, into?: (size: number) => Buffer | null): RegularRead {
   const opened = openDescriptor(file);
   if (opened.kind !== 'open') return opened;
+  if (opened.size > MAX_READ_BYTES) {
+    fs.closeSync(opened.fd);
+    return { kind: 'unreadable', error: new Error(`it is larger than ${MAX_READ_BYTES / 1024 ** 2} MB`) };
+  }
   try {
     const target = into?.(opened.size);
     return { kind: 'bytes', bytes: target ? readAll(opened.fd, target) : fs.readFileSync(opened.fd) };

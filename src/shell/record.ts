@@ -116,8 +116,9 @@ export function writeRecord(dir: string, record: IntegrityRecord): void {
 
 /** Stores a text (or its bytes, with their digest when known) under its digest; returns the digest. */
 export function putObject(dir: string, text: string | Uint8Array, digest = sha256(text)): string {
-  const file = objectFile(dir, digest);
-  if (!fs.existsSync(file)) writeAtomic(file, text, dir);
+  // One already there is written again unless it holds this text: an agent may have put other bytes
+  // under a digest it could foresee (that of the review it is about to write).
+  if (!objectHolds(dir, digest, text)) writeAtomic(objectFile(dir, digest), text, dir);
   return digest;
 }
 
@@ -151,7 +152,10 @@ export function objectHolds(dir: string, digest: string, content: string | Uint8
   return typeof content === 'string' ? held.toString('utf8') === content : held.equals(content);
 }
 
-/** Removes every stored object but these. */
+/**
+ * Removes every stored object but these. Only names an object can have: the folder may not be the
+ * hooks' own (an agent can put a symlink to the project there), and nothing else in it is theirs to delete.
+ */
 export function pruneObjects(dir: string, keep: ReadonlySet<string>): void {
   let names: string[];
   try {
@@ -159,7 +163,14 @@ export function pruneObjects(dir: string, keep: ReadonlySet<string>): void {
   } catch {
     return;
   }
-  for (const name of names) if (!keep.has(name)) removeFile(path.join(dir, 'objects', name));
+  for (const name of names) {
+    if (keep.has(name) || !/^[0-9a-f]{64}$/.test(name)) continue;
+    try {
+      removeFile(path.join(dir, 'objects', name));
+    } catch {
+      // not a file (a folder of that name): not the hooks', left as it is
+    }
+  }
 }
 
 export type FileCheck = { ok: true } | { ok: false; problem: 'changed' | 'deleted' | 'added' };

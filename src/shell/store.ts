@@ -285,8 +285,10 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
   const shape = stateText !== null ? STATE_SHAPE : old.shape;
   const files = { ...old.files };
   const prior: IntegrityRecord['prior'] = {};
+  // A file written is replaced by a rename, so until then it holds what it held (or is absent if it was);
+  // only a file moved away may also be absent. A commit cut short does not make a deleted state.json fine.
   const touch = (rel: string, digest: string | null) => {
-    prior[rel] = [...new Set([...(prior[rel] ?? []), old.files[rel] ?? null, null])];
+    prior[rel] = [...new Set([...(prior[rel] ?? []), old.files[rel] ?? null, ...(digest === null ? [null] : [])])];
     if (digest === null) delete files[rel];
     else files[rel] = digest;
   };
