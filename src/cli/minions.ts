@@ -42,7 +42,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   // No state file: nothing to cancel, and taking the lock would create .agents/tmp/ in the project.
   if (load(root).kind === 'none') return { code: 0, out: msg.refuse.noLoop() };
   const event: Event = { kind: 'command', command: { kind: 'cancel', force: command.force }, sessionId: sessionId ?? '', now, head: null, changedFiles: [] };
-  const effects = await transact(root, now, () => event);
+  // The cancel always ends the loop: a lock held past the wait is taken over (see LockOptions.takeOver).
+  const effects = await transact(root, now, () => event, env, true);
   const text = effects.flatMap((e) => (e.type === 'notify' || e.type === 'context' ? [e.text] : e.type === 'refuse' ? [e.reason] : []));
   return { code: 0, out: text.join('\n') || msg.refuse.noLoop() };
 }

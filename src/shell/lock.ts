@@ -24,6 +24,8 @@ const LEGACY_STALE_MS = 10_000;
 const CLOCK_SKEW_MS = 5_000;
 /** A breaker holds its guard for a few system calls; a guard older than this was left by a killed one. */
 const GUARD_STALE_MS = 5_000;
+/** How long a take-over (LockOptions.takeOver) keeps breaking what stands at the lock before it gives up. */
+const TAKE_OVER_MS = 5_000;
 
 interface Holder {
   pid: number;
@@ -39,6 +41,12 @@ export interface LockOptions {
   waitMs?: number;
   /** Where the ticket's temporary file is written (same file system as the lock). */
   tempRoot: string;
+  /**
+   * After the wait, take the lock whoever holds it (the cancel): a lock naming any live process and
+   * rewritten every second looks held for ever, so without this an agent's background process could
+   * keep /minions:cancel from ever running.
+   */
+  takeOver?: boolean;
 }
 
 /** Runs fn while holding the lock file at `lockPath`. */
@@ -54,6 +62,10 @@ export async function withFileLock<T>(lockPath: string, options: LockOptions, fn
       continue;
     }
     if (seen.kind === 'free') continue;
+    if (options.takeOver && Date.now() > deadline) {
+      breakDead(lockPath, standing(lockPath), true);
+      if (Date.now() < deadline + TAKE_OVER_MS) continue;
+    }
     if (Date.now() > deadline) {
       throw new HookFailure('lock-timeout', `the loop's lock ${path.basename(lockPath)} is held by a running hook (waited ${Math.round((options.waitMs ?? 25_000) / 1000)} s); the action proceeds unchecked`);
     }
@@ -127,14 +139,20 @@ function parseHolder(raw: string): Holder | null {
   }
 }
 
-/** Removes a dead holder's lock, unless someone replaced it meanwhile. */
-function breakDead(lockPath: string, raw: string | null): void {
+/** What stands at the lock, as breakDead compares it: a file's text, or null for anything else. */
+function standing(lockPath: string): string | null {
+  const read = readRegular(lockPath);
+  return read instanceof Buffer ? read.toString('utf8') : null;
+}
+
+/** Removes a dead holder's lock, unless someone replaced it meanwhile; `force` takes a guard however young (the cancel's take-over). */
+function breakDead(lockPath: string, raw: string | null, force = false): void {
   const guard = `${lockPath}.break`;
   try {
     fs.mkdirSync(guard);
   } catch {
     try {
-      if (Date.now() - fs.statSync(guard).mtimeMs > GUARD_STALE_MS) fs.rmdirSync(guard);
+      if (force || Date.now() - fs.statSync(guard).mtimeMs > GUARD_STALE_MS) fs.rmSync(guard, { recursive: true, force: true });
     } catch {
       // gone meanwhile
     }

@@ -10,7 +10,7 @@ import { commit, loadFrom, openStore, withLock } from './store';
  * acted on (the loop stops), and an aggregation whose hook died is taken up again. After it: the round's
  * verdict, when the event recorded the fifth review. Each step is saved before the next begins.
  */
-export async function transact(root: string, now: string, makeEvent: (loaded: Loaded) => Event | null, env: NodeJS.ProcessEnv = process.env): Promise<Effect[]> {
+export async function transact(root: string, now: string, makeEvent: (loaded: Loaded) => Event | null, env: NodeJS.ProcessEnv = process.env, takeOver = false): Promise<Effect[]> {
   return withLock(
     root,
     async () => {
@@ -40,6 +40,7 @@ export async function transact(root: string, now: string, makeEvent: (loaded: Lo
       return effects;
     },
     env,
+    takeOver,
   );
 }
 
