@@ -1,0 +1,223 @@
+/**
+ * An adversarial pass over the hooks' record, as a hostile agent with a shell would attack it (an
+ * interpreter the Bash gate lets through: `node -e`, `python3 -c`). Each attack is done here with fs
+ * calls, as such an interpreter would; the built hooks then run as the host runs them.
+ */
+import { createHash } from 'node:crypto';
+import os from 'node:os';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Loop, messages, projectTestdir } from '../helpers/loop';
+import { FIXER, REVIEWERS, STATE, cleanReview, reviewText, reviewWithIssues, reviewerFile, verdictFile, type Reviewer } from '../helpers/reviews';
+import { stop, subagentStop, writeTool } from '../helpers/payloads';
+import { runCli, runHook, type HookResult, type ProcessResult } from '../helpers/run';
+import { recordDirOf } from '../helpers/state';
+import { removeTestdirs, tempDir } from '../helpers/testdir';
+
+afterAll(removeTestdirs);
+
+const allClean = () => Object.fromEntries(REVIEWERS.map((r) => [r, cleanReview(r)])) as Record<Reviewer, ReturnType<typeof cleanReview>>;
+/** No hook or CLI run prints a stack trace, whatever it met. */
+const noTrace = (r: HookResult | ProcessResult) => expect(`${r.stderr}\n${'raw' in r ? r.raw : r.stdout}`).not.toMatch(/\n\s+at .+:\d+/);
+
+/** Copies of a loop's files (its .agents/tmp and its record folder) at one point, to put back later. */
+function saveFiles(loop: Loop): { tmp: string; record: string } {
+  const to = tempDir('minions-saved-');
+  fs.cpSync(loop.dir.abs('.agents/tmp'), path.join(to, 'tmp'), { recursive: true });
+  fs.cpSync(recordDirOf(loop.root), path.join(to, 'record'), { recursive: true });
+  return { tmp: path.join(to, 'tmp'), record: path.join(to, 'record') };
+}
+
+describe.concurrent('replaying the hooks’ own files', () => {
+  it('the R1 state (a genuine copy the hooks wrote) put back during R2: the fixer’s stop ends the loop STOPPED (tampered)', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    await loop.dispatchReviewers();
+    for (const r of REVIEWERS.filter((r) => r !== 'critic')) loop.writeReview(1, r, cleanReview(r));
+    await loop.reviewersStop(REVIEWERS.filter((r) => r !== 'critic'));
+    const r1State = loop.stateBytes()!;
+    loop.writeReview(1, 'critic', reviewWithIssues('critic'));
+    await loop.reviewerStop('critic');
+    expect(loop.state().currentPhase).toBe('R2');
+    await loop.dispatch(FIXER);
+    fs.writeFileSync(loop.dir.abs(STATE), r1State);
+    loop.writeFixSummary(1);
+    const r = await loop.fixerStop();
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(messages([r])[0]).toMatch(/^minions: STOPPED \(the loop's files were changed outside the hooks\): \.agents\/tmp\/state\.json was changed outside the hooks/);
+    expect(loop.state()).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'tampered' });
+  });
+
+  // Broke, not fixed: the documented limit ("the record is out of the way, not out of reach"). An agent
+  // that copies .agents/tmp and the record folder (.git/minions/record/top) at one point of the loop and
+  // puts both back later has the hooks take up the loop from there: every digest agrees with the record,
+  // and the record has nothing older to compare with. Here, after a round with a finding ended the loop
+  // STOPPED, the pair from just after the start is put back; five fresh reviews (re-dispatched by the
+  // orchestrator, or written by an interpreter before the stops) then end it DONE. Closing it needs
+  // something the agent cannot rewrite (a hook-only secret or a counter out of the agent's reach), which
+  // a plugin running as the user does not have.
+  it.skip('a whole rollback of .agents/tmp and the record to just after the start: never DONE afterwards', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 1 the cart');
+    const saved = saveFiles(loop);
+    await loop.reviewRound(1, { ...allClean(), critic: reviewWithIssues('critic') });
+    expect(loop.state()).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'max_iterations' });
+    fs.rmSync(loop.dir.abs('.agents/tmp'), { recursive: true });
+    fs.cpSync(saved.tmp, loop.dir.abs('.agents/tmp'), { recursive: true });
+    fs.rmSync(recordDirOf(loop.root), { recursive: true });
+    fs.cpSync(saved.record, recordDirOf(loop.root), { recursive: true });
+    await loop.reviewRound(1, allClean());
+    expect(messages([await loop.stop()]).join('\n')).not.toMatch(/DONE/);
+  });
+
+  it('an object planted under the digest of the review the critic is about to write: the hooks store the review over it, the finding stands', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    await loop.dispatchReviewers();
+    const text = reviewText(reviewWithIssues('critic'));
+    fs.writeFileSync(path.join(recordDirOf(loop.root), 'objects', createHash('sha256').update(text).digest('hex')), reviewText(cleanReview('critic')));
+    loop.writeReview(1, 'critic', text);
+    await loop.reviewerStop('critic');
+    for (const r of REVIEWERS.filter((r) => r !== 'critic')) loop.writeReview(1, r, cleanReview(r));
+    const lines = messages(await loop.reviewersStop(REVIEWERS.filter((r) => r !== 'critic')));
+    expect(lines.filter((l) => / → R2: fixing$/.test(l))).toEqual([expect.stringMatching(/^minions: review 1\/3: 1 issue \(1 warning\)/)]);
+    expect(loop.state()).toMatchObject({ currentPhase: 'R2', stopReason: null });
+  });
+});
+
+describe.concurrent('a commit cut short by the agent', () => {
+  it('review-1 made a symlink to another file system fails the verdict’s write; state.json deleted then is still noticed', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    await loop.dispatchReviewers();
+    const elsewhere = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'minions-'));
+    try {
+      for (const r of REVIEWERS) fs.writeFileSync(path.join(elsewhere, `r1-${r}.json`), reviewText(r === 'critic' ? reviewWithIssues('critic') : cleanReview(r)));
+      fs.rmSync(loop.dir.abs('.agents/tmp/phases/review-1'), { recursive: true });
+      fs.symlinkSync(elsewhere, loop.dir.abs('.agents/tmp/phases/review-1'));
+      for (const r of REVIEWERS) noTrace(await loop.reviewerStop(r));
+      fs.rmSync(loop.dir.abs(STATE));
+      const r = await loop.stop();
+      expect(r).toMatchObject({ code: 0, stderr: '' });
+      expect(messages([r])[0]).toMatch(/^minions: STOPPED \(the loop's files were changed outside the hooks\): \.agents\/tmp\/state\.json was deleted\./);
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.concurrent('files made huge (a sparse truncate, cheap for the agent)', () => {
+  const huge = (file: string) => {
+    fs.writeFileSync(file, '');
+    fs.truncateSync(file, 540 * 1024 ** 2);
+  };
+  const started = async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    await loop.dispatchReviewers(['critic']);
+    return loop;
+  };
+  const gate = (loop: Loop) => runHook('on-edit-gate', writeTool(loop.dir.abs('src/a.ts'), loop.common()), { projectDir: loop.root });
+  const denied = (r: HookResult) => expect(r.stdout?.hookSpecificOutput?.permissionDecision).toBe('deny');
+
+  it('state.json of 540 MB: the gates keep the last state, the Stop ends the loop STOPPED (tampered)', async () => {
+    const loop = await started();
+    huge(loop.dir.abs(STATE));
+    const g = await gate(loop);
+    expect(g).toMatchObject({ code: 0, stderr: '' });
+    denied(g);
+    const s = await runHook('on-stop', stop(loop.common()), { projectDir: loop.root });
+    expect(s).toMatchObject({ code: 0, stderr: '' });
+    expect(s.stdout?.systemMessage).toMatch(/^minions: STOPPED \(the loop's files were changed outside the hooks\): \.agents\/tmp\/state\.json was changed outside the hooks/);
+  });
+
+  it('state.json of 540 MB: /minions:cancel ends the loop', async () => {
+    const loop = await started();
+    huge(loop.dir.abs(STATE));
+    const c = await runCli(['cancel'], { cwd: loop.root, sessionId: loop.session });
+    expect(c).toMatchObject({ code: 0, stderr: '' });
+    expect(c.stdout).toMatch(/^minions: review loop cancelled in R1/);
+  });
+
+  it('the hooks’ copy of the state made 540 MB: the gates and the Stop go on as before, and /minions:cancel works', async () => {
+    const loop = await started();
+    const record = recordDirOf(loop.root);
+    huge(path.join(record, 'objects', JSON.parse(fs.readFileSync(path.join(record, 'record.json'), 'utf8')).files[STATE]));
+    const g = await gate(loop);
+    expect(g).toMatchObject({ code: 0, stderr: '' });
+    denied(g);
+    const s = await runHook('on-stop', stop(loop.common()), { projectDir: loop.root });
+    expect(s).toMatchObject({ code: 0, stderr: '' });
+    expect(s.stdout?.hookSpecificOutput?.additionalContext).toMatch(/^\[PHASE R1\]/);
+    const c = await runCli(['cancel'], { cwd: loop.root, sessionId: loop.session });
+    expect(c).toMatchObject({ code: 0, stderr: '' });
+    expect(c.stdout).toMatch(/^minions: review loop cancelled in R1/);
+  });
+
+  it('a review of 540 MB: the reviewer is told to write its output, no internal error', async () => {
+    const loop = await started();
+    huge(loop.dir.abs(reviewerFile(1, 'critic')));
+    const r = await runHook('on-subagent-stop', subagentStop('minions:critic', loop.common()), { projectDir: loop.root });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toMatchObject({ decision: 'block', reason: expect.stringMatching(/^No review output found/) });
+  });
+
+  it('record.json of 540 MB vouches for nothing: the Stop names it and never says DONE', async () => {
+    const loop = await started();
+    huge(path.join(recordDirOf(loop.root), 'record.json'));
+    const s = await runHook('on-stop', stop(loop.common()), { projectDir: loop.root });
+    expect(s).toMatchObject({ code: 0, stderr: '' });
+    expect(s.stdout?.systemMessage).toMatch(/^minions: \.git\/minions\/record\/top\/record\.json was changed outside the hooks; no state the hooks wrote could be recovered/);
+  });
+});
+
+describe.concurrent('the lock and the record’s folders replaced', () => {
+  it('a lock naming a live process, dated now, with a breaker’s guard beside it: /minions:cancel still ends the loop', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    await loop.dispatchReviewers(['critic']);
+    const lock = loop.dir.abs('.agents/tmp/state.lock');
+    fs.writeFileSync(lock, JSON.stringify({ pid: process.pid, host: os.hostname(), token: 'forged', at: Date.now() }));
+    fs.mkdirSync(`${lock}.break`);
+    const env = { MINIONS_LOCK_WAIT_MS: '300' };
+    // The Stop steps aside (the session is not held); the cancel takes the lock over.
+    const s = await runHook('on-stop', stop(loop.common()), { projectDir: loop.root, env });
+    expect(s).toMatchObject({ code: 0, stdout: null });
+    const c = await runCli(['cancel'], { cwd: loop.root, sessionId: loop.session, env });
+    expect(c).toMatchObject({ code: 0, stderr: '' });
+    expect(c.stdout).toMatch(/^minions: review loop cancelled in R1/);
+    expect(loop.hasState()).toBe(false);
+  });
+
+  it('the record’s objects folder made a symlink to a project folder: the hooks delete nothing there but objects, and go on', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    const objects = path.join(recordDirOf(loop.root), 'objects');
+    const victim = loop.dir.abs('victim');
+    fs.mkdirSync(path.join(victim, 'sub'), { recursive: true });
+    fs.writeFileSync(path.join(victim, 'keep.txt'), 'precious\n');
+    fs.cpSync(objects, victim, { recursive: true });
+    fs.rmSync(objects, { recursive: true });
+    fs.symlinkSync(victim, objects);
+    const [d] = await loop.dispatchReviewers(['critic']);
+    expect(d).toMatchObject({ code: 0, stderr: '' });
+    expect(fs.readFileSync(path.join(victim, 'keep.txt'), 'utf8')).toBe('precious\n');
+    expect(fs.statSync(path.join(victim, 'sub')).isDirectory()).toBe(true);
+    expect(loop.state().iterations[0].r1.reviewers.critic.status).toBe('running');
+  });
+
+  it('state.json made a symlink to another project’s state.json: the hooks never write through it', async () => {
+    const other = new Loop(projectTestdir());
+    await other.start('--max-iterations 3 the other cart');
+    const theirs = other.stateBytes();
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    fs.rmSync(loop.dir.abs(STATE));
+    fs.symlinkSync(other.dir.abs(STATE), loop.dir.abs(STATE));
+    const r = await loop.stop();
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(messages([r])[0]).toMatch(/^minions: STOPPED \(the loop's files were changed outside the hooks\): \.agents\/tmp\/state\.json was changed outside the hooks/);
+    expect(other.stateBytes()).toBe(theirs);
+  });
+});
