@@ -130,7 +130,8 @@ describe('load against the record', () => {
     commit(store, { kind: 'ok', state }, { state, effects: [{ type: 'archive-run', into: state.runId, phases: false }] }, NOW);
     expect(load(dir.root, env)).toEqual({ kind: 'none' });
     dir.write(STATE, `${JSON.stringify(state, null, 2)}\n`);
-    expect(load(dir.root, env)).toEqual({ kind: 'tampered', state: null, problems: [{ file: STATE, problem: 'added' }] });
+    // Nothing of the file is believed but the session it names: whose hooks act on it.
+    expect(load(dir.root, env)).toEqual({ kind: 'tampered', state: null, problems: [{ file: STATE, problem: 'added' }], claimedBy: state.sessionId });
   });
 
   it('a frozen review whose copy is gone is named', () => {
