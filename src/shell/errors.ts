@@ -1,5 +1,5 @@
 /** Typed failures with reason codes; the runner is the one place that reports them. */
-export type FailureCode = 'bad-payload' | 'lock-timeout' | 'internal';
+export type FailureCode = 'bad-payload' | 'lock-timeout' | 'lock-lost' | 'internal';
 
 export class HookFailure extends Error {
   constructor(

@@ -49,8 +49,11 @@ export interface LockOptions {
   takeOver?: boolean;
 }
 
-/** Runs fn while holding the lock file at `lockPath`. */
-export async function withFileLock<T>(lockPath: string, options: LockOptions, fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs fn while holding the lock file at `lockPath`. fn is given `held()`: whether the lock is still this
+ * holder's, for a write to check first (only the cancel's take-over takes a live holder's lock).
+ */
+export async function withFileLock<T>(lockPath: string, options: LockOptions, fn: (held: () => boolean) => Promise<T>): Promise<T> {
   const token = `${process.pid}-${randomHex(8)}`;
   const deadline = Date.now() + (options.waitMs ?? 25_000);
   let delay = 5;
@@ -72,8 +75,12 @@ export async function withFileLock<T>(lockPath: string, options: LockOptions, fn
     await new Promise((resolve) => setTimeout(resolve, delay));
     delay = Math.min(Math.round(delay * 1.5), 100);
   }
+  const held = (): boolean => {
+    const read = readRegular(lockPath);
+    return read instanceof Buffer && parseHolder(read.toString('utf8'))?.token === token;
+  };
   try {
-    return await fn();
+    return await fn(held);
   } finally {
     release(lockPath, token);
   }

@@ -248,16 +248,16 @@ export function frozenHolds(store: Store, digest: string, bytes: Buffer): boolea
 }
 
 /** Runs fn under the project's lock, after sweeping temporary files that killed hooks left behind; `takeOver`: see LockOptions. */
-export async function withLock<T>(root: string, fn: () => Promise<T>, env: NodeJS.ProcessEnv = process.env, takeOver = false): Promise<T> {
+export async function withLock<T>(root: string, fn: (held: () => boolean) => Promise<T>, env: NodeJS.ProcessEnv = process.env, takeOver = false): Promise<T> {
   ownDir(tmpRoot(root));
   // MINIONS_LOCK_WAIT_MS: how long a hook waits for a held lock (25 s unless set; 0.1–60 s).
   const wait = Number(env.MINIONS_LOCK_WAIT_MS);
   const waitMs = Number.isFinite(wait) && wait > 0 ? Math.min(Math.max(wait, 100), 60_000) : undefined;
-  return withFileLock(path.join(root, LOCK_FILE), { tempRoot: tmpRoot(root), waitMs, takeOver }, async () => {
+  return withFileLock(path.join(root, LOCK_FILE), { tempRoot: tmpRoot(root), waitMs, takeOver }, async (held) => {
     sweepTemps(tmpRoot(root));
     const dir = recordDir(root, env);
     if (dir) sweepTemps(dir);
-    return fn();
+    return fn(held);
   });
 }
 

@@ -1,6 +1,7 @@
 /** The one locked read-decide-write of every hook that changes the state (and of the CLI's cancel). */
 import { currentIteration, stateOf } from '../core/loop-state';
 import { transition, type Effect, type Event, type Loaded, type Outcome } from '../core/transition';
+import { HookFailure } from './errors';
 import { reportError } from './io';
 import { roundObservation } from './observe-round';
 import { commit, loadFrom, openStore, withLock } from './store';
@@ -13,7 +14,7 @@ import { commit, loadFrom, openStore, withLock } from './store';
 export async function transact(root: string, now: string, makeEvent: (loaded: Loaded) => Event | null, env: NodeJS.ProcessEnv = process.env, takeOver = false): Promise<Effect[]> {
   return withLock(
     root,
-    async () => {
+    async (held) => {
       const store = openStore(root, env);
       let loaded = loadFrom(store, true);
       const event = makeEvent(loaded);
@@ -21,6 +22,8 @@ export async function transact(root: string, now: string, makeEvent: (loaded: Lo
       const effects: Effect[] = [];
       const step = async (next: Event) => {
         const outcome = await withReport(root, transition(loaded, next));
+        // A /minions:cancel that waited out this hook took the lock over, and ended the loop: nothing of this hook's is saved over it.
+        if (!held()) throw new HookFailure('lock-lost', "the loop's lock was taken over by /minions:cancel while this hook ran; its change was not saved");
         const onDisk = commit(store, loaded, outcome, now);
         effects.push(...outcome.effects);
         loaded = onDisk ? { kind: 'ok', state: onDisk } : { kind: 'none' };

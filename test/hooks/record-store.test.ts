@@ -281,6 +281,24 @@ describe('the lock follows its holder, not a timer', () => {
     expect(await withFileLock(lockOf(dir), options(dir, 0), async () => 'ran')).toBe('ran');
   });
 
+  it("the cancel's take-over of a live holder's lock: the holder sees it has lost it, so it saves nothing over the cancel", async () => {
+    const dir = testdir();
+    fs.mkdirSync(dir.abs('.agents/tmp'), { recursive: true });
+    let release!: () => void;
+    const waited = new Promise<void>((r) => (release = r));
+    const seen: boolean[] = [];
+    const holding = withFileLock(lockOf(dir), options(dir), async (held) => {
+      seen.push(held());
+      await waited;
+      seen.push(held());
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await withFileLock(lockOf(dir), { ...options(dir, 200), takeOver: true }, async (held) => held())).toBe(true);
+    release();
+    await holding;
+    expect(seen).toEqual([true, false]);
+  });
+
   it('no ticket or guard is left behind', async () => {
     const dir = testdir();
     await Promise.all(Array.from({ length: 8 }, () => withFileLock(lockOf(dir), options(dir), async () => new Promise((r) => setTimeout(r, 5)))));
