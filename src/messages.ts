@@ -398,6 +398,9 @@ export const deny = {
   gitAlias: (who: string, alias: string, target: string): string =>
     `minions: ${who} may not run "git ${truncate(alias, 60)}" (an alias for ${target.startsWith('!') ? `the shell command \`${truncate(target.slice(1), 80)}\`` : `"git ${truncate(target, 60)}"`}): ` +
     'while the review loop runs, git aliases are not followed. Spell read-only git out (status, diff, log, show, blame); the user commits when the loop ends.',
+  gitOutside: (who: string, command: string, dir: string): string =>
+    `minions: ${who} may not run \`${truncate(command, 80)}\` in ${truncate(dir, 120)}: outside the project, the gate cannot tell whose repository git finds there ` +
+    '(any directory holding HEAD, objects/ and refs/ is one), and its configuration can run a program. Run git from the project, or with `git -C` naming a directory inside it.',
   gitUnknown: (who: string, sub: string): string =>
     `minions: ${who} may not run "git ${truncate(sub, 60)}": it is not a read-only git command this loop knows. ` +
     'Use status, diff, log, show, blame, grep, ls-files or rev-parse; the user commits when the loop ends.',
@@ -434,6 +437,7 @@ const OPAQUE: Record<OpaqueReason, string> = {
   alias: 'defines an alias that later commands could run',
   'program-option': 'names a program to run through an option or the environment',
   'other-repository': 'points git at a git directory, index or work tree of its own choosing, whose configuration can run a program',
+  'hidden-environment': 'exports variables under names the gate cannot read (computed, or every one under set -a), which can make git or a shell run a program',
   'too-deep': 'nests code inside code too deeply',
 };
 

@@ -87,7 +87,10 @@ export function editGate(state: State | null, sessionId: string, agentType: stri
 
 /** A write target after the shell resolved it for real (symlinks followed): absolute, POSIX. */
 export type WriteTarget = { kind: 'path' | 'glob' | 'tree'; abs: string } | { kind: 'dynamic'; text: string };
-export type BashEffect = Exclude<ShellEffect, { kind: 'write' }> | { kind: 'write'; command: string; target: WriteTarget; recursive: boolean };
+export type BashEffect =
+  | Exclude<ShellEffect, { kind: 'write' | 'git-cwd' }>
+  | { kind: 'write'; command: string; target: WriteTarget; recursive: boolean }
+  | { kind: 'git-cwd'; command: string; dir: WriteTarget };
 
 export interface BashPlaces {
   /** The real project root. */
@@ -170,6 +173,8 @@ export function bashGate(state: State | null, sessionId: string, agentType: stri
   for (const e of effects) {
     if (e.kind === 'unparseable') return denyWith(msg.deny.unparseable(who, e.why, editsCode));
     if (e.kind === 'opaque') return denyWith(msg.deny.opaque(who, e.command, e.why, editsCode));
+    // Outside the project, the directory (or one above it) may be a repository of the command's making.
+    if (e.kind === 'git-cwd' && (e.dir.kind === 'dynamic' || relOf(e.dir.abs) === null)) return denyWith(msg.deny.gitOutside(who, e.command, e.dir.kind === 'dynamic' ? e.dir.text : e.dir.abs));
   }
   for (const e of effects) {
     if (e.kind === 'write-unknown') {

@@ -23,7 +23,9 @@ export async function observeBash(command: string, cwd: string): Promise<BashEff
     const { loadBashParser } = await import('./bash-parser');
     effects = analyseCommand(command, { ...options, parse: await loadBashParser() });
   }
-  return effects.flatMap((e): BashEffect[] => (e.kind === 'write' ? resolveTarget(e.target).map((target) => ({ ...e, target })) : [e]));
+  return effects.flatMap((e): BashEffect[] =>
+    e.kind === 'write' ? resolveTarget(e.target).map((target) => ({ ...e, target })) : e.kind === 'git-cwd' ? resolveTarget(e.dir).map((dir) => ({ ...e, dir })) : [e],
+  );
 }
 
 const GLOB = /(^|[^\\])[*?[]/;

@@ -5,6 +5,7 @@
  * spelling tables are in test/unit (shell-analysis, gates, bash-spellings); these prove the bundle.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Loop, denyReason, projectTestdir } from '../helpers/loop';
@@ -24,6 +25,8 @@ beforeAll(async () => {
   await loop.start('--max-iterations 3 bash');
   await loop.dispatchReviewers();
   r1 = cloneTestdir(loop.dir);
+  // A link in the project to a directory outside it: git run there is git run outside.
+  fs.symlinkSync(os.tmpdir(), r1.abs('out-link'));
   for (const r of REVIEWERS) loop.writeReview(1, r, r === 'critic' ? reviewWithIssues(r) : cleanReview(r));
   await loop.reviewersStop();
   await loop.dispatch(FIXER);
@@ -177,6 +180,34 @@ describe.concurrent('the Bash gate against spellings found later', () => {
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(denyReason(r)).toMatch(/\.agents/);
   });
+
+  // Each exported GIT_DIR under a name the text does not show; a config there ran its program under git.
+  it.each(['export GIT_{DIR,X}=/tmp/e; git status', 'n=GIT_DIR; export "$n=/tmp/e"; git diff', 'set -a; read GIT_DIR <<< /tmp/e; git status', 'set -o allexport; printf -v GIT_DIR /tmp/e; git log -p'])(
+    'the fixer: `%s` (variables exported under names the gate cannot read) is refused',
+    async (command) => {
+      const r = await new Loop(r2).gateBash(command, FIXER);
+      expect(r).toMatchObject({ code: 0, stderr: '' });
+      expect(denyReason(r)).toMatch(/exports variables under names the gate cannot read .*, so the gate cannot check it/);
+    },
+  );
+
+  // Outside the project any directory holding HEAD, objects/ and refs/ is a bare repository of the command's making.
+  it.each(['git -C /tmp/b show', 'cd /tmp/b && git diff HEAD~1 HEAD', 'git -C "$D" log -p', 'git -C out-link status'])('the witness: `%s` (git run outside the project) is refused', async (command) => {
+    const r = await new Loop(r1).gateBash(command, agentType('witness'));
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(denyReason(r)).toMatch(/^minions: .* may not run `git .*` in .*: outside the project, the gate cannot tell whose repository git finds there .* Run git from the project/);
+  });
+
+  it.each(['git -C src status', 'git -C "$PWD" status', 'cd src && git log -p', 'export FOO=1; git status'])('the witness: `%s` is allowed', (command) => check(r1, agentType('witness'), command, 'allow'));
+
+  it.each(["echo 'rm -rf src' | unshare -r", "echo 'git stash' | fakeroot", "echo 'rm -rf src' | su"])('the fixer: `%s` (a shell reading the pipe) is refused', async (command) => {
+    const r = await new Loop(r2).gateBash(command, FIXER);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(denyReason(r)).toMatch(/feeds commands to a shell through a pipe or a file descriptor/);
+  });
+
+  it('the witness: valgrind, whose options ~/.valgrindrc, $VALGRIND_OPTS or ./.valgrindrc may add, writes files unknown', () =>
+    check(r1, agentType('witness'), 'valgrind -q --log-file=/tmp/vg.log true', 'write'));
 });
 
 describe.concurrent("the owning session's other agents are held to the orchestrator's rules", () => {

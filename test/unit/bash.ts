@@ -1,7 +1,7 @@
 /** The Bash gate at the unit level: the real parser (loaded once), a project at a fixed path, no file system. */
-import { bashGate, type BashEffect, type BashPlaces, type GateDecision } from '../../src/core/gates';
+import { bashGate, type BashEffect, type BashPlaces, type GateDecision, type WriteTarget } from '../../src/core/gates';
 import { analyseCommand } from '../../src/core/shell/analyse';
-import type { ShellEffect } from '../../src/core/shell/effects';
+import type { PathArg, ShellEffect } from '../../src/core/shell/effects';
 import type { State } from '../../src/state/schema';
 import { loadBashParser } from '../../src/shell/bash-parser';
 import { OWNER } from './builders';
@@ -18,12 +18,9 @@ export const analyse = (command: string, cwd = ROOT): ShellEffect[] => analyseCo
 export const analyseParsed = (command: string, cwd = ROOT): ShellEffect[] => analyseCommand(command, { parse, cwd, home: HOME, plain: false });
 
 /** What the shell hands the gate when no path is a symlink. */
+const asTarget = (t: PathArg): WriteTarget => (t.kind === 'dynamic' ? t : { kind: t.kind, abs: t.kind === 'glob' ? t.pattern : t.path });
 export const asGateEffects = (effects: readonly ShellEffect[]): BashEffect[] =>
-  effects.map((e) =>
-    e.kind !== 'write'
-      ? e
-      : { ...e, target: e.target.kind === 'dynamic' ? e.target : { kind: e.target.kind, abs: e.target.kind === 'glob' ? e.target.pattern : e.target.path } },
-  );
+  effects.map((e) => (e.kind === 'write' ? { ...e, target: asTarget(e.target) } : e.kind === 'git-cwd' ? { ...e, dir: asTarget(e.dir) } : e));
 
 export function decide(state: State, who: string | null, command: string, cwd = ROOT): GateDecision {
   return bashGate(state, OWNER, who, asGateEffects(analyse(command, cwd)), PLACES);

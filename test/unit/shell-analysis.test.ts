@@ -1,7 +1,7 @@
 /** The shell analysis: what a command writes, which git it runs, what the gate cannot see. Real parser, no file system. */
 import { describe, expect, it } from 'vitest';
 import { analyseCommand } from '../../src/core/shell/analyse';
-import { scanOptions } from '../../src/core/shell/effects';
+import { scanOptions, type ShellEffect } from '../../src/core/shell/effects';
 import { readSedScript } from '../../src/core/shell/sed';
 import { plainScript } from '../../src/core/shell/syntax';
 import { segmentsOf, touches } from '../../src/core/shell/touches';
@@ -9,6 +9,9 @@ import { wordValues } from '../../src/core/shell/words';
 import { HOME, ROOT, analyse, parse, writes } from './bash';
 
 const lit = (text: string) => ({ kind: 'literal' as const, text });
+const inProject = (p: string): boolean => p === ROOT || p.startsWith(`${ROOT}/`);
+/** Git run inside the project: reported (git-cwd), never refused. */
+const gitInProject = (e: ShellEffect): boolean => e.kind === 'git-cwd' && e.dir.kind === 'path' && inProject(e.dir.path);
 
 describe('what a command writes', () => {
   it.each([
@@ -210,7 +213,7 @@ describe('what a command writes', () => {
 // Found by an adversarial pass over the gate (2026-12-02): spellings under which bash runs a write or a
 // git mutation that the analysis missed, each checked in bash 5.2 first.
 describe('what bash runs that the analysis once missed', () => {
-  const effectsOf = (command: string) => analyse(command).map((e) => (e.kind === 'write' ? `write ${e.target.kind === 'path' ? e.target.path.replace(`${ROOT}/`, '') : e.target.kind}` : e.kind === 'git' ? `git ${e.sub}` : `${e.kind}${e.kind === 'opaque' ? ` ${e.why}` : ''}`));
+  const effectsOf = (command: string) => analyse(command).map((e) => (e.kind === 'write' ? `write ${e.target.kind === 'path' ? e.target.path.replace(`${ROOT}/`, '') : e.target.kind}` : e.kind === 'git' ? `git ${e.sub}` : e.kind === 'git-cwd' ? `git in ${e.dir.kind === 'path' ? e.dir.path : 'dynamic'}` : `${e.kind}${e.kind === 'opaque' ? ` ${e.why}` : ''}`));
   it.each([
     // An append-assignment before the command: the fast path took `a+=b` for the command's name.
     ['a+=b rm -rf src', 'write src'],
@@ -370,6 +373,46 @@ describe('what bash runs that the analysis once missed', () => {
     ['valgrind --log-file=%q{D}/x true', 'write dynamic'],
     ['valgrind --tool=massif true', 'write glob'],
     ['ssh-agent -a .agents/sock true', 'write .agents/sock'],
+    // A fifth pass. Variables exported under names the text does not show (a computed name, a brace in
+    // one, a nameref, or every assignment under set -a): each ran a GIT_DIR config's program under git,
+    // or a BASH_ENV file under `bash -c`; a mutation is still named as one.
+    ['export GIT_{DIR,X}=/tmp/e; git status', 'opaque hidden-environment'],
+    ['export {GIT_DIR,X}=/tmp/e; git diff', 'opaque other-repository'],
+    ['command export GIT_{DIR,X}=/tmp/e; git status', 'opaque hidden-environment'],
+    ['n=GIT_DIR; export "$n=/tmp/e"; git status', 'opaque hidden-environment'],
+    ['declare -x GIT_$x=/tmp/e; git log -p', 'opaque hidden-environment'],
+    ['declare -n r=$v; export r=/tmp/e; git status', 'opaque hidden-environment'],
+    ['set -a; read GIT_DIR <<< /tmp/e; git status', 'opaque hidden-environment'],
+    ['set -a; for GIT_DIR in /tmp/e; do :; done; git status', 'opaque hidden-environment'],
+    ['set -ea; printf -v GIT_DIR /tmp/e; git diff', 'opaque hidden-environment'],
+    ['set -o allexport; read GIT_DIR <<< /tmp/e; git status', 'opaque hidden-environment'],
+    ['shopt -so allexport; read GIT_DIR <<< /tmp/e; git status', 'opaque hidden-environment'],
+    ["bash -a -c 'read GIT_DIR <<< /tmp/e; git status'", 'opaque hidden-environment'],
+    ['n=BASH_ENV; export "$n=/tmp/x.sh"; bash -c true', 'opaque hidden-environment'],
+    ['set -a; read GIT_DIR <<< /tmp/e; git stash', 'git stash'],
+    // git run outside the project: any directory holding HEAD, objects/ and refs/ is a bare repository
+    // to git, whose config (diff.external, a textconv) ran under `git diff A B` and `git show`.
+    ['git -C /tmp/b show', 'git in /tmp/b'],
+    ['cd /tmp/b && git diff HEAD~1 HEAD', 'git in /tmp/b'],
+    ['git -C .. log -p', 'git in /work'],
+    ['git -C "$D" show', 'git in dynamic'],
+    ['cd "$D"; git show', 'git in dynamic'],
+    ['ln -s /tmp/b lnk; git -C lnk show', 'git in dynamic'],
+    ['PWD=/tmp/b; git -C "$PWD" show', 'git in dynamic'],
+    // Wrappers that run a shell on their input when given no command.
+    ["echo 'rm -rf src' | unshare -r", 'opaque stdin-code'],
+    ["unshare -r <<< 'rm -rf src'", 'write src'],
+    ["echo 'git stash' | chroot /", 'opaque stdin-code'],
+    ["echo 'git stash' | nsenter", 'opaque stdin-code'],
+    ["echo 'git stash' | fakeroot", 'opaque stdin-code'],
+    ["echo 'git stash' | su", 'opaque stdin-code'],
+    ["su root -- -c 'rm x'", 'write x'],
+    ["echo 'git stash' | runuser root", 'opaque stdin-code'],
+    ["echo 'git stash' | sg root", 'opaque stdin-code'],
+    ["echo 'git stash' | newgrp", 'opaque stdin-code'],
+    // valgrind reads options from ~/.valgrindrc, $VALGRIND_OPTS and ./.valgrindrc: its writes are unknown.
+    ['valgrind -q --log-file=/tmp/vg.log true', 'write-unknown'],
+    ['VALGRIND_OPTS=--log-file=.agents/tmp/state.json valgrind true', 'write-unknown'],
   ])('%j: %s', (command, effect) => {
     expect(effectsOf(command)).toContain(effect);
   });
@@ -382,10 +425,12 @@ describe('what bash runs that the analysis once missed', () => {
     'npm test \\\n  -- --reporter=dot', 'cat <<EOF\nhello\nEOF', 'echo $HOME; ls ~/x', 'git notes --ref list list', 'git branch --list', 'mktemp',
     'git status', 'git diff', 'git log -p', 'git show', 'git -C src status', 'git -C src log -p -- a.ts', 'git rev-list --count HEAD', 'git blame -L 1,5 src/a.ts',
     'git stash show -p', 'git shortlog -sn HEAD', 'git reflog', 'git log -p --output=/tmp/log.txt', 'echo "$GIT_DIR"; git status', 'git -c core.quotepath=off status',
-    'setarch x86_64 -R true', 'linux64 true', 'setarch --list', 'valgrind -q --log-file=/tmp/vg.log true', 'ssh-agent -a /tmp/agent.sock true',
+    'setarch x86_64 -R true', 'linux64 true', 'setarch --list', 'ssh-agent -a /tmp/agent.sock true', 'export FOO=1; git status',
+    'export PATH="$PATH:/x" FOO="a b" BAR; git diff', 'set -euo pipefail; git log -p', 'set -- -a; git status', 'f() { local x=$1; git status; }; f a',
+    'declare -a arr=(1 2); git status', 'git -C "$PWD" status', 'cd src && git -C "${PWD}" diff', 'cd src && git log -p', 'unshare -r true', 'fakeroot ls', 'su',
   ])('%j stays allowed', (command) => {
-    // Writes outside the project (the lock file in /tmp, /dev/null) are fine for everyone.
-    expect(analyse(command).filter((e) => e.kind !== 'write' || e.target.kind !== 'path' || e.target.path.startsWith(`${ROOT}/`))).toEqual([]);
+    // Writes outside the project (the lock file in /tmp, /dev/null), and git run inside it, are fine for everyone.
+    expect(analyse(command).filter((e) => !gitInProject(e) && (e.kind !== 'write' || e.target.kind !== 'path' || inProject(e.target.path)))).toEqual([]);
   });
 });
 
@@ -452,7 +497,7 @@ describe('git, whatever the spelling', () => {
     'git apply --check p.diff', 'git reflog', 'git log --format="%H %s" | head', 'git config user.name', 'git config get user.name',
     'git rev-parse "$(git merge-base main HEAD)"', 'git cat-file -p $(git rev-parse HEAD)', 'git ls-files "$DIR"',
   ])('%j is read-only', (command) => {
-    expect(analyse(command)).toEqual([]);
+    expect(analyse(command).filter((e) => !gitInProject(e))).toEqual([]);
   });
 });
 

@@ -31,7 +31,7 @@ const MAX_DEPTH = 8;
 
 export function analyseCommand(source: string, options: AnalyseOptions): ShellEffect[] {
   const effects: ShellEffect[] = [];
-  analyseScript(source, [options.cwd], 0, { ...options, gitEnv: null }, effects);
+  analyseScript(source, [options.cwd], 0, { ...options, gitEnv: null, hidden: { env: null } }, effects);
   return throughNewLinks(effects);
 }
 
@@ -48,6 +48,8 @@ function throughNewLinks(effects: ShellEffect[]): ShellEffect[] {
   if (links.length === 0) return effects;
   const below = (p: string): boolean => links.some((l) => p.startsWith(`${l.replace(/\/+$/, '')}/`));
   return effects.map((e) => {
+    // git run in such a link, or below it, runs wherever it leads.
+    if (e.kind === 'git-cwd' && e.dir.kind === 'path') return below(e.dir.path) || links.includes(e.dir.path) ? { ...e, dir: { kind: 'dynamic', text: e.dir.path } } : e;
     if (e.kind !== 'write' || e.target.kind === 'dynamic') return e;
     const p = e.target.kind === 'glob' ? e.target.pattern : e.target.path;
     return below(p) ? { ...e, target: { kind: 'dynamic', text: p } } : e;
@@ -69,8 +71,12 @@ function joinedAcrossLines(source: string): boolean {
   return false;
 }
 
-/** Options, and what one script tells the scripts analysed after it. */
-type Context = AnalyseOptions & { gitEnv: string | null; tmpdir?: boolean };
+/**
+ * Options, and what one script tells the scripts analysed after it. `hidden.env` (shared by every
+ * script of the command, even where HOME makes a copy): the first spelling that exports variables the
+ * gate cannot name.
+ */
+type Context = AnalyseOptions & { gitEnv: string | null; tmpdir?: boolean; hidden: { env: string | null } };
 
 interface Site {
   /** In the script's own sequence of statements: a `cd` here moves every later statement. */
@@ -83,7 +89,9 @@ type Item =
   | { kind: 'command'; node: SyntaxNode; site: Site; stdin: Stdin; extra: SyntaxNode[] }
   | { kind: 'redirect'; node: SyntaxNode; site: Site }
   /** Code bash runs that the tree holds as text: a quoted subscript in `[[ 'a[$(rm x)]' -eq 1 ]]`. */
-  | { kind: 'opaque'; node: SyntaxNode; site: Site };
+  | { kind: 'opaque'; node: SyntaxNode; site: Site }
+  /** A declaration that may export a variable the gate cannot name (`export "$n=…"`, `export GIT_{DIR,X}=…`). */
+  | { kind: 'hidden-export'; node: SyntaxNode; site: Site };
 
 /** Analyses one script; true when it may change the directory of the shell that runs it. */
 function analyseScript(source: string, cwd: Cwd, depth: number, options: Context, effects: ShellEffect[]): boolean {
@@ -111,6 +119,8 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
   // Set for this script and every one after it: an exported variable reaches later git commands.
   options.gitEnv ??= gitEnvSet(source);
   options.tmpdir ||= /\bTMPDIR\b/.test(source);
+  // `set -o allexport`, `shopt -so allexport`, SHELLOPTS=allexport: every assignment after it is exported.
+  if (/\ballexport\b/.test(source)) options.hidden.env ??= 'allexport';
   const words: WordContext = { home: options.home };
   try {
     const items = collect(script.root, words);
@@ -122,6 +132,13 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
       get tmpdirSet() {
         return options.tmpdir;
       },
+      pwdSet: /(?<![\w$]|\$\{)PWD(?!\w)/.test(source),
+      get hiddenEnv() {
+        return options.hidden.env;
+      },
+      hideEnv: (what) => {
+        options.hidden.env ??= what;
+      },
       emit: (e) => into.push(e),
       code: (code, at) => analyseScript(code, at, depth + 1, options, into),
     });
@@ -129,6 +146,7 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
     const scratch: ShellEffect[] = [];
     const moves = items.map((item) => item.kind === 'command' && runInvocation(invocation(item, cwd, words), runner(scratch)) !== undefined);
     for (const item of items) if (item.kind === 'opaque') effects.push({ kind: 'opaque', command: item.node.text.slice(0, 80), why: 'dynamic-code' });
+    for (const item of items) if (item.kind === 'hidden-export') options.hidden.env ??= item.node.text.slice(0, 80);
     const anyMove = moves.some(Boolean);
     // CDPATH, and `shopt -s cdable_vars` (`cd d` goes to $d), send a cd where its word does not say.
     const lost = items.some((item, k) => moves[k] && (!item.site.top || item.site.inFunction)) || (anyMove && (source.includes('CDPATH') || source.includes('cdable_vars')));
@@ -140,7 +158,7 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
         redirect(item.node, at, words, effects);
         continue;
       }
-      if (item.kind === 'opaque') continue;
+      if (item.kind !== 'command') continue;
       const after = runInvocation(invocation(item, at, words), runner(effects));
       if (after && here !== null) here = after.cwd === null ? null : [...new Set([...here, ...after.cwd])]; // the cd may fail
     }
@@ -226,6 +244,7 @@ function collect(root: SyntaxNode, words: WordContext): Item[] {
         ) {
           items.push({ kind: 'opaque', node: n, site });
         }
+        if (n.type === 'declaration_command' && hidesExport(n)) items.push({ kind: 'hidden-export', node: n, site });
         for (const c of n.children) visit(c, { ...site, top: false }, []);
         return;
       case 'function_definition':
@@ -257,6 +276,23 @@ function collect(root: SyntaxNode, words: WordContext): Item[] {
   };
   visit(root, { top: true, inFunction: false, piped: false }, []);
   return items;
+}
+
+/**
+ * A declaration (export, declare, typeset, local, readonly) whose words are not each a plain NAME or
+ * NAME=value: a computed name (`export "$n=…"`, `declare -x GIT_$x=1`), a brace or glob in one (the
+ * grammar splits `GIT_{DIR,X}=…` into two words with no blank between them), or a nameref (`-n`), whose
+ * name is chosen later. Such a declaration can export any variable.
+ */
+function hidesExport(n: SyntaxNode): boolean {
+  const words = n.children.filter((c) => c.named && c.type !== 'comment');
+  const plain = (c: SyntaxNode): boolean =>
+    (c.type === 'variable_name' && /^[A-Za-z_]\w*$/.test(c.text)) ||
+    (c.type === 'variable_assignment' && c.children.some((p) => p.field === 'name' && p.type === 'variable_name')) ||
+    (c.type === 'word' && (c.text === '--' || (/^[-+][A-Za-z]+$/.test(c.text) && !/^-\w*n/.test(c.text))));
+  const spaced = (text: string): string => text.replace(/\s+/g, ' ').trim();
+  const keyword = n.children.find((c) => !c.named)?.text ?? '';
+  return !words.every(plain) || spaced(n.text) !== spaced([keyword, ...words.map((c) => c.text)].join(' '));
 }
 
 /** Where a command's standard input comes from, when it matters (a shell reading commands from it). */

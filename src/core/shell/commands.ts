@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { hasOption, optionValues, scanOptions, type OptionSpec, type PathArg, type Scanned, type ShellEffect } from './effects';
-import { analyseGit } from './git';
+import { GIT_PROGRAM_ENV, GIT_REPOSITORY_ENV, analyseGit } from './git';
 import { readSedScript } from './sed';
 import type { Value } from './words';
 
@@ -27,6 +27,11 @@ export interface Runner {
   gitEnv: string | null;
   /** TMPDIR is named somewhere in the command (mktemp's directory may be the command's own choice). */
   tmpdirSet?: boolean;
+  /** PWD is named somewhere in the command other than as `$PWD`: the word `$PWD` may not be the shell's directory. */
+  pwdSet: boolean;
+  /** The command exports variables the gate cannot name (`set -a`, `export "$n=…"`): how, or null. */
+  hiddenEnv: string | null;
+  hideEnv(what: string): void;
   emit(effect: ShellEffect): void;
   /** Analyses shell code this command runs; true when that code may change the running shell's directory. */
   code(source: string, cwd: Cwd): boolean;
@@ -55,10 +60,14 @@ export function resolvePath(v: Value, cwd: Cwd): PathArg[] {
   return cwd.map((dir) => place(posix.resolve(dir, text)));
 }
 
+/** `$PWD`, as a word: the directory the shell is in, unless the command sets PWD itself. */
+const PWD_WORD = /^"?\$(?:PWD|\{PWD\})"?$/;
+
 /** The directories after `cd <value>` from each of `cwd`. */
-function chdir(cwd: Cwd, v: Value | undefined, home: string | null): Cwd {
+function chdir(cwd: Cwd, v: Value | undefined, home: string | null, pwdSet = true): Cwd {
   if (cwd === null) return null;
   if (v === undefined) return home ? [home] : null;
+  if (v.kind === 'dynamic' && !pwdSet && PWD_WORD.test(v.text)) return cwd;
   if (v.kind !== 'literal' || v.text === '-' || v.text === '') return null;
   const t = v.text;
   return [...new Set(cwd.map((d) => posix.resolve(d, t)))];
@@ -289,7 +298,9 @@ const valgrindFile = (name: string): Value =>
 
 /**
  * valgrind's own files (its options are `--name=value` only, before the program): the log and XML
- * files, a tool's `--<tool>-out-file`, or that tool's default out file.
+ * files, a tool's `--<tool>-out-file`, or that tool's default out file. It reads more options from
+ * ~/.valgrindrc, $VALGRIND_OPTS and ./.valgrindrc (an `--xml-file` there is written even when the
+ * command line names a `--log-file`), which the command may have written or set: its writes are unknown.
  */
 function valgrindWrites(args: Value[]): Writes {
   const options: string[] = [];
@@ -303,7 +314,7 @@ function valgrindWrites(args: Value[]): Writes {
   });
   const tool = options.map((o) => /^--tool=(.*)$/s.exec(o)?.[1]).filter((t) => t !== undefined).at(-1) ?? 'memcheck';
   const defaults = VALGRIND_OUT_FILES.has(tool) && !named.some((n) => n.option === `${tool}-out-file`) ? [{ kind: 'glob', pattern: `${tool}.out.*` } as Value] : [];
-  return targetsOf([...named.map((n) => n.v), ...defaults], false);
+  return { ...targetsOf([...named.map((n) => n.v), ...defaults], false), unknown: true };
 }
 
 /** Formatters and fixers that rewrite the files they are given unless told only to check. */
@@ -483,14 +494,18 @@ type Unwrapped =
 
 const run = (argv: Value[], extra: Partial<Extract<Unwrapped, { kind: 'run' }>> = {}): Unwrapped => ({ kind: 'run', argv, ...extra });
 
-/** A wrapper whose options end at the command it runs. */
+/**
+ * A wrapper whose options end at the command it runs. `shell`: without a command it runs a shell
+ * (unshare, chroot DIR, nsenter, fakeroot), which reads its commands from the wrapper's input.
+ */
 const simpleWrapper =
-  (spec: OptionSpec, skipOperands = 0) =>
+  (spec: OptionSpec, skipOperands = 0, shell = false) =>
   (args: Value[]): Unwrapped => {
     const s = scanOptions(args, { ...spec, stopAtOperand: true });
     const first = s.operands.findIndex((v) => v.kind !== 'literal');
     if (first !== -1 && first <= skipOperands) return { kind: 'opaque' };
-    return run(s.operands.slice(skipOperands));
+    const argv = s.operands.slice(skipOperands);
+    return run(argv.length === 0 && shell ? [lit('sh')] : argv);
   };
 
 /**
@@ -614,29 +629,34 @@ const WRAPPERS: Record<string, (args: Value[]) => Unwrapped> = {
     if (after?.kind === 'literal' && (after.text === '-c' || after.text === '--command')) return command ? { kind: 'code', code: [command] } : { kind: 'none' };
     return run(s.operands.slice(1));
   },
+  // Without -c, su and `runuser USER` run the user's shell with the words after the user (`su root -- -c
+  // 'rm x'`), which without them reads its commands from su's input.
   su: (args) => {
-    const code = optionValues(scanOptions(args, { short: 'cgGsw', long: ['command', 'group', 'supp-group', 'shell', 'whitelist-environment'] }), 'c', 'command');
-    return code.length ? { kind: 'code', code } : { kind: 'none' };
+    const s = scanOptions(args, { short: 'cgGsw', long: ['command', 'group', 'supp-group', 'shell', 'whitelist-environment'] });
+    const code = optionValues(s, 'c', 'command');
+    return code.length ? { kind: 'code', code } : run([lit('sh'), ...s.operands.slice(1)]);
   },
   runuser: (args) => {
     const s = scanOptions(args, { short: 'cgGsuw', long: ['command', 'group', 'supp-group', 'shell', 'user', 'whitelist-environment'], stopAtOperand: true });
     const code = optionValues(s, 'c', 'command');
     if (code.length) return { kind: 'code', code };
     // `runuser -u USER [--] COMMAND …` runs the command itself.
-    return hasOption(s, 'u', 'user') ? run(s.operands) : { kind: 'none' };
+    return hasOption(s, 'u', 'user') ? run(s.operands) : run([lit('sh'), ...s.operands.slice(1)]);
   },
   script: (args) => {
     const s = scanOptions(args, { short: 'cEIOBTm', long: ['command', 'echo', 'log-in', 'log-out', 'log-io', 'log-timing', 'logging-format'] });
     const code = optionValues(s, 'c', 'command');
     return code.length ? { kind: 'code', code } : { kind: 'none' };
   },
-  chroot: simpleWrapper({ long: ['userspec', 'groups'] }, 1),
-  fakeroot: simpleWrapper({ short: 'is', long: ['lib', 'faked'] }),
-  unshare: simpleWrapper({ short: 'S', long: ['setuid', 'setgid', 'root', 'wd', 'propagation'] }),
+  chroot: simpleWrapper({ long: ['userspec', 'groups'] }, 1, true),
+  fakeroot: simpleWrapper({ short: 'is', long: ['lib', 'faked'] }, 0, true),
+  unshare: simpleWrapper({ short: 'S', long: ['setuid', 'setgid', 'root', 'wd', 'propagation'] }, 0, true),
   'systemd-run': simpleWrapper({ short: 'pEMH', long: ['property', 'setenv', 'machine', 'host', 'unit', 'description', 'slice', 'working-directory', 'uid', 'gid', 'nice'] }),
   firejail: simpleWrapper({}),
   pkexec: simpleWrapper({ long: ['user'] }),
-  sg: (args) => (args.length >= 2 ? { kind: 'code', code: args.slice(1).filter((v) => !(v.kind === 'literal' && v.text === '-c')) } : { kind: 'none' }),
+  // sg GROUP without a command, and newgrp, run a shell on their input.
+  sg: (args) => (args.length >= 2 ? { kind: 'code', code: args.slice(1).filter((v) => !(v.kind === 'literal' && v.text === '-c')) } : run([lit('sh')])),
+  newgrp: () => run([lit('sh')]),
   hyperfine: (args) => {
     const s = scanOptions(args, { short: 'wrmMpscSnuN', long: ['warmup', 'runs', 'min-runs', 'max-runs', 'prepare', 'setup', 'cleanup', 'conclude', 'reference', 'parameter-scan', 'parameter-step-size', 'parameter-list', 'shell', 'style', 'sort', 'time-unit', 'export-asciidoc', 'export-csv', 'export-json', 'export-markdown', 'export-orgmode', 'output', 'command-name'] });
     return { kind: 'code', code: [...s.operands, ...optionValues(s, 'p', 'prepare', 's', 'setup', 'c', 'cleanup', 'conclude', 'reference')], each: true };
@@ -659,7 +679,7 @@ const WRAPPERS: Record<string, (args: Value[]) => Unwrapped> = {
   uname26: setarch(true),
   'ssh-agent': simpleWrapper({ short: 'aEOPt' }),
   'dbus-run-session': simpleWrapper({ long: ['config-file', 'dbus-daemon'] }),
-  nsenter: simpleWrapper({ short: 'tSGwWr', optional: 'muinpUCT', long: ['target', 'setuid', 'setgid', 'wd', 'root', 'env'] }),
+  nsenter: simpleWrapper({ short: 'tSGwWr', optional: 'muinpUCT', long: ['target', 'setuid', 'setgid', 'wd', 'root', 'env'] }, 0, true),
   valgrind: simpleWrapper({}),
   // GNU parallel builds its commands from its input and its `:::` lists.
   parallel: (args) => (args.length ? { kind: 'opaque' } : { kind: 'none' }),
@@ -668,6 +688,36 @@ const WRAPPERS: Record<string, (args: Value[]) => Unwrapped> = {
 };
 
 const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash', 'ksh93', 'pdksh']);
+/** Builtins that can export a variable (run as a command: `command export …`, `builtin declare -x …`). */
+const DECLARING = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
+
+/** `set -a`, `set -ea`, `bash -a …` (an `a` among the options before the first operand or `--`), or `set $opts`. */
+function exportsAll(args: readonly Value[], computed: boolean): boolean {
+  for (const v of args) {
+    if (v.kind !== 'literal') return computed;
+    if (v.text === '--' || !v.text.startsWith('-') || v.text === '-') return false;
+    if (/^-[A-Za-z]*a/.test(v.text)) return true;
+  }
+  return false;
+}
+
+/**
+ * The first word of a declaration run as a command that may export a variable the gate cannot name, or
+ * one that makes git run a program or use another repository (`command export GIT_{DIR,X}=…` expands
+ * to GIT_DIR=…): a computed word, a name that is not an identifier, a nameref (`-n`). null: none.
+ */
+function declaredNames(args: readonly Value[]): string | null {
+  for (const v of args) {
+    if (v.kind !== 'literal') return show(v);
+    if (/^[-+]/.test(v.text)) {
+      if (/^-\w*n/.test(v.text)) return v.text;
+      continue;
+    }
+    const declared = v.text.split('=')[0]!;
+    if (!/^[A-Za-z_]\w*$/.test(declared) || GIT_PROGRAM_ENV.test(declared) || GIT_REPOSITORY_ENV.test(declared)) return v.text;
+  }
+  return null;
+}
 /**
  * Builtins that evaluate an argument as a variable name or an arithmetic expression. An array subscript
  * in it is expanded then, quotes or not: `let 'a[$(rm x)]=1'`, `printf -v 'a[$(rm x)]' y`, `test -v …`.
@@ -743,7 +793,7 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
     }
     if (name === 'flock') emitWrites(`flock`, targetsOf(scanOptions(args, { short: 'wEc', stopAtOperand: true }).operands.slice(0, 1), false), inv.cwd, runner);
     if (name === 'strace' || name === 'ltrace') emitWrites(name, targetsOf(optionValues(scanOptions(args, { short: 'oeEpPsSuaIbX', stopAtOperand: true }), 'o'), false), inv.cwd, runner);
-    if (name === 'valgrind') emitWrites(name, valgrindWrites(args), inv.cwd, runner);
+    if (name === 'valgrind') emitWrites(name, valgrindWrites(args), inv.cwd, runner, text);
     if (name === 'ssh-agent') emitWrites(name, targetsOf(optionValues(scanOptions(args, { short: 'aEOPt', stopAtOperand: true }), 'a'), false), inv.cwd, runner);
     if (u.argv.length === 0) return undefined;
     const cwd = u.base ? chdir(inv.cwd, u.base, runner.home) : inv.cwd;
@@ -755,10 +805,21 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
     return ['builtin', 'command', 'exec'].includes(name) ? after : undefined;
   }
 
-  // A shell that sources a file or runs code from its environment first: BASH_ENV, ENV, PROMPT_COMMAND.
+  // A shell that sources a file or runs code from its environment first: BASH_ENV, ENV, PROMPT_COMMAND,
+  // which an export the gate cannot name may have set.
   if (SHELLS.has(name) && inv.assigned.some((a) => SHELL_CODE_VARIABLES.has(a))) {
     runner.emit({ kind: 'opaque', command: text, why: 'program-option' });
     return undefined;
+  }
+  if (SHELLS.has(name) && runner.hiddenEnv) {
+    runner.emit({ kind: 'opaque', command: `${runner.hiddenEnv} … ${text}`, why: 'hidden-environment' });
+    return undefined;
+  }
+  // `set -a` (or `bash -a`): every variable assigned after it is exported, whatever sets it (read, for, printf -v).
+  if ((name === 'set' || SHELLS.has(name)) && exportsAll(args, name === 'set')) runner.hideEnv(`${name} -a`);
+  if (DECLARING.has(name)) {
+    const hidden = declaredNames(args);
+    if (hidden) runner.hideEnv(`${name} ${hidden}`);
   }
   if (EVALUATING.has(name) && args.some((v) => v.kind === 'literal' && SUBSCRIPT_CODE.test(v.text))) {
     runner.emit({ kind: 'opaque', command: text, why: 'dynamic-code' });
@@ -827,7 +888,7 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
       const s = scanOptions(args, { stopAtOperand: true });
       const target = s.operands[0];
       if (name === 'pushd' && (!target || (target.kind === 'literal' && /^[+-]\d+$/.test(target.text)))) return { cwd: null };
-      return { cwd: chdir(inv.cwd, target, runner.home) };
+      return { cwd: chdir(inv.cwd, target, runner.home, runner.pwdSet) };
     }
     case 'popd':
       return { cwd: null };
@@ -871,13 +932,15 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
 }
 
 function runGit(args: Value[], inv: Invocation, runner: Runner, dashed: string | null): void {
-  const result = analyseGit(args, runner.gitEnv ? [...inv.assigned, runner.gitEnv] : inv.assigned, dashed);
+  const result = analyseGit(args, runner.gitEnv ? [...inv.assigned, runner.gitEnv] : inv.assigned, dashed, runner.hiddenEnv);
   if (result.kind === 'refuse') {
     runner.emit(result.effect);
     return;
   }
-  const cwd = result.chdir.reduce<Cwd>((c, v) => chdir(c, v, runner.home), inv.cwd);
-  if (result.kind === 'write-unknown') runner.emit({ kind: 'write-unknown', command: `git ${args.map(show).join(' ')}` });
+  const cwd = result.chdir.reduce<Cwd>((c, v) => chdir(c, v, runner.home, runner.pwdSet), inv.cwd);
+  const command = `git ${args.map(show).join(' ')}`;
+  for (const dir of cwd ?? [null]) runner.emit({ kind: 'git-cwd', command, dir: dir === null ? { kind: 'dynamic', text: result.chdir.map(show).join(' ') || '$PWD' } : { kind: 'path', path: dir } });
+  if (result.kind === 'write-unknown') runner.emit({ kind: 'write-unknown', command });
   else emitWrites('git', targetsOf(result.outputs, false), cwd, runner);
 }
 

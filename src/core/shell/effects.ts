@@ -19,6 +19,7 @@ export type OpaqueReason =
   | 'alias' // `alias x=…`: later lines may run it
   | 'program-option' // an option that names a program to run (`git -c core.pager=…`, `sort --compress-program`)
   | 'other-repository' // git pointed at a git dir, index or work tree the command chooses (`GIT_DIR=…`, `--git-dir`)
+  | 'hidden-environment' // variables exported under names the gate cannot read (`set -a`, `export "$n=…"`), then git or a shell
   | 'too-deep'; // code inside code inside code …
 
 export type ShellEffect =
@@ -28,6 +29,12 @@ export type ShellEffect =
   /** A git subcommand that is not known to be read-only; `via` names the alias that led to it. */
   | { kind: 'git'; sub: string; known: boolean; via: string | null }
   | { kind: 'opaque'; command: string; why: OpaqueReason }
+  /**
+   * A git command that may run (read-only, or `git apply`) and the directory it runs in, its own `-C`
+   * applied: a repository found there that is not the project's (a bare one is any directory holding
+   * HEAD, objects/ and refs/) brings a configuration of the command's choosing.
+   */
+  | { kind: 'git-cwd'; command: string; dir: PathArg }
   | { kind: 'unparseable'; why: string };
 
 /** An option as a command's own parser would read it. */

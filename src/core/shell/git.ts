@@ -38,7 +38,7 @@ export const GIT_PROGRAM_ENV = new RegExp(`^(?:${PROGRAM_ENV})$`);
  * where it says. Such a git is refused unless it is refused already as a mutation.
  */
 const REPOSITORY_ENV = 'GIT_(?:DIR|WORK_TREE|COMMON_DIR|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES)';
-const GIT_REPOSITORY_ENV = new RegExp(`^(?:${REPOSITORY_ENV})$`);
+export const GIT_REPOSITORY_ENV = new RegExp(`^(?:${REPOSITORY_ENV})$`);
 const GIT_ENV = `(${PROGRAM_ENV}|${REPOSITORY_ENV})`;
 /** Either kind given a value anywhere in a script's text: `export GIT_EXTERNAL_DIFF=…; git diff`, `: ${GIT_DIR:=…}`. */
 const GIT_ENV_ASSIGNED = new RegExp(`(?<![\\w$])${GIT_ENV}\\s*[+:]?=`);
@@ -127,9 +127,10 @@ function aliasWords(value: string): string[] {
 
 /**
  * `args` are git's arguments (after the command name); `assigned` the environment names set for it.
- * `dashed` is the subcommand of a `git-<sub>` spelling.
+ * `dashed` is the subcommand of a `git-<sub>` spelling; `hidden` how the command exports variables the
+ * gate cannot name (any of those above, then).
  */
-export function analyseGit(args: readonly Value[], assigned: readonly string[], dashed: string | null = null): GitResult {
+export function analyseGit(args: readonly Value[], assigned: readonly string[], dashed: string | null = null, hidden: string | null = null): GitResult {
   const refuse = (effect: ShellEffect): GitResult => ({ kind: 'refuse', effect });
   const program = (what: string): GitResult => refuse({ kind: 'opaque', command: what, why: 'program-option' });
   const env = assigned.find((name) => GIT_PROGRAM_ENV.test(name));
@@ -193,6 +194,7 @@ export function analyseGit(args: readonly Value[], assigned: readonly string[], 
   if (sub === 'apply' && hasOption(scanned, 'index', 'cached', '3', '3way', 'intent-to-add', 'N')) return refuse({ kind: 'git', sub: 'apply --index', known: true, via: null });
   if (!readOnly && sub !== 'apply') return refuse({ kind: 'git', sub, known: KNOWN_MUTATIONS.has(sub) || sub in SOMETIMES, via: null });
   if (elsewhere) return refuse({ kind: 'opaque', command: elsewhere, why: 'other-repository' });
+  if (hidden) return refuse({ kind: 'opaque', command: `${hidden} … git`, why: 'hidden-environment' });
   if (sub === 'apply') {
     if (hasOption(scanned, 'check', 'stat', 'numstat', 'summary') && !hasOption(scanned, 'apply')) return { kind: 'read', chdir, outputs: [] };
     return { kind: 'write-unknown', chdir };
