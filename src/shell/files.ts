@@ -112,6 +112,16 @@ function statOf(file: string): fs.Stats | null {
   }
 }
 
+/** What stands at a path itself (a symlink as the link): null as statOf. */
+function lstatOf(file: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(file, { throwIfNoEntry: false }) ?? null;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+    throw err;
+  }
+}
+
 /** Moves what stands at `file` to `<file>.moved-<ms>` beside it: the hooks need the name, and lose nothing. */
 function moveAside(file: string): void {
   fs.renameSync(file, `${file}.moved-${Date.now()}-${randomHex(2)}`);
@@ -128,13 +138,19 @@ export function ownDir(dir: string): void {
     return;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EEXIST' && code !== 'ENOTDIR') throw err;
+    // ENOENT: a symlink to nothing on the way (mkdir follows it).
+    if (code !== 'EEXIST' && code !== 'ENOTDIR' && code !== 'ENOENT') throw err;
   }
   // The deepest path that exists, from `dir` upwards: it is the one that is not a folder.
   for (let at = dir; ; at = path.dirname(at)) {
     const stat = statOf(at);
     if (stat) {
       if (!stat.isDirectory()) moveAside(at);
+      break;
+    }
+    // A symlink to nothing: mkdir cannot make a folder through it either.
+    if (lstatOf(at)?.isSymbolicLink()) {
+      moveAside(at);
       break;
     }
     if (path.dirname(at) === at) break;

@@ -188,6 +188,7 @@ describe.concurrent('/minions:cancel when something else stands where the hooks 
     ['a folder at phases/REPORT.md', (l: Loop) => folder(l, '.agents/tmp/phases/REPORT.md'), '.agents/tmp/archive/RUN/phases/REPORT.md'],
     ['a file at .agents/tmp/archive', (l: Loop) => file(l, '.agents/tmp/archive'), '.agents/tmp/archive'],
     ["a file at the run's archive folder", (l: Loop) => file(l, `.agents/tmp/archive/${l.state().runId}`), `.agents/tmp/archive/RUN`],
+    ['a symlink to nothing at .agents/tmp/archive', (l: Loop) => fs.symlinkSync('/nonexistent/minions-archive', l.dir.abs('.agents/tmp/archive')), '.agents/tmp/archive'],
     ['a file at .agents/tmp/.tmp (the temporary files)', (l: Loop) => file(l, '.agents/tmp/.tmp'), '.agents/tmp/.tmp'],
     ["a file at the record's .tmp", (l: Loop) => file(l, '.git/minions/record/top/.tmp'), '.git/minions/record/top/.tmp'],
   ] as const)('%s: the Stop hook and the cancel go ahead, and what stood there is moved aside, not lost', async (_, damage, at) => {
@@ -205,7 +206,8 @@ describe.concurrent('/minions:cancel when something else stands where the hooks 
     const aside = fs.readdirSync(path.dirname(loop.dir.abs(where))).filter((n) => n.startsWith(`${path.basename(where)}.moved-`));
     expect(aside).toHaveLength(1);
     const moved = path.join(path.dirname(loop.dir.abs(where)), aside[0]!);
-    expect(fs.readFileSync(fs.statSync(moved).isDirectory() ? path.join(moved, 'inside') : moved, 'utf8')).toBe('kept\n');
+    if (fs.lstatSync(moved).isSymbolicLink()) expect(fs.readlinkSync(moved)).toBe('/nonexistent/minions-archive');
+    else expect(fs.readFileSync(fs.statSync(moved).isDirectory() ? path.join(moved, 'inside') : moved, 'utf8')).toBe('kept\n');
   });
 
   // An immutable file cannot be renamed over, by root either: a REPORT.md the hooks cannot replace.
