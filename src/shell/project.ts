@@ -15,20 +15,23 @@ export function projectRoot(payloadCwd: string | undefined): string {
 export function realpathLoose(p: string, hops = 0): string {
   // Only symlinks are counted (a loop of them ends here, where the write would fail too): a path of any
   // number of missing directories is walked up to the first that exists, or a symlink above it is missed.
+  // A loop, not a recursion per directory: a path of 20,000 missing ones must not overflow the stack.
   if (hops > 40) return p;
-  try {
-    return fs.realpathSync.native(p);
-  } catch {
+  const missing: string[] = [];
+  for (let dir = p; ; dir = path.dirname(dir)) {
     try {
-      if (fs.lstatSync(p).isSymbolicLink()) {
-        return realpathLoose(path.resolve(path.dirname(p), fs.readlinkSync(p)), hops + 1);
-      }
+      return path.join(fs.realpathSync.native(dir), ...missing.reverse());
     } catch {
-      // p does not exist: resolve its parent instead
+      try {
+        if (fs.lstatSync(dir).isSymbolicLink()) {
+          return path.join(realpathLoose(path.resolve(path.dirname(dir), fs.readlinkSync(dir)), hops + 1), ...missing.reverse());
+        }
+      } catch {
+        // dir does not exist: resolve its parent instead
+      }
+      if (path.dirname(dir) === dir) return path.join(dir, ...missing.reverse());
+      missing.push(path.basename(dir));
     }
-    const parent = path.dirname(p);
-    if (parent === p) return p;
-    return path.join(realpathLoose(parent, hops), path.basename(p));
   }
 }
 
