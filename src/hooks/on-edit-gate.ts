@@ -3,7 +3,7 @@
  * The plugin's own files are allowed outright (no permission prompt); project files are left to the user.
  */
 import path from 'node:path';
-import { editGate, type Target } from '../core/gates';
+import { editGate, type EditDecision, type Target } from '../core/gates';
 import { PreToolUsePayload } from '../shell/payloads';
 import { realpathLoose, relativeInside } from '../shell/project';
 import { isUnder, protectedPlaces } from '../shell/protected-places';
@@ -15,15 +15,20 @@ void runHook({
   event: 'PreToolUse',
   payload: PreToolUsePayload,
   handle(payload, ctx) {
-    const raw = payload.tool_input.file_path ?? payload.tool_input.notebook_path;
-    if (typeof raw !== 'string' || raw.length === 0) return [];
-    const resolved = realpathLoose(path.resolve(payload.cwd ?? ctx.root, raw));
-    const rel = relativeInside(ctx.root, resolved);
+    // Every path the input names, under either key: a bogus file_path must not hide a notebook_path.
+    const raws = [payload.tool_input.file_path, payload.tool_input.notebook_path].filter((p): p is string => typeof p === 'string' && p.length > 0);
+    if (raws.length === 0) return [];
     const places = protectedPlaces(ctx.root);
-    const guarded = isUnder(resolved, places.hooks) ? 'hooks' : isUnder(resolved, places.protected) ? 'protected' : null;
-    const target: Target = { ...(rel === null ? { inside: false as const } : { inside: true as const, rel }), guarded, abs: resolved };
-    const loaded = ctx.load();
-    const decision = editGate(stateOf(loaded), payload.session_id, payload.agent_type ?? null, target);
+    const state = stateOf(ctx.load());
+    const decisions = raws.map((raw): EditDecision => {
+      const resolved = realpathLoose(path.resolve(payload.cwd ?? ctx.root, raw));
+      const rel = relativeInside(ctx.root, resolved);
+      const guarded = isUnder(resolved, places.hooks) ? 'hooks' : isUnder(resolved, places.protected) ? 'protected' : null;
+      const target: Target = { ...(rel === null ? { inside: false as const } : { inside: true as const, rel }), guarded, abs: resolved };
+      return editGate(state, payload.session_id, payload.agent_type ?? null, target);
+    });
+    // The stricter answer holds: any refusal, else no answer unless every path is the plugin's own.
+    const decision = decisions.find((d) => d.kind === 'deny') ?? decisions.find((d) => d.kind === 'pass') ?? decisions[0]!;
     return decision.kind === 'pass' ? [] : [{ type: decision.kind, reason: decision.reason }];
   },
 });
