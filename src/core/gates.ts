@@ -19,9 +19,10 @@ export const gatesSession = (state: State | null, sessionId: string): state is S
  * A write target, resolved for real: `rel` is POSIX and relative to the real project root. `guarded`:
  * the target is (under) one of the hooks' records (`hooks`: nobody edits those) or another place no
  * agent of a running loop may write (`protected`: the git directories, git's configuration, the
- * plugin's own files); `abs` names it in the refusal.
+ * plugin's own files); `abs` names it in the refusal. `linked`: the file has other hard links, so
+ * writing it writes them too; never an agent's own output.
  */
-export type Target = ({ inside: false } | { inside: true; rel: string }) & { guarded?: 'hooks' | 'protected' | null; abs?: string };
+export type Target = ({ inside: false } | { inside: true; rel: string }) & { guarded?: 'hooks' | 'protected' | null; abs?: string; linked?: boolean };
 
 /** Files only the hooks write, whoever asks. */
 export function isHookOwned(rel: string): boolean {
@@ -68,13 +69,13 @@ export function editGate(state: State | null, sessionId: string, agentType: stri
   const reviewer = reviewerOf(agentType);
   if (reviewer) {
     const own = reviewerFile(state.iteration, reviewer);
-    return phase === 'R1' && target.rel === own ? { kind: 'allow', reason: msg.allow.ownReview(reviewer, own) } : refuse(msg.deny.reviewerWrite(reviewer, absolute(state.root, own), phase));
+    return phase === 'R1' && target.rel === own && !target.linked ? { kind: 'allow', reason: msg.allow.ownReview(reviewer, own) } : refuse(msg.deny.reviewerWrite(reviewer, absolute(state.root, own), phase));
   }
   if (isFixer(agentType)) {
     const summary = fixSummaryFile(state.iteration);
     const shown = absolute(state.root, summary);
     if (phase !== 'R2') return refuse(msg.deny.fixerWrite(phase, shown));
-    if (target.rel === summary || target.rel === fixSummaryJsonFile(state.iteration)) return { kind: 'allow', reason: msg.allow.fixSummary(target.rel) };
+    if (!target.linked && (target.rel === summary || target.rel === fixSummaryJsonFile(state.iteration))) return { kind: 'allow', reason: msg.allow.fixSummary(target.rel) };
     const underAgents = target.rel === '.agents' || target.rel.startsWith('.agents/');
     // The git dir holds the hooks' record (.git/minions/) and the repository itself: never a project file.
     const underGit = target.rel === '.git' || target.rel.startsWith('.git/');

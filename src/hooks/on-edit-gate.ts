@@ -6,7 +6,7 @@ import path from 'node:path';
 import { editGate, type EditDecision, type Target } from '../core/gates';
 import { PreToolUsePayload } from '../shell/payloads';
 import { realpathLoose, relativeInside } from '../shell/project';
-import { isUnder, protectedPlaces } from '../shell/protected-places';
+import { hardLinksOf, isUnder, protectedPlaces } from '../shell/protected-places';
 import { runHook } from '../shell/run-hook';
 import { stateOf } from '../core/loop-state';
 
@@ -21,10 +21,13 @@ void runHook({
     const places = protectedPlaces(ctx.root);
     const state = stateOf(ctx.load());
     const decisions = raws.map((raw): EditDecision => {
-      const resolved = realpathLoose(path.resolve(payload.cwd ?? ctx.root, raw));
+      const real = realpathLoose(path.resolve(payload.cwd ?? ctx.root, raw));
+      // A hard link to one of the hooks' files (or the git dir's) is judged as that file.
+      const links = hardLinksOf(real, [path.join(ctx.root, '.agents'), ...places.hooks, ...places.protected]);
+      const resolved = links.twin ?? real;
       const rel = relativeInside(ctx.root, resolved);
       const guarded = isUnder(resolved, places.hooks) ? 'hooks' : isUnder(resolved, places.protected) ? 'protected' : null;
-      const target: Target = { ...(rel === null ? { inside: false as const } : { inside: true as const, rel }), guarded, abs: resolved };
+      const target: Target = { ...(rel === null ? { inside: false as const } : { inside: true as const, rel }), guarded, abs: resolved, linked: links.linked };
       return editGate(state, payload.session_id, payload.agent_type ?? null, target);
     });
     // The stricter answer holds: any refusal, else no answer unless every path is the plugin's own.

@@ -55,3 +55,37 @@ export function protectedPlaces(root: string): { hooks: string[]; protected: str
 
 /** Whether `target` (absolute, resolved) is one of `places` or lies under one. */
 export const isUnder = (target: string, places: readonly string[]): boolean => places.some((p) => target === p || target.startsWith(p.endsWith('/') ? p : `${p}/`));
+
+/**
+ * A file with more than one hard link is also each of its other names, which no realpath finds.
+ * `linked`: `file` has other names; `twin`: the first of them found below `dirs` (walked in order,
+ * links not followed, at most `limit` entries), or null.
+ */
+export function hardLinksOf(file: string, dirs: readonly string[], limit = 20_000): { linked: boolean; twin: string | null } {
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(file, { throwIfNoEntry: false });
+  } catch {
+    // a name no file can have (a NUL byte, too long): nothing is written there
+  }
+  if (!stat?.isFile() || stat.nlink < 2) return { linked: false, twin: null };
+  const queue = [...dirs];
+  for (let seen = 0; queue.length > 0 && seen < limit; seen++) {
+    const dir = queue.shift()!;
+    let names: fs.Dirent[];
+    try {
+      names = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue; // missing or unreadable: nothing of ours below it
+    }
+    for (const entry of names) {
+      const abs = path.join(dir, entry.name);
+      if (entry.isDirectory()) queue.push(abs);
+      else if (entry.isFile() && abs !== file) {
+        const other = fs.lstatSync(abs, { throwIfNoEntry: false });
+        if (other && other.ino === stat.ino && other.dev === stat.dev) return { linked: true, twin: abs };
+      }
+    }
+  }
+  return { linked: true, twin: null };
+}
