@@ -374,6 +374,8 @@ export const deny = {
     `minions R2 (${iterationText(state)}): reviews are done for this iteration; dispatch ${FIXER_TYPE} once, then end your turn.`,
   fixerAlready: (state: State): string =>
     `minions R2 (${iterationText(state)}): ${FIXER_TYPE} has already been dispatched this iteration. Wait for it, then end your turn.`,
+  dispatchFromAgent: (agent: string, state: State): string =>
+    `minions ${state.currentPhase} (${iterationText(state)}): ${truncate(agent, 100)} may not dispatch agents; while the review loop runs, only the orchestrator does. Do your own task and end.`,
   otherPluginAgent: (type: string, state: State): string =>
     `minions ${state.currentPhase} (${iterationText(state)}): ${truncate(type, 100)} is not part of this phase. ` +
     (state.currentPhase === 'R1' ? 'Dispatch the five reviewers named in the [PHASE R1] prompt.' : `Dispatch ${FIXER_TYPE}.`),

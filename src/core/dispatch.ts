@@ -10,6 +10,8 @@ export function onDispatch(state: State, event: Extract<Event, { kind: 'dispatch
   const denyWith = (reason: string): Outcome => ({ state, effects: [{ type: 'deny', reason }] });
   // general-purpose, Explore, other plugins' agents, an untyped Agent call: none of them is gated by the
   // loop once running, so none may start while it runs.
+  // Only the orchestrator dispatches: a reviewer starting another reviewer would write its prompt.
+  if (event.fromAgent) return denyWith(msg.deny.dispatchFromAgent(event.fromAgent, state));
   if (event.subagentType === null || !isPluginAgent(event.subagentType)) return denyWith(msg.deny.agentNotInPhase(event.subagentType, state));
   const reviewer = reviewerOf(event.subagentType);
   const current = currentIteration(state);

@@ -109,7 +109,13 @@ export type Event =
       baseline?: CheckRun[];
     })
   | (Base & { kind: 'prompt' })
-  | (Base & { kind: 'dispatch'; /** null: an Agent call without subagent_type (a general-purpose agent). */ subagentType: string | null })
+  | (Base & {
+      kind: 'dispatch';
+      /** null: an Agent call without subagent_type (a general-purpose agent). */
+      subagentType: string | null;
+      /** The subagent making the call (the payload's agent_type, or its agent_id), absent for the main thread. */
+      fromAgent?: string | null;
+    })
   | (Base & {
       kind: 'reviewer-stop';
       reviewer: Reviewer;

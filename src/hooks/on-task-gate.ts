@@ -19,7 +19,7 @@ void runHook({
     if (!gatesSession(stateOf(loaded), payload.session_id)) return [];
     // A dispatch is recorded under the loop's lock; one that cannot be is refused, not let through
     // unchecked (a held or forged lock must not open the gate to any agent).
-    return ctx.transact(() => ({ kind: 'dispatch', sessionId: payload.session_id, now: ctx.now, subagentType })).catch((err: unknown) => {
+    return ctx.transact(() => ({ kind: 'dispatch', sessionId: payload.session_id, now: ctx.now, subagentType, fromAgent: payload.agent_type || payload.agent_id || null })).catch((err: unknown) => {
       if (err instanceof HookFailure && err.code === 'lock-timeout') return [{ type: 'deny' as const, reason: msg.deny.lockBusy() }];
       throw err;
     });
