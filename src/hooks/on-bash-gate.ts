@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { bashGate, gatesSession } from '../core/gates';
 import * as msg from '../messages';
-import { bashPlaces, observeBash } from '../shell/bash-effects';
+import { bashPlaces, linkPlaces, observeBash } from '../shell/bash-effects';
 import { PreToolUsePayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
 import { stateOf } from '../core/loop-state';
@@ -20,7 +20,7 @@ void runHook({
     if (!gatesSession(state, payload.session_id)) return [];
     let effects;
     try {
-      effects = await observeBash(command, path.resolve(ctx.root, payload.cwd ?? ctx.root));
+      effects = await observeBash(command, path.resolve(ctx.root, payload.cwd ?? ctx.root), linkPlaces(ctx.root));
     } catch (err) {
       // The loop runs and its gate cannot read the command: refused, not waved through.
       return [{ type: 'deny', reason: msg.deny.gateUnavailable((err as Error)?.message ?? String(err)) }];

@@ -4,16 +4,17 @@ import type { BashEffect, BashPlaces, WriteTarget } from '../core/gates';
 import { NeedsParser, analyseCommand } from '../core/shell/analyse';
 import type { PathArg } from '../core/shell/effects';
 import { realpathLoose } from './project';
-import { homeDir, protectedPlaces } from './protected-places';
+import { hardLinksOf, homeDir, protectedPlaces } from './protected-places';
 
 export { gitDirs, homeDir } from './protected-places';
 
 
 /**
  * Analyses `command` as run from `cwd` (absolute). Commands without shell syntax are read without the
- * parser; the rest load it (once per process, lazily).
+ * parser; the rest load it (once per process, lazily). A written file with other hard links is also
+ * checked as the first of them found below `linkDirs` (the hooks' and git's places).
  */
-export async function observeBash(command: string, cwd: string): Promise<BashEffect[]> {
+export async function observeBash(command: string, cwd: string, linkDirs: readonly string[] = []): Promise<BashEffect[]> {
   const options = { cwd: realpathLoose(cwd), home: homeDir() };
   let effects;
   try {
@@ -24,14 +25,14 @@ export async function observeBash(command: string, cwd: string): Promise<BashEff
     effects = analyseCommand(command, { ...options, parse: await loadBashParser() });
   }
   return effects.flatMap((e): BashEffect[] =>
-    e.kind === 'write' ? resolveTarget(e.target).map((target) => ({ ...e, target })) : e.kind === 'git-cwd' ? resolveTarget(e.dir).map((dir) => ({ ...e, dir })) : [e],
+    e.kind === 'write' ? resolveTarget(e.target, linkDirs).map((target) => ({ ...e, target })) : e.kind === 'git-cwd' ? resolveTarget(e.dir).map((dir) => ({ ...e, dir })) : [e],
   );
 }
 
 const GLOB = /(^|[^\\])[*?[]/;
 
 /** The path as written and, when a symlink leads elsewhere, where it really points: both are checked. */
-function resolveTarget(t: PathArg): WriteTarget[] {
+function resolveTarget(t: PathArg, linkDirs: readonly string[] = []): WriteTarget[] {
   if (t.kind === 'dynamic') return [t];
   if (t.kind === 'glob') {
     const segments = t.pattern.split('/').filter(Boolean);
@@ -41,9 +42,17 @@ function resolveTarget(t: PathArg): WriteTarget[] {
     const rest = segments.slice(firstGlob);
     return [...new Set([t.pattern, path.posix.join(real, ...rest)])].map((abs) => ({ kind: 'glob', abs }));
   }
-  return [...new Set([t.path, realpathLoose(t.path)])].map((abs) => ({ kind: t.kind, abs }));
+  const real = realpathLoose(t.path);
+  const twin = t.kind === 'path' && linkDirs.length > 0 ? hardLinksOf(real, linkDirs).twin : null;
+  return [...new Set([t.path, real, ...(twin ? [twin] : [])])].map((abs) => ({ kind: t.kind, abs }));
 }
 
 export function bashPlaces(root: string): BashPlaces {
   return { root, protected: protectedPlaces(root).protected };
+}
+
+/** Where a hard link to one of the hooks' or git's files would have its other name. */
+export function linkPlaces(root: string): string[] {
+  const places = protectedPlaces(root);
+  return [path.join(root, '.agents'), ...places.hooks, ...places.protected];
 }
