@@ -177,7 +177,7 @@ describe.concurrent('the edit gate, paths spelled to slip past it', () => {
     expect(denyReason(await loop.hook('on-edit-gate', { ...p, tool_input: { notebook_path: r1.abs(STATE), content: 'x' } }))).toMatch(REASON.hookOwned);
   });
 
-  it('a hard link in the project to state.json, made before the loop ran, is the state file', async () => {
+  it('a hard link in the project to state.json or .git/config, made before the loop ran, is that file, for Edit and Bash', async () => {
     const dir = cloneTestdir(r2);
     fs.linkSync(dir.abs(STATE), dir.abs('src/notes.json'));
     for (const tool of ['Write', 'Edit', 'MultiEdit'] as const) {
@@ -186,6 +186,13 @@ describe.concurrent('the edit gate, paths spelled to slip past it', () => {
     }
     fs.linkSync(dir.abs('.git/config'), dir.abs('src/settings.ini'));
     expect(denyReason(await gate(dir, dir.abs('src/settings.ini'), FIXER, { tool: 'Edit' }))).toMatch(REASON.protected);
+    // The Bash gate sees the same: the fixer may write project files by the shell, not these.
+    const loop = new Loop(dir);
+    for (const command of ['echo x > src/notes.json', "sed -i 's/a/b/' src/notes.json", 'truncate -s 0 src/notes.json']) {
+      expect(denyReason(await loop.gateBash(command, FIXER)), command).toMatch(/^minions: \.agents\/tmp\/state\.json, the verdicts, .* belong to the hooks/);
+    }
+    expect(denyReason(await loop.gateBash('echo x >> src/settings.ini', FIXER))).toMatch(REASON.protected);
+    expect((await loop.gateBash('echo x > src/a.ts', FIXER)).raw).toBe('');
   });
 
   it("a reviewer's own output that is a hard link to a project file is not its own to write", async () => {
