@@ -46,6 +46,15 @@ describe('editGate: the policy table', () => {
     if (decision.kind !== 'pass') expect(decision.reason).toMatch(/^minions/);
   });
 
+  it('an own output or summary with other hard links is not the agent\'s own', () => {
+    const linked = (rel: string): Target => ({ inside: true, rel, linked: true });
+    expect(editGate(R1, OWNER, 'minions:critic', linked(OWN)).kind).toBe('deny');
+    expect(editGate(R2, OWNER, 'minions:review-fixer', linked(SUMMARY)).kind).toBe('deny');
+    expect(editGate(R2, OWNER, 'minions:review-fixer', linked(JSON_SUMMARY)).kind).toBe('deny');
+    // A project file with other links is still the user's to allow.
+    expect(editGate(R2, OWNER, 'minions:review-fixer', linked('src/a.ts')).kind).toBe('pass');
+  });
+
   it('names the file it lets through', () => {
     expect(editGate(R1, OWNER, 'minions:critic', inside(OWN))).toEqual({ kind: 'allow', reason: `minions R1: minions:critic writes its own review, ${OWN}` });
     expect(editGate(R2, OWNER, 'minions:review-fixer', inside(JSON_SUMMARY))).toEqual({ kind: 'allow', reason: `minions R2: minions:review-fixer writes its fix summary, ${JSON_SUMMARY}` });
