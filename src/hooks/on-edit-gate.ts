@@ -6,7 +6,7 @@ import path from 'node:path';
 import { editGate, type EditDecision, type Target } from '../core/gates';
 import { PreToolUsePayload } from '../shell/payloads';
 import { realpathLoose, relativeInside } from '../shell/project';
-import { hardLinksOf, isUnder, protectedPlaces } from '../shell/protected-places';
+import { hardLinksOf, isUnder, linkPlaces, protectedPlaces } from '../shell/protected-places';
 import { runHook } from '../shell/run-hook';
 import { stateOf } from '../core/loop-state';
 
@@ -23,7 +23,7 @@ void runHook({
     const decisions = raws.map((raw): EditDecision => {
       const real = realpathLoose(path.resolve(payload.cwd ?? ctx.root, raw));
       // A hard link to one of the hooks' files (or the git dir's) is judged as that file.
-      const links = hardLinksOf(real, [path.join(ctx.root, '.agents'), ...places.hooks, ...places.protected]);
+      const links = hardLinksOf(real, linkPlaces(ctx.root, places));
       const resolved = links.twin ?? real;
       const rel = relativeInside(ctx.root, resolved);
       const guarded = isUnder(resolved, places.hooks) ? 'hooks' : isUnder(resolved, places.protected) ? 'protected' : null;

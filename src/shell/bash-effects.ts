@@ -6,7 +6,7 @@ import type { PathArg } from '../core/shell/effects';
 import { realpathLoose } from './project';
 import { hardLinksOf, homeDir, protectedPlaces } from './protected-places';
 
-export { gitDirs, homeDir } from './protected-places';
+export { gitDirs, homeDir, linkPlaces } from './protected-places';
 
 
 /**
@@ -49,10 +49,4 @@ function resolveTarget(t: PathArg, linkDirs: readonly string[] = []): WriteTarge
 
 export function bashPlaces(root: string): BashPlaces {
   return { root, protected: protectedPlaces(root).protected };
-}
-
-/** Where a hard link to one of the hooks' or git's files would have its other name. */
-export function linkPlaces(root: string): string[] {
-  const places = protectedPlaces(root);
-  return [path.join(root, '.agents'), ...places.hooks, ...places.protected];
 }

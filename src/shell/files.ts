@@ -102,20 +102,13 @@ export function readText(file: string): string | null {
   return bytes === null || bytes === 'not-a-file' ? null : bytes.toString('utf8');
 }
 
-/** What stands at a path (symlinks followed): null when nothing does, or a folder above it is not a folder. */
-function statOf(file: string): fs.Stats | null {
+/**
+ * What stands at a path, symlinks followed or (`link`) the link itself: null when nothing does, or a
+ * folder above it is not a folder.
+ */
+function statOf(file: string, link = false): fs.Stats | null {
   try {
-    return fs.statSync(file, { throwIfNoEntry: false }) ?? null;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
-    throw err;
-  }
-}
-
-/** What stands at a path itself (a symlink as the link): null as statOf. */
-function lstatOf(file: string): fs.Stats | null {
-  try {
-    return fs.lstatSync(file, { throwIfNoEntry: false }) ?? null;
+    return (link ? fs.lstatSync : fs.statSync)(file, { throwIfNoEntry: false }) ?? null;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
     throw err;
@@ -149,7 +142,7 @@ export function ownDir(dir: string): void {
       break;
     }
     // A symlink to nothing: mkdir cannot make a folder through it either.
-    if (lstatOf(at)?.isSymbolicLink()) {
+    if (statOf(at, true)?.isSymbolicLink()) {
       moveAside(at);
       break;
     }
@@ -160,15 +153,21 @@ export function ownDir(dir: string): void {
 
 /**
  * Writes `file` through a temporary file in `tempRoot/.tmp` (the same file system) and a rename. Only for
- * the hooks' own files: a folder standing at `file` is moved aside first (a rename cannot replace it).
+ * the hooks' own files: a rename replaces a file, FIFO or socket, and a folder standing at `file` is moved
+ * aside (looked for only when the rename fails, so a write costs no extra call).
  */
 export function writeAtomic(file: string, content: string | Uint8Array, tempRoot: string): void {
   ownDir(path.dirname(file));
   const temp = tempPath(tempRoot);
   try {
     fs.writeFileSync(temp, content, { flag: 'wx' });
-    if (fs.lstatSync(file, { throwIfNoEntry: false })?.isDirectory()) moveAside(file);
-    fs.renameSync(temp, file);
+    try {
+      fs.renameSync(temp, file);
+    } catch (err) {
+      if (!statOf(file, true)?.isDirectory()) throw err;
+      moveAside(file);
+      fs.renameSync(temp, file);
+    }
   } catch (err) {
     removeFile(temp);
     throw err;

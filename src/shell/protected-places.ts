@@ -56,6 +56,11 @@ export function protectedPlaces(root: string): { hooks: string[]; protected: str
 /** Whether `target` (absolute, resolved) is one of `places` or lies under one. */
 export const isUnder = (target: string, places: readonly string[]): boolean => places.some((p) => target === p || target.startsWith(p.endsWith('/') ? p : `${p}/`));
 
+/** Where a hard link to one of the hooks' or git's files would have its other name. */
+export function linkPlaces(root: string, places = protectedPlaces(root)): string[] {
+  return [path.join(root, '.agents'), ...places.hooks, ...places.protected];
+}
+
 /**
  * A file with more than one hard link is also each of its other names, which no realpath finds.
  * `linked`: `file` has other names; `twin`: the first of them found below `dirs` (walked in order,
@@ -70,7 +75,8 @@ export function hardLinksOf(file: string, dirs: readonly string[], limit = 20_00
   }
   if (!stat?.isFile() || stat.nlink < 2) return { linked: false, twin: null };
   const queue = [...dirs];
-  for (let seen = 0; queue.length > 0 && seen < limit; seen++) {
+  let seen = 0;
+  while (queue.length > 0 && seen < limit) {
     const dir = queue.shift()!;
     let names: fs.Dirent[];
     try {
@@ -79,6 +85,7 @@ export function hardLinksOf(file: string, dirs: readonly string[], limit = 20_00
       continue; // missing or unreadable: nothing of ours below it
     }
     for (const entry of names) {
+      if (++seen > limit) break;
       const abs = path.join(dir, entry.name);
       if (entry.isDirectory()) queue.push(abs);
       else if (entry.isFile() && abs !== file) {

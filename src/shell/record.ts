@@ -109,8 +109,6 @@ function parseRecord(data: unknown): IntegrityRecord {
 }
 
 export function writeRecord(dir: string, record: IntegrityRecord): void {
-  // Something that is not a file (a directory, a FIFO) cannot be renamed over: it goes first.
-  if (fs.lstatSync(recordFile(dir), { throwIfNoEntry: false })?.isFile() === false) fs.rmSync(recordFile(dir), { recursive: true, force: true });
   writeAtomic(recordFile(dir), `${JSON.stringify(record)}\n`, dir);
 }
 

@@ -317,8 +317,6 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
   }
   for (const effect of pre) applyFileEffect(store.root, effect, now, bytesOf);
   if (stateText !== null) {
-    // Something that is not a file (a directory, a FIFO) cannot be renamed over: it goes first.
-    if (fs.lstatSync(statePath(store.root), { throwIfNoEntry: false })?.isFile() === false) fs.rmSync(statePath(store.root), { recursive: true, force: true });
     writeAtomic(statePath(store.root), stateText, tmpRoot(store.root));
   }
   for (const effect of post) applyFileEffect(store.root, effect, now, bytesOf);
