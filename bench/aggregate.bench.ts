@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
 import { bareNode, caBundleNote, formatPairs, measurePairs, nodeEnv, type Command, type PairResult } from './cpu';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -48,6 +49,8 @@ interface Case {
   target: number | null;
   /** Also measure the floor of this case (floorOf): writing this many findings. */
   floor?: number;
+  /** Also measure the least any fifth stop must do (bench/lower-bound.ts), writing a verdict of this many findings. */
+  lowerBound?: number;
 }
 
 // ── Generated projects: code that reads like code, every line distinct ───────────────
@@ -124,11 +127,11 @@ const big = { 'data/table.js': bigFile(50 * 1024 * 1024) };
 
 const CASES: Case[] = [
   { name: '5 × 10 findings', files: small, reviews: reviewsOf(small, 10, 20), target: null },
-  { name: '5 × 2,000 grounded findings', files: medium, reviews: reviewsOf(medium, 2_000, 4_000), target: 3, floor: 4_000 },
+  { name: '5 × 2,000 grounded findings', files: medium, reviews: reviewsOf(medium, 2_000, 4_000), target: 3, floor: 4_000, lowerBound: 4_000 },
   { name: '5 × 2,000 findings, evidence 40 lines from the cited line', files: medium, reviews: reviewsOf(medium, 2_000, 4_000, 40), target: 3 },
   // The most five reviews may hold (MAX_FINDINGS each): the round's worst case.
   { name: '5 × 5,000 grounded findings (the most a review may hold)', files: medium, reviews: reviewsOf(medium, 5_000, 10_000), target: null },
-  { name: '5 × 200 findings in one 50 MB file', files: big, reviews: reviewsOf(big, 200, 400), target: 3 },
+  { name: '5 × 200 findings in one 50 MB file', files: big, reviews: reviewsOf(big, 200, 400), target: 3, lowerBound: 400 },
   { name: '5 × 200 findings in one 50 MB file, evidence 40 lines away', files: big, reviews: reviewsOf(big, 200, 400, 40), target: null },
 ];
 
@@ -237,6 +240,17 @@ fs.rmSync(path.join(require('os').tmpdir(), 'minions-floor-' + process.pid + '.j
   return { argv: [process.execPath, '-e', script], env: nodeEnv, cwd: dir };
 }
 
+/** bench/lower-bound.ts, bundled once per run as the hooks are (esbuild, one CommonJS file for node). */
+let lowerBoundScript: string | null = null;
+function lowerBoundOf(dir: string, count: number, ground: boolean, setup: () => void): Command {
+  if (!lowerBoundScript) {
+    lowerBoundScript = path.join(pluginData, 'lower-bound.cjs');
+    buildSync({ entryPoints: [path.join(root, 'bench/lower-bound.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: true, outfile: lowerBoundScript, logLevel: 'error' });
+  }
+  const review = path.join(dir, `.agents/tmp/phases/review-1/r1-${REVIEWERS[REVIEWERS.length - 1]}.json`);
+  return { argv: [process.execPath, lowerBoundScript, review, String(count), ...(ground ? ['ground'] : [])], env: nodeEnv, cwd: dir, setup };
+}
+
 const verdictPath = (dir: string): string => path.join(dir, '.agents/tmp/phases/review-1/r1-verdict.json');
 
 /** The verdict the measured hook wrote (checked after the run: the benchmark measures real work). */
@@ -265,6 +279,11 @@ for (const c of CASES.filter((x) => !only || x.name.includes(only))) {
   const kept = Object.entries(statuses).map(([s, n]) => `${n} ${s}`).join(', ');
   results.push({ ...result, name: `${c.name} (${kept})` });
   if (c.target !== null && result.ratio > c.target) failures.push(`${c.name}: ${result.ratio.toFixed(2)}× (target ≤ ${c.target}×)`);
+  if (c.lowerBound) {
+    const bound = (ground: boolean) => measurePairs(`lower bound of ${c.name}`, bareNode, lowerBoundOf(dir, c.lowerBound!, ground, subject.setup!), pairs);
+    results.push({ ...bound(false), name: `  lower bound: the tree snapshot, validating the fifth review, writing ${c.lowerBound} findings` });
+    results.push({ ...bound(true), name: `  lower bound and grounding the fifth review (the hook's own code)` });
+  }
   if (c.floor) results.push({ ...measurePairs(`floor of ${c.name}`, bareNode, floorOf(dir), pairs), name: `  floor: only read and parse the five reviews and the sources, write ${c.floor} findings` });
   for (const d of [dir, store]) fs.rmSync(d, { recursive: true, force: true });
 }
