@@ -422,7 +422,10 @@ export const deny = {
     `Split it into simpler commands in plain bash${editsCode ? ', or make the change with Edit or Write' : ''}.`,
   opaque: (who: string, command: string, why: OpaqueReason, editsCode: boolean): string =>
     `minions: ${who} — \`${truncate(command, 80)}\` ${OPAQUE[why]}, so the gate cannot check it while the review loop runs. ` +
-    `Run the commands themselves, spelled out${editsCode ? ', or make the change with Edit' : ''}.`,
+    `Run the commands themselves, spelled out${editsCode ? ', or make the change with Edit' : ''}` +
+    (why === 'dynamic-command' && command.startsWith('git ')
+      ? ': a revision may be written in place as `$(git merge-base main HEAD)` or `$(git rev-parse HEAD)`, not through a variable; a path, as the path itself.'
+      : '.'),
   gateUnavailable: (problem: string): string =>
     `minions: the Bash gate could not check this command (${truncate(problem, 160)}), so it is refused while the review loop runs. ` +
     'Use the Read, Grep and Glob tools, or /minions:cancel to end the loop.',

@@ -26,17 +26,31 @@ type TsNode = {
   isNamed: boolean;
   isMissing: boolean;
   text: string;
+  startIndex: number;
+  endIndex: number;
   childCount: number;
   child(i: number): TsNode | null;
   fieldNameForChild(i: number): string | null;
 };
 
-function convert(n: TsNode, field: string | null, flaw: { found: boolean }): SyntaxNode {
+/** Fields that hold a command's words: two of them with nothing between are one word to bash. */
+const WORD_FIELDS = new Set(['name', 'argument']);
+
+function convert(n: TsNode, field: string | null, flaw: { found: boolean; why?: string }): SyntaxNode {
   if (n.type === 'ERROR' || n.isMissing) flaw.found = true;
   const children: SyntaxNode[] = [];
+  let previous: { end: number; field: string | null } | null = null;
   for (let i = 0; i < n.childCount; i++) {
     const c = n.child(i);
-    if (c) children.push(convert(c, n.fieldNameForChild(i), flaw));
+    if (!c) continue;
+    const childField = n.fieldNameForChild(i);
+    // tree-sitter-bash 0.25 splits `--output=`…`z` after `=`; bash reads one word there.
+    if (previous && WORD_FIELDS.has(previous.field ?? '') && childField === 'argument' && previous.end === c.startIndex) {
+      flaw.found = true;
+      flaw.why ??= `the parser splits ${JSON.stringify(n.text.slice(0, 60))} inside a word`;
+    }
+    previous = { end: c.endIndex, field: childField };
+    children.push(convert(c, childField, flaw));
   }
   return { type: n.type, named: n.isNamed, field, text: n.text, children };
 }
@@ -62,9 +76,9 @@ export function loadBashParser(): Promise<Parse> {
       const tree = parser.parse(source.replace(/\n(?=\\)/g, '\n '));
       if (!tree) return { root: { type: 'ERROR', named: true, field: null, text: source, children: [] }, complete: false };
       try {
-        const flaw = { found: false };
+        const flaw: { found: boolean; why?: string } = { found: false };
         const root = convert(tree.rootNode as unknown as TsNode, null, flaw);
-        return { root, complete: !flaw.found };
+        return flaw.why ? { root, complete: false, why: flaw.why } : { root, complete: !flaw.found };
       } finally {
         tree.delete();
       }

@@ -206,6 +206,23 @@ describe.concurrent('the Bash gate against spellings found later', () => {
     expect(denyReason(r)).toMatch(/feeds commands to a shell through a pipe or a file descriptor/);
   });
 
+  it.each(['git diff $(git merge-base HEAD main)', 'git log -p "$(git merge-base main HEAD)"..HEAD', 'git show $(git rev-parse --short HEAD) --stat'])(
+    'the witness: `%s` (object names git prints, written in place) is allowed',
+    (command) => check(r1, agentType('witness'), command, 'allow'),
+  );
+
+  it('the witness: a revision through a variable is refused, with the form that is read', async () => {
+    const r = await new Loop(r1).gateBash('BASE=$(git merge-base HEAD main); git diff $BASE', agentType('witness'));
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(denyReason(r)).toMatch(/`git diff \$BASE` runs a command whose name or arguments are computed .* a revision may be written in place as `\$\(git merge-base main HEAD\)`/);
+  });
+
+  it.each(['git diff $(git rev-parse --flags --output=.agents/tmp/state.json)', 'git diff --output=`git merge-base x y`.agents/tmp/state.json'])('the witness: `%s` is refused', async (command) => {
+    const r = await new Loop(r1).gateBash(command, agentType('witness'));
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(denyReason(r)).toMatch(/runs a command whose name or arguments are computed|could not read this command \(the parser splits/);
+  });
+
   it('the witness: valgrind, whose options ~/.valgrindrc, $VALGRIND_OPTS or ./.valgrindrc may add, writes files unknown', () =>
     check(r1, agentType('witness'), 'valgrind -q --log-file=/tmp/vg.log true', 'write'));
 });

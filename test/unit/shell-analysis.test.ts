@@ -146,7 +146,17 @@ describe('what a command writes', () => {
     ['cp -t dest a b', ['dest (recursive)']],
     ['cp -s a b', ['a (recursive)', 'b (recursive)']],
     ['mv a b', ['a (recursive)', 'b (recursive)']],
-    ['ln -s .agents/tmp/state.json link', ['.agents/tmp/state.json', 'link']],
+    ['ln -s .agents/tmp/state.json link', ['.agents/tmp/state.json', 'link', '.agents/tmp/state.json']],
+    // A relative target of a symbolic link is read from the link's directory (or from inside the last
+    // operand, when that is a directory): both places, and the target as written.
+    ['ln -s ../.agents/tmp src/t', ['/work/.agents/tmp', 'src/t', 'src/.agents/tmp', '.agents/tmp']],
+    ['ln -s ../.agents/tmp src', ['/work/.agents/tmp', 'src', '.agents/tmp', '/work/.agents/tmp']],
+    ['ln -sf ../../.agents/tmp/state.json src/deep/s.json', ['/.agents/tmp/state.json', 'src/deep/s.json', 'src/.agents/tmp/state.json', '.agents/tmp/state.json']],
+    ['ln -s -t src/lib ../../.git', ['/.git', 'src/lib', '.git']],
+    ['ln -s lib/x.js y', ['lib/x.js', 'y', 'lib/x.js']],
+    ['ln -sr .agents/tmp src/t', ['.agents/tmp', 'src/t']],
+    ['ln -s /abs/x src/t', ['/abs/x', 'src/t']],
+    ['ln a b', ['a', 'b']],
     ['touch a; mkdir -p d; truncate -s 0 t; chmod +x s', ['a', 'd', 't', '+x', 's']],
     ['tee a b', ['a', 'b']],
     ['dd if=/dev/zero of=disk.img', ['disk.img']],
@@ -496,8 +506,48 @@ describe('git, whatever the spelling', () => {
     'git rev-parse HEAD', 'git ls-files', 'git grep -n foo', 'git -C src status', 'git -c core.quotepath=off diff', 'git --version',
     'git apply --check p.diff', 'git reflog', 'git log --format="%H %s" | head', 'git config user.name', 'git config get user.name',
     'git rev-parse "$(git merge-base main HEAD)"', 'git cat-file -p $(git rev-parse HEAD)', 'git ls-files "$DIR"',
+    // Object names printed by git in place: no option, even where an option writes (--output).
+    'git diff $(git merge-base HEAD main)', 'git diff "$(git merge-base HEAD origin/main)"...HEAD', 'git diff `git merge-base main HEAD`',
+    'git log --oneline $(git merge-base main HEAD)..HEAD', 'git show $(git rev-parse --short HEAD)', 'git diff $(git merge-base --fork-point main) -- src',
+    'git log -p "$(git rev-parse --verify HEAD@{1})"..HEAD', 'git diff --stat $(git merge-base --all a b)', 'git blame $(git rev-parse HEAD~3) -- src/a.ts',
   ])('%j is read-only', (command) => {
     expect(analyse(command).filter((e) => !gitInProject(e))).toEqual([]);
+  });
+
+  // tree-sitter-bash splits a word after `=` before a backquote; bash reads one word (`--output=<name>z`).
+  it.each(['git diff --output=`git merge-base a b`z', 'echo a=`x`b'])('%j: the split tree is not trusted', (command) => {
+    expect(analyse(command)).toEqual([{ kind: 'unparseable', why: expect.stringMatching(/^the parser splits .* inside a word$/) }]);
+  });
+
+  // Each of these can print a word that starts with "-" (shown by real git: `git rev-parse --flags
+  // --output=x` prints `--output=x`, `git merge-base -h` its usage), or is read where it may not be git.
+  it.each([
+    'git diff $(git merge-base -h)',
+    'git diff $(git merge-base --help)',
+    'git diff $(git rev-parse --flags --output=x)',
+    'git diff $(git rev-parse --sq-quote --output=x)',
+    'git diff $(git rev-parse --symbolic --output=x)',
+    'git diff $(echo --output=x)',
+    'git diff $(git merge-base a b)--output=x',
+    'git diff "$(git merge-base a b)"-O/tmp/x',
+    'git diff $(git merge-base a b)*',
+    'git diff $(git merge-base "$A" b)',
+    'git diff $(git merge-base $A b)',
+    "git diff $(git merge-base 'a' b)",
+    'git diff $(git merge-base a b; echo --output=x)',
+    'git diff $(git merge-base a b | cat)',
+    'git diff $(git -c alias.merge-base=x merge-base a b)',
+    'git diff $(GIT_DIR=/tmp/e git merge-base a b)',
+    'git diff $(\\git merge-base a b)',
+    'git diff $(git log -1 --format=%H)',
+    'git diff $(git merge-base a b) $REF',
+    'IFS=f; git diff $(git merge-base a b)',
+    'PATH=/tmp/e:$PATH; git diff $(git merge-base a b)',
+    'git() { echo --output=x; }; git diff $(git merge-base a b)',
+    'function git { echo --output=x; }; git diff $(git merge-base a b)',
+    'BASE=$(git merge-base HEAD main); git diff $BASE',
+  ])('%j stays refused', (command) => {
+    expect(git(command)).toContainEqual(expect.objectContaining({ kind: 'opaque', why: 'dynamic-command' }));
   });
 });
 

@@ -113,7 +113,7 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
   const script = (options.plain === false ? null : plainScript(source)) ?? (options.parse ? options.parse(source) : null);
   if (!script) throw new NeedsParser();
   if (!script.complete) {
-    effects.push({ kind: 'unparseable', why: 'not valid bash' });
+    effects.push({ kind: 'unparseable', why: script.why ?? 'not valid bash' });
     return false;
   }
   // Set for this script and every one after it: an exported variable reaches later git commands.
@@ -121,7 +121,9 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
   options.tmpdir ||= /\bTMPDIR\b/.test(source);
   // `set -o allexport`, `shopt -so allexport`, SHELLOPTS=allexport: every assignment after it is exported.
   if (/\ballexport\b/.test(source)) options.hidden.env ??= 'allexport';
-  const words: WordContext = { home: options.home };
+  // A word of `$(git merge-base …)` is object names, unless the script splits fields elsewhere (IFS), may
+  // run another git (PATH) or defines a function (one named git).
+  const words: WordContext = { home: options.home, gitNames: !/IFS|PATH|\(\s*\)|\bfunction\b/.test(source) };
   try {
     const items = collect(script.root, words);
     const runner = (into: ShellEffect[]): Runner => ({

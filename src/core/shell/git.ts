@@ -186,7 +186,8 @@ export function analyseGit(args: readonly Value[], assigned: readonly string[], 
   }
   // A computed argument may be any option: harmless for most read-only commands, not where an option
   // writes a file or runs a program (diff --output, grep -O, ls-remote --upload-pack) or changes the form.
-  if (rest.some((v) => v.kind === 'dynamic') && (!READ_ONLY.has(sub) || OUTPUT_OPTION.has(sub) || PROGRAM_OPTIONS.has(sub))) {
+  // Object names printed by git (`git diff $(git merge-base main HEAD)`) are no option.
+  if (rest.some((v) => v.kind === 'dynamic' && !v.names) && (!READ_ONLY.has(sub) || OUTPUT_OPTION.has(sub) || PROGRAM_OPTIONS.has(sub))) {
     return refuse({ kind: 'opaque', command: `git ${sub} ${rest.map((v) => (v.kind === 'dynamic' ? v.text : v.kind === 'glob' ? v.pattern : v.text)).join(' ')}`.trim(), why: 'dynamic-command' });
   }
   const scanned = scanOptions(rest, (Object.hasOwn(SPECS, sub) ? SPECS[sub] : undefined) ?? {});

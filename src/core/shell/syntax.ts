@@ -16,6 +16,8 @@ export interface SyntaxNode {
 export interface Script {
   root: SyntaxNode;
   complete: boolean;
+  /** Why the tree is not what bash runs, when the parser knows more than "it had to recover". */
+  why?: string;
 }
 
 export type Parse = (source: string) => Script;

@@ -9,7 +9,11 @@ export type Value =
   | { kind: 'literal'; text: string }
   /** Unquoted `*`, `?` or `[` remain; quoted ones are backslash-escaped. */
   | { kind: 'glob'; pattern: string }
-  | { kind: 'dynamic'; text: string };
+  /**
+   * names: every field it expands to is an object name git printed (`$(git merge-base main HEAD)`,
+   * `"$(git rev-parse HEAD)"...HEAD`), so none is an option: see gitNames.
+   */
+  | { kind: 'dynamic'; text: string; names?: true };
 
 /** The tree holds text the grammar did not split the way bash would (an expansion inside a plain token). */
 export class GrammarMismatch extends Error {
@@ -20,6 +24,11 @@ export class GrammarMismatch extends Error {
 
 export interface WordContext {
   home: string | null;
+  /**
+   * Whether a word of command substitutions that print object names may be read as such (Value.names):
+   * not in a script that mentions IFS (fields split elsewhere), PATH (another `git`) or defines a function.
+   */
+  gitNames?: boolean;
 }
 
 type Char = { c: string; q: boolean };
@@ -205,10 +214,63 @@ function toValue(cs: Char[]): Value {
   return { kind: 'glob', pattern: cs.map((ch) => (ch.q && '*?[]\\'.includes(ch.c) ? `\\${ch.c}` : ch.c)).join('') };
 }
 
+/** Options of `git merge-base`: whatever it is given, it prints commit names only (`-h` prints its usage). */
+const MERGE_BASE_OPTIONS = new Set(['-a', '--all', '--octopus', '--independent', '--is-ancestor', '--fork-point']);
+/** Options of `git rev-parse` under which it prints object names, or echoes a word given that is no revision. */
+const REV_PARSE_OPTIONS = /^(?:--verify|-q|--quiet|--short(?:=\d+)?)$/;
+/** A revision as one plain word: no expansion, quote, glob, brace list, tilde first or brace first. */
+const REVISION = /^[A-Za-z0-9_./:^@-][A-Za-z0-9_./:^@{}~-]*$/;
+
+/**
+ * `$(git merge-base …)` or `$(git rev-parse …)` of plain words: its output is object names (a word
+ * rev-parse cannot resolve is echoed, and none may start with `-`), one per line, never an option.
+ */
+function printsNames(sub: SyntaxNode): boolean {
+  const inner = sub.children.filter((c) => c.named);
+  if (inner.length !== 1 || inner[0]!.type !== 'command') return false;
+  const [name, ...args] = inner[0]!.children;
+  if (name?.field !== 'name' || name.text !== 'git' || name.children[0]?.type !== 'word') return false;
+  if (!args.every((a) => a.field === 'argument' && REVISION.test(a.text) && !a.text.includes(','))) return false;
+  const [sub0, ...rest] = args.map((a) => a.text);
+  if (sub0 === 'merge-base') return rest.every((w) => MERGE_BASE_OPTIONS.has(w) || !w.startsWith('-'));
+  if (sub0 === 'rev-parse') return rest.every((w) => REV_PARSE_OPTIONS.test(w) || !w.startsWith('-'));
+  return false;
+}
+
+/**
+ * Whether every field of a computed word is an object name or starts with one: each expansion in it is
+ * a substitution that prints names (printsNames), and its literal text, with them taken out (as when
+ * they print nothing), neither starts with `-` nor holds a glob or tilde.
+ */
+function namesOnly(n: SyntaxNode): boolean {
+  const literal: string[] = [];
+  const walk = (m: SyntaxNode): boolean => {
+    if (m.type === 'command_substitution') return printsNames(m);
+    if (m.type === 'concatenation') return m.children.every(walk);
+    if (m.type === 'string') {
+      for (const c of m.children) {
+        if (!c.named) continue;
+        if (c.type === 'string_content') literal.push(c.text);
+        else if (c.type !== 'command_substitution' || !printsNames(c)) return false;
+      }
+      return true;
+    }
+    try {
+      const cs = chars(m);
+      if (cs === DYNAMIC || cs.some((ch) => !ch.q && '*?[~'.includes(ch.c))) return false;
+      literal.push(cs.map((ch) => ch.c).join(''));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return walk(n) && !literal.join('').startsWith('-');
+}
+
 /** The fields one word of the tree expands to. Throws GrammarMismatch when the tree cannot be trusted. */
 export function wordValues(n: SyntaxNode, ctx: WordContext): Value[] {
   const cs = chars(n);
-  if (cs === DYNAMIC) return [{ kind: 'dynamic', text: n.text }];
+  if (cs === DYNAMIC) return [ctx.gitNames && namesOnly(n) ? { kind: 'dynamic', text: n.text, names: true } : { kind: 'dynamic', text: n.text }];
   const home = tilde(cs, ctx);
   if (home === DYNAMIC) return [{ kind: 'dynamic', text: n.text }];
   try {
