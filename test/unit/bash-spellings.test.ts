@@ -370,3 +370,20 @@ describe('the plain fast path', () => {
     expect(analyse('rm ~/x')).toEqual([{ kind: 'write', command: 'rm', target: { kind: 'path', path: `${HOME}/x` }, recursive: true }]);
   });
 });
+
+describe("a symbolic link into the hooks' files, by a target read from the link's own directory", () => {
+  it.each([
+    'ln -s ../.agents/tmp src/t',
+    'ln -s ../.agents/tmp src',
+    'ln -sfn ../../.agents/tmp/state.json src/deep/s.json',
+    'ln -s -t src ../.agents/tmp',
+    'ln --symbolic ../.git src/g',
+    'cd src && ln -s ../.agents/tmp t',
+  ])('the fixer: `%s` is refused', (cmd) => {
+    expect(['hooks', 'agents', 'protected'], cmd).toContain(outcomeOf(decide(R2, 'minions:review-fixer', cmd)));
+  });
+
+  it.each(['ln -s ../lib/util.js src/util.js', 'ln -s util.js src/alias.js', 'ln -sr lib/x.js src/x.js', 'ln -s lib/x.js y'])('the fixer: `%s` is allowed', (cmd) => {
+    expect(decide(R2, 'minions:review-fixer', cmd).allow, cmd).toBe(true);
+  });
+});

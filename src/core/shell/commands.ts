@@ -108,6 +108,39 @@ function destination(spec: OptionSpec, all: (s: Scanned) => boolean, recursive =
   };
 }
 
+const LN_SPEC: OptionSpec = { short: 'St', long: ['suffix', 'target-directory'] };
+
+/**
+ * ln: every operand is written (the link, and where it points). A relative target of a symbolic link
+ * is read from the link's own directory, not the command's (`ln -s ../.agents/tmp src/t` points at
+ * .agents/tmp), so it is also written where it leads from there: from the directory -t names, or from
+ * the last operand, which may be that directory or the link itself (both are taken). With -r, ln
+ * itself makes the target relative to the link, from a path read from the command's directory.
+ */
+function ln(args: Value[]): Writes {
+  const written = destination(LN_SPEC, () => true, false)(args);
+  const s = scanOptions(args, LN_SPEC);
+  if (!hasOption(s, 's', 'symbolic') || hasOption(s, 'r', 'relative') || s.dynamic) return written;
+  const dirs = optionValues(s, 't', 'target-directory');
+  const last = s.operands[s.operands.length - 1];
+  const targets = dirs.length ? s.operands : s.operands.slice(0, -1);
+  const from = dirs.length ? dirs : last?.kind === 'literal' ? [last, lit(path.posix.dirname(last.text))] : [];
+  const through: Value[] = [];
+  for (const t of targets) {
+    if (t.kind !== 'literal' || t.text.startsWith('/')) continue;
+    for (const place of from) {
+      if (place.kind !== 'literal') continue;
+      const to = path.posix.join(place.text, t.text);
+      // Inside the last operand, as a directory: a place that directory's own write stands for (and
+      // one a later write below the new link would be refused at, as computed).
+      const inside = path.posix.normalize(place.text).replace(/\/+$/, '');
+      if (place === last && inside !== '.' && to.startsWith(`${inside}/`)) continue;
+      through.push(lit(to));
+    }
+  }
+  return { ...written, targets: [...(written.targets ?? []), ...through.map((v) => ({ v, recursive: false }))] };
+}
+
 function sed(args: Value[]): Writes {
   const s = scanOptions(args, {
     short: 'efl',
@@ -410,7 +443,7 @@ const WRITERS: Record<string, Writer> = {
   chgrp: operands({ long: ['reference'] }, (s) => hasOption(s, 'R', 'recursive')),
   chattr: operands({ short: 'vp' }, (s) => hasOption(s, 'R')),
   setfacl: operands({ short: 'mMxX', long: ['modify', 'modify-file', 'remove', 'remove-file', 'set', 'set-file'] }, (s) => hasOption(s, 'R', 'recursive')),
-  ln: destination({ short: 'St', long: ['suffix', 'target-directory'] }, () => true, false),
+  ln,
   link: operands({}, false),
   sudoedit: operands({}, false),
   cp: destination({ short: 'St', long: ['suffix', 'target-directory'] }, (s) => hasOption(s, 's', 'symbolic-link', 'l', 'link')),
