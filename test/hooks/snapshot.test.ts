@@ -264,7 +264,9 @@ describe('a repository changed to hide a change from the snapshot', () => {
    * pass for unchanged even with git's defaults.
    */
   const sameSizeSameTime = (dir: TestDir) => {
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1001 - (Date.now() % 1000));
+    // Into the next second by the file system's clock: the kernel stamps files from a coarse clock that
+    // may lag Date.now() by a tick (4 ms at HZ=250), and git compares ctime in whole seconds here.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1030 - (Date.now() % 1000));
     fs.writeFileSync(dir.abs('a.txt'), 'hello two\n');
     fs.utimesSync(dir.abs('a.txt'), HOUR_AGO, HOUR_AGO);
   };
