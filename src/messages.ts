@@ -500,6 +500,9 @@ export const notify = {
   aggregationRetry: (state: State): string =>
     `${PREFIX} R1 ${iterationText(state)} — the hook computing the verdict was stopped before it finished; computing it again from the recorded reviews`,
   aggregationFailed: (state: State): string => `${PREFIX} R1 ${iterationText(state)} → STOPPED (${stopReasonText(state.stopReason)}): ${state.stopDetail}`,
+  reviewReplaced: (state: State, reviewer: Reviewer): string =>
+    `${PREFIX} R1 ${iterationText(state)} — ${reviewerFile(state.iteration, reviewer)} changed after ${reviewer} wrote it and before its stop; ` +
+    `the review recorded is the one ${reviewer} wrote (its transcript), and the file is put back`,
   reviewsRewritten: (state: State, reviewers: readonly Reviewer[]): string =>
     `${PREFIX} R1 ${iterationText(state)} — ${reviewers.map((r) => reviewerFile(state.iteration, r)).join(', ')} changed after the hooks recorded ${reviewers.length === 1 ? 'it' : 'them'}; ` +
     'the verdict uses the reviews as they were recorded, and the change is ignored',

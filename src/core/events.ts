@@ -121,6 +121,11 @@ export type Event =
       reviewer: Reviewer;
       /** The stopping reviewer's output file as it is now. */
       file: string | null;
+      /**
+       * What the reviewer last wrote to that file with the Write and Edit tools, where its transcript
+       * tells it for certain (own-write.ts); null where it does not.
+       */
+      ownWrite?: string | null;
       message: string | null;
       /** The project files its review names. */
       sources: Sources;

@@ -23,7 +23,10 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
   const last = REVIEWERS.every((r) => r === reviewer || isFinal(current.r1.reviewers[r]));
   const path = reviewerFile(state.iteration, reviewer);
   const shown = absolute(state.root, path);
-  const fileText = event.file;
+  // A file that holds other text than the reviewer last wrote to it (its transcript) was changed by
+  // someone else before this stop: the review is the reviewer's own, and the file is put back.
+  const replaced = typeof event.ownWrite === 'string' && event.ownWrite !== event.file;
+  const fileText = replaced ? event.ownWrite! : event.file;
   const fromFile = fileText === null ? null : parseReview(fileText);
   const messageJson = fromFile?.ok ? null : extractJsonFromMessage(event.message);
   const fromMessage = messageJson === null ? null : parseReview(messageJson);
@@ -48,6 +51,10 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
       effects.push({ type: 'write', path, content: pretty });
       frozenText = pretty;
       source = ', taken from its final message';
+    } else if (replaced) {
+      effects.push({ type: 'write', path, content: fileText! });
+      effects.push({ type: 'notify', text: msg.notify.reviewReplaced(state, reviewer) });
+      source = ', as it wrote it';
     }
     const frozen = sha256(frozenText);
     const rows = accepted.issues.map((f, i): ReadingRow => ({ grounding: groundings[i]!, key: identityOf(f, event.sources, groundings[i]!) }));

@@ -11,7 +11,7 @@ import { runChecks } from '../shell/run-checks';
 import { SubagentStopPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
 import { readReviewedChecks } from '../shell/observe-checks';
-import { readAgentCost } from '../shell/transcript';
+import { readAgentTranscript } from '../shell/transcript';
 import { transact } from '../shell/transact';
 
 void runHook({
@@ -26,8 +26,8 @@ void runHook({
     const state = stateOf(ctx.load());
     if (!state || state.sessionId !== payload.session_id || !isActive(state)) return [];
     const sessionId = payload.session_id;
-    // What the agent cost so far, from the transcript the host wrote for it.
-    const cost = readAgentCost(payload);
+    // What the agent cost so far, from the transcript the host wrote for it (a reviewer's also says what it wrote).
+    const { cost, text: transcript } = readAgentTranscript(payload);
     if (fixer) {
       // The checks may take minutes: they run before the lock is taken, and the core judges them under it.
       const seen = fixerObservations(ctx.root, state.iteration);
@@ -58,7 +58,7 @@ void runHook({
     return ctx.transact((l) => {
       const current = stateOf(l);
       if (!current) return null;
-      return { kind: 'reviewer-stop', sessionId, now: ctx.now, reviewer: reviewer!, ...reviewerStopObservation(ctx.root, current, reviewer!, payload.last_assistant_message ?? null), cost };
+      return { kind: 'reviewer-stop', sessionId, now: ctx.now, reviewer: reviewer!, ...reviewerStopObservation(ctx.root, current, reviewer!, payload.last_assistant_message ?? null, transcript), cost };
     });
   },
 });

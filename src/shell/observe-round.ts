@@ -1,8 +1,10 @@
 /** What the hooks observe for a reviewer's stop and for the round's verdict: the reviews as recorded, not as they are now. */
+import fs from 'node:fs';
 import path from 'node:path';
 import { REVIEWERS, type Reviewer } from '../core/agents';
 import type { Event } from '../core/events';
 import { currentIteration } from '../core/loop-state';
+import { lastOwnWrite } from '../core/own-write';
 import type { Sources } from '../review/grounding';
 import { decodeReading, heldReading, type ReviewReading } from '../review/reading';
 import { extractJsonFromMessage } from '../review/reviewer-output';
@@ -29,12 +31,30 @@ const LARGE_SOURCES = 16 * 1024 ** 2;
 const sourceBytes = (sources: Sources): number => [...new Set(Object.values(sources).flatMap((s) => (s.kind === 'file' ? [s.text] : [])))].reduce((sum, text) => sum + text.length, 0);
 
 /** The stopping reviewer's output file and the files its review names. */
-export function reviewerStopObservation(root: string, state: State, reviewer: Reviewer, message: string | null): Pick<ReviewerStop, 'file' | 'message' | 'sources'> {
-  const file = readText(path.join(root, reviewerFile(state.iteration, reviewer)));
+export function reviewerStopObservation(root: string, state: State, reviewer: Reviewer, message: string | null, transcript: string | null = null): Pick<ReviewerStop, 'file' | 'message' | 'sources' | 'ownWrite'> {
+  const output = path.join(root, reviewerFile(state.iteration, reviewer));
+  const file = readText(output);
   if (file !== null && file.length >= LARGE_REVIEW) tuneForLargeRound();
-  const sources = readSources(root, [file, extractJsonFromMessage(message)]);
+  const ownWrite = transcript === null ? null : lastOwnWrite(transcript, sameFileAs(root, output));
+  const sources = readSources(root, [ownWrite ?? file, extractJsonFromMessage(message)]);
   if (sourceBytes(sources) >= LARGE_SOURCES) tuneForLargeRound();
-  return { file, message, sources };
+  return { file, message, sources, ownWrite };
+}
+
+/** Whether a path a tool was given (absolute, or from the project) names this file: as written, or where its folder really is. */
+function sameFileAs(root: string, target: string): (file: string) => boolean {
+  const real = (p: string): string => {
+    try {
+      return path.join(fs.realpathSync(path.dirname(p)), path.basename(p));
+    } catch {
+      return p;
+    }
+  };
+  const want = real(target);
+  return (file) => {
+    const given = path.resolve(root, file);
+    return given === target || real(given) === want;
+  };
 }
 
 /**

@@ -50,9 +50,21 @@ export function finishedUsage({ read, sleep, now }: Waiting, waitMs = TRANSCRIPT
 
 /** The agent's usage at its stop; its figures are unknown (null) when the transcript is missing or unreadable. */
 export function readAgentCost(payload: { agent_id?: string; agent_type?: string; agent_transcript_path?: string }): CostReading {
+  return readAgentTranscript(payload).cost;
+}
+
+/** As readAgentCost, with the transcript's text as it was last read (null: none). */
+export function readAgentTranscript(payload: { agent_id?: string; agent_type?: string; agent_transcript_path?: string }): { cost: CostReading; text: string | null } {
   const agent = (payload.agent_type ?? 'unknown').replace(/^minions:/, '');
   const agentId = payload.agent_id ?? payload.agent_transcript_path ?? `${agent}:unknown`;
   const file = payload.agent_transcript_path;
-  const usage = file ? finishedUsage({ read: () => readTranscript(file), sleep, now: Date.now }) : null;
-  return { agentId, cost: { agent, tokens: usage?.tokens ?? null, wallMs: usage?.wallMs ?? null } };
+  let text: string | null = null;
+  const usage = file
+    ? finishedUsage({
+        read: () => (text = readTranscript(file)),
+        sleep,
+        now: Date.now,
+      })
+    : null;
+  return { cost: { agentId, cost: { agent, tokens: usage?.tokens ?? null, wallMs: usage?.wallMs ?? null } }, text };
 }

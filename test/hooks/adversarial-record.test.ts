@@ -221,3 +221,55 @@ describe.concurrent('the lock and the record’s folders replaced', () => {
     expect(other.stateBytes()).toBe(theirs);
   });
 });
+
+describe.concurrent('a review rewritten by another agent before its reviewer stops', () => {
+  /** The reviewer's transcript as the host writes it: one Write of its output (answered), then its final message, then `after`. */
+  function transcriptOf(loop: Loop, reviewer: Reviewer, content: string, after: object[] = []): string {
+    const file = path.join(tempDir('minions-transcript-'), `agent-${reviewer}.jsonl`);
+    const lines = [
+      { type: 'user', message: { role: 'user', content: `Write your JSON findings to ${reviewerFile(1, reviewer)}` } },
+      { type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_w1', name: 'Write', input: { file_path: loop.dir.abs(reviewerFile(1, reviewer)), content } }] } },
+      { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_w1', content: 'File created successfully' }] } },
+      ...after,
+      { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'Wrote my findings.' }], stop_reason: 'end_turn' } },
+    ];
+    fs.writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    return file;
+  }
+
+  it('the witness’s interpreter makes the critic’s file clean between its Write and its stop: the critic’s own review is recorded, the file put back, never DONE', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 1 the cart');
+    await loop.dispatchReviewers();
+    const own = reviewText(reviewWithIssues('critic'));
+    loop.writeReview(1, 'critic', own);
+    const transcript = transcriptOf(loop, 'critic', own);
+    // As `python3 -c "open(…, 'w').write(…)"` by another agent would.
+    loop.writeReview(1, 'critic', cleanReview('critic'));
+    const r = await loop.reviewerStop('critic', { transcriptPath: transcript });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(messages([r]).join('\n')).toMatch(/r1-critic\.json changed after critic wrote it and before its stop; the review recorded is the one critic wrote \(its transcript\), and the file is put back/);
+    expect(loop.dir.read(reviewerFile(1, 'critic'))).toBe(own);
+    for (const rv of REVIEWERS.filter((x) => x !== 'critic')) loop.writeReview(1, rv, cleanReview(rv));
+    await loop.reviewersStop(REVIEWERS.filter((x) => x !== 'critic'));
+    expect(loop.state().currentPhase).not.toBe('DONE');
+    expect(JSON.parse(loop.dir.read(verdictFile(1))).findings.length).toBeGreaterThan(0);
+    expect(messages([await loop.stop()]).join('\n')).not.toMatch(/DONE/);
+  });
+
+  it('a critic that ran Bash after its Write: its transcript cannot tell, and the file as it is is the review (the limit the README states)', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 1 the cart');
+    await loop.dispatchReviewers();
+    const own = reviewText(reviewWithIssues('critic'));
+    const bash = [
+      { type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_b1', name: 'Bash', input: { command: `cat ${reviewerFile(1, 'critic')}` } }] } },
+      { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_b1', content: own }] } },
+    ];
+    const transcript = transcriptOf(loop, 'critic', own, bash);
+    loop.writeReview(1, 'critic', cleanReview('critic'));
+    const r = await loop.reviewerStop('critic', { transcriptPath: transcript });
+    expect(messages([r]).join('\n')).not.toMatch(/changed after critic wrote it/);
+    expect(loop.state().iterations[0]!.r1.reviewers.critic).toMatchObject({ status: 'valid', counts: { critical: 0, warning: 0, info: 0 } });
+  });
+});

@@ -188,6 +188,22 @@ describe('a reviewer stops', () => {
     expect(find(out.effects, 'notify')!.text).toMatch(/taken from its final message/);
   });
 
+  it.each<[string, string | null | undefined, string, boolean]>([
+    ['the transcript shows what the file holds', 'WITH', 'WITH', false],
+    ['the file holds other text than the reviewer wrote: its own is recorded and put back', 'WITH', 'CLEAN', true],
+    ['the file was deleted after the reviewer wrote it', 'WITH', 'NONE', true],
+    ['the transcript cannot tell', null, 'CLEAN', false],
+    ['no transcript reading at all', undefined, 'CLEAN', false],
+  ])('the reviewer’s own write (its transcript): %s', (_name, own, onDisk, replaced) => {
+    const text = (t: string) => (t === 'WITH' ? withIssue : t === 'CLEAN' ? clean : null);
+    const event = reviewerStop('critic', files({ critic: text(onDisk) }), null, OWNER, { ownWrite: own === undefined ? undefined : text(own as string) });
+    const out = transition(stateBuilder().dispatched().loaded(), event);
+    const expected = replaced ? withIssue : text(onDisk)!;
+    expect(out.state!.iterations[0]!.r1.reviewers.critic).toMatchObject({ status: 'valid', frozen: sha256(expected) });
+    expect(find(out.effects, 'write')).toEqual(replaced ? { type: 'write', path: '.agents/tmp/phases/review-1/r1-critic.json', content: withIssue } : undefined);
+    expect(out.effects.some((e) => e.type === 'notify' && /changed after critic wrote it/.test(e.text))).toBe(replaced);
+  });
+
   it('an invalid file loses to a valid final message', () => {
     const out = transition(stateBuilder().dispatched().loaded(), reviewerStop('witness', files({ witness: '{oops' }), `\`\`\`json\n${clean}\n\`\`\``));
     expect(out.state!.iterations[0]!.r1.reviewers.witness.status).toBe('valid');
