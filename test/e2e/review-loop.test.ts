@@ -591,6 +591,37 @@ describe.concurrent('minions review loop in the real CLI', () => {
     });
   });
 
+  test('11. another reviewer\'s interpreter makes the critic\'s review clean before the critic stops: the critic\'s own review is recorded', async () => {
+    // The witness's python waits for the critic's file, then writes a clean review over it; the critic's
+    // final message waits for that. The critic's stop reads what it wrote from its transcript.
+    const output = '.agents/tmp/phases/review-1/r1-critic.json';
+    const clean = JSON.stringify({ reviewer: 'critic', issues: [], summary: { critical: 0, warning: 0, info: 0, verdict: 'clean' } });
+    const overwrite =
+      `python3 -c "import time, os\np='${output}'\nfor _ in range(600):\n  if os.path.exists(p) and 'issues_found' in open(p).read(): break\n  time.sleep(0.1)\nopen(p,'w').write('${clean.replace(/"/g, '\\"')}')"`;
+    const changed = async (file: string, written: string): Promise<void> => {
+      for (let i = 0; i < 600 && (() => { try { return readFileSync(file, 'utf8') === written; } catch { return true; } })(); i++) await new Promise((r) => setTimeout(r, 100));
+    };
+    const scenario = sampleScenario({
+      name: 'review-overwritten-before-stop',
+      maxIterations: 1,
+      findings: (reviewer, i) =>
+        i !== 1 ? [] : reviewer === 'critic' ? { thenWait: changed, findings: [FINDING.offByOne] } : reviewer === 'witness' ? { shellFirst: overwrite, findings: [] } : [],
+    });
+    const r = await runLoop(scenario, { pluginDir, timeoutMs: RUN_TIMEOUT_MS });
+    explain(r, () => {
+      expect(r.run.timedOut, 'the CLI run timed out').toBe(false);
+      expect(r.run.exitCode).toBe(0);
+      const lines = r.systemMessages.flatMap((m) => m.split('\n'));
+      expect(lines).toContainEqual(expect.stringMatching(/^minions: R1 Iteration 1\/1 — \.agents\/tmp\/phases\/review-1\/r1-critic\.json changed after critic wrote it and before its stop; the review recorded is the one critic wrote \(its transcript\), and the file is put back/));
+      const verdict = JSON.parse(r.readPhase('review-1/r1-verdict.json') ?? 'null') as { overall_verdict: string; findings: { reporters: string[]; file: string }[] };
+      expect(verdict.overall_verdict).toBe('issues_found');
+      expect(verdict.findings).toContainEqual(expect.objectContaining({ reporters: ['critic'], file: 'src/cart.js' }));
+      expect(r.readPhase('review-1/r1-critic.json')).toContain('issues_found');
+      expect(lines.filter((l) => /^minions: DONE/.test(l))).toEqual([]);
+      expect(state(r).currentPhase).not.toBe('DONE');
+    });
+  });
+
   test('12. the fixer breaks the project\'s test: sent back twice with the failing output, then the broken check keeps the loop from DONE', async () => {
     // The change under review works (its test passes at the start); the fixer fixes formatPrice and breaks total().
     const working = { ...SAMPLE_CHANGE, 'src/cart.js': SAMPLE_CHANGE['src/cart.js']!.replace('let i = 1;', 'let i = 0;') };

@@ -59,13 +59,15 @@ export interface ScenarioFinding {
  * - a list of findings (empty = clean), written with the Write tool;
  * - `invalidFirst`: first Write this raw text, then (when the hook continues it) the findings;
  * - `fenceOnly`: never Write; end with the findings in a ```json fence;
- * - `shellFirst`: first run this command with the Bash tool (e.g. a write the Bash gate cannot see), then Write the findings.
+ * - `shellFirst`: first run this command with the Bash tool (e.g. a write the Bash gate cannot see), then Write the findings;
+ * - `thenWait`: Write the findings, then wait for this promise (given the file's path and what was written) before the final message.
  */
 export type ReviewerScript =
   | ScenarioFinding[]
   | { invalidFirst: string; findings?: ScenarioFinding[] }
   | { fenceOnly: true; findings?: ScenarioFinding[] }
-  | { shellFirst: string; findings?: ScenarioFinding[] };
+  | { shellFirst: string; findings?: ScenarioFinding[] }
+  | { thenWait: (file: string, written: string) => Promise<void>; findings?: ScenarioFinding[] };
 
 /** One fixer edit: replace `find` (unique in the file) with `replace`. */
 export interface FixEdit {
@@ -276,8 +278,15 @@ export function reviewJson(reviewer: string, findings: ScenarioFinding[], dir: s
   )}\n`;
 }
 
-export function normalizeReviewer(script: ReviewerScript): { first: 'write' | 'invalid' | 'fence' | 'shell'; invalid?: string; shell?: string; findings: ScenarioFinding[] } {
+export function normalizeReviewer(script: ReviewerScript): {
+  first: 'write' | 'invalid' | 'fence' | 'shell';
+  invalid?: string;
+  shell?: string;
+  findings: ScenarioFinding[];
+  thenWait?: (file: string, written: string) => Promise<void>;
+} {
   if (Array.isArray(script)) return { first: 'write', findings: script };
+  if ('thenWait' in script) return { first: 'write', findings: script.findings ?? [], thenWait: script.thenWait };
   if ('invalidFirst' in script) return { first: 'invalid', invalid: script.invalidFirst, findings: script.findings ?? [] };
   if ('shellFirst' in script) return { first: 'shell', shell: script.shellFirst, findings: script.findings ?? [] };
   return { first: 'fence', findings: script.findings ?? [] };
@@ -363,7 +372,7 @@ export function scriptedModel(scenario: Scenario, opts: ScriptedModelOptions = {
       if (scenario.agentDelayMs) await sleep(scenario.agentDelayMs);
       if (role === FIXER_NAME) blocks = fixer(req, scenario, opts);
       else if (role === 'unknown') blocks = [text('I do not know which agent I am; ending.')];
-      else blocks = reviewer(req, role, scenario, opts);
+      else blocks = await reviewer(req, role, scenario, opts);
     }
     opts.onDecision?.({ role, agentId: req.agentId, action: describe(blocks) });
     return blocks;
@@ -497,7 +506,7 @@ function iterationOf(path: string): number {
   return Number(/review-(\d+)\//.exec(path)?.[1] ?? 1);
 }
 
-function reviewer(req: ModelRequest, name: ReviewerName, scenario: Scenario, opts: ScriptedModelOptions): AssistantBlock[] {
+async function reviewer(req: ModelRequest, name: ReviewerName, scenario: Scenario, opts: ScriptedModelOptions): Promise<AssistantBlock[]> {
   const dir = workingDirectory(req, opts.projectDir);
   const rel = outputPath(firstTask(req), /Write your JSON findings to (\S+)/);
   if (!rel) return [text('My prompt names no output path; ending.')];
@@ -511,6 +520,8 @@ function reviewer(req: ModelRequest, name: ReviewerName, scenario: Scenario, opt
   const attempt = cont < 0 ? 0 : 1;
 
   if (wrote || (since.length > 0 && script.first === 'fence')) {
+    const written = since.flatMap(toolUses).find((u) => u.name === 'Write');
+    if (script.thenWait && written) await script.thenWait(abs, String((written.input as Record<string, unknown>).content));
     const n = script.findings.length;
     return [text(`${rel}: ${n === 0 ? 'clean' : `${n} issue${n === 1 ? '' : 's'}`}.`)];
   }
