@@ -25,7 +25,8 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
   const shown = absolute(state.root, path);
   // A file that holds other text than the reviewer last wrote to it (its transcript) was changed by
   // someone else before this stop: the review is the reviewer's own, and the file is put back.
-  const replaced = typeof event.ownWrite === 'string' && event.ownWrite !== event.file;
+  // Line endings aside: a tool may keep a file's CRLF when it writes it again.
+  const replaced = typeof event.ownWrite === 'string' && !sameText(event.ownWrite, event.file);
   const fileText = replaced ? event.ownWrite! : event.file;
   const fromFile = fileText === null ? null : parseReview(fileText);
   const messageJson = fromFile?.ok ? null : extractJsonFromMessage(event.message);
@@ -82,5 +83,7 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
   // state is saved: a hook killed while aggregating leaves a record that says so (round.ts).
   return { state: updateIteration(next, event.now, (it) => ({ ...it, r1: { ...it.r1, aggregation: { since: event.now, attempts: 1 } } })), effects };
 }
+
+const sameText = (a: string, b: string | null): boolean => a === b || (b !== null && a.replace(/\r\n/g, '\n') === b.replace(/\r\n/g, '\n'));
 
 const isFinal = (run: ReviewerRun): boolean => run.status === 'valid' || run.status === 'invalid';

@@ -190,12 +190,13 @@ describe('a reviewer stops', () => {
 
   it.each<[string, string | null | undefined, string, boolean]>([
     ['the transcript shows what the file holds', 'WITH', 'WITH', false],
+    ['the file holds it with CRLF line endings', 'WITH', 'WITH_CRLF', false],
     ['the file holds other text than the reviewer wrote: its own is recorded and put back', 'WITH', 'CLEAN', true],
     ['the file was deleted after the reviewer wrote it', 'WITH', 'NONE', true],
     ['the transcript cannot tell', null, 'CLEAN', false],
     ['no transcript reading at all', undefined, 'CLEAN', false],
   ])('the reviewer’s own write (its transcript): %s', (_name, own, onDisk, replaced) => {
-    const text = (t: string) => (t === 'WITH' ? withIssue : t === 'CLEAN' ? clean : null);
+    const text = (t: string) => (t === 'WITH' ? withIssue : t === 'WITH_CRLF' ? withIssue.replace(/\n/g, '\r\n') : t === 'CLEAN' ? clean : null);
     const event = reviewerStop('critic', files({ critic: text(onDisk) }), null, OWNER, { ownWrite: own === undefined ? undefined : text(own as string) });
     const out = transition(stateBuilder().dispatched().loaded(), event);
     const expected = replaced ? withIssue : text(onDisk)!;
