@@ -27,9 +27,15 @@ export interface IntegrityRecord {
    * their own copy of the state without checking it against the schema again; null: unknown.
    */
   shape: string | null;
+  /**
+   * How many commits wrote this record, counted on (null: hooks that did not count). The live-loop marker
+   * in the plugin's data folder holds the count of the last commit too: a record older than the marker
+   * says was put back (a copy of .agents/tmp/ and the record taken earlier, restored by an interpreter).
+   */
+  generation: number | null;
 }
 
-export const emptyRecord = (): IntegrityRecord => ({ version: RECORD_VERSION, files: {}, prior: {}, shape: null });
+export const emptyRecord = (): IntegrityRecord => ({ version: RECORD_VERSION, files: {}, prior: {}, shape: null, generation: null });
 
 /** The git dir of the repository that holds `root`, found on the file system (a worktree's .git file is followed). */
 export function findGitDir(root: string): { gitDir: string; top: string } | null {
@@ -105,7 +111,8 @@ function parseRecord(data: unknown): IntegrityRecord {
   if (!r || r.version !== RECORD_VERSION) return emptyRecord();
   for (const [k, v] of Object.entries(r.files ?? {})) if (typeof v === 'string') files[k] = v;
   for (const [k, v] of Object.entries(r.prior ?? {})) if (Array.isArray(v)) prior[k] = v.filter((d): d is string | null => d === null || typeof d === 'string');
-  return { version: RECORD_VERSION, files, prior, shape: typeof r.shape === 'string' ? r.shape : null };
+  const generation = typeof r.generation === 'number' && Number.isSafeInteger(r.generation) && r.generation >= 0 ? r.generation : null;
+  return { version: RECORD_VERSION, files, prior, shape: typeof r.shape === 'string' ? r.shape : null, generation };
 }
 
 export function writeRecord(dir: string, record: IntegrityRecord): void {
@@ -203,19 +210,33 @@ export function markerHeld(env: NodeJS.ProcessEnv = process.env): boolean {
   return marker !== null && fs.existsSync(marker);
 }
 
-export function setMarker(env: NodeJS.ProcessEnv, on: boolean): void {
+/**
+ * Sets the marker (with the generation of the record just written: a smaller one than it had would
+ * never be written, as commits count on) or removes it.
+ */
+export function setMarker(env: NodeJS.ProcessEnv, on: boolean, generation: number | null = null): void {
   const marker = markerPath(env);
   if (!marker) return;
   try {
     if (on) {
-      if (!fs.existsSync(marker)) {
-        fs.mkdirSync(path.dirname(marker), { recursive: true });
-        fs.writeFileSync(marker, `${env.CLAUDE_PROJECT_DIR}\n`);
-      }
+      const text = `${env.CLAUDE_PROJECT_DIR}\n${generation ?? ''}\n`;
+      if (generation === null && fs.existsSync(marker)) return;
+      fs.mkdirSync(path.dirname(marker), { recursive: true });
+      // Written in place: a torn write leaves a smaller count or none, which is never taken for a rollback.
+      fs.writeFileSync(marker, text);
     } else {
       removeFile(marker);
     }
   } catch {
     // a hint only: without it a deleted state.json is noticed at the next hook that starts node anyway
   }
+}
+
+/** The record generation the marker holds; null when there is no marker or it holds none. */
+export function markerGeneration(env: NodeJS.ProcessEnv = process.env): number | null {
+  const marker = markerPath(env);
+  const bytes = marker === null ? null : readRegular(marker);
+  if (!(bytes instanceof Buffer) || bytes.length > 4096) return null;
+  const count = bytes.toString('utf8').split('\n')[1] ?? '';
+  return /^\d{1,15}$/.test(count) ? Number(count) : null;
 }

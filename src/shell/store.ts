@@ -16,7 +16,7 @@ import { State, STATE_SHAPE, STATE_VERSION } from '../state/schema';
 import { openRegular, ownDir, readRegular, readText, sweepTemps, writeAtomic } from './files';
 import { reportError } from './io';
 import { withFileLock } from './lock';
-import { checkDigest, emptyRecord, findGitDir, getObject, getObjectBytes, markerHeld, objectHolds, pruneObjects, putObject, readRecordFile, recordDir, recordName, setMarker, writeRecord, type IntegrityRecord } from './record';
+import { checkDigest, emptyRecord, findGitDir, getObject, getObjectBytes, markerGeneration, markerHeld, objectHolds, pruneObjects, putObject, readRecordFile, recordDir, recordName, setMarker, writeRecord, type IntegrityRecord } from './record';
 
 export const statePath = (root: string): string => path.join(root, STATE_FILE);
 const tmpRoot = (root: string): string => path.join(root, TMP_DIR);
@@ -46,8 +46,16 @@ export function openStore(root: string, env: NodeJS.ProcessEnv = process.env): S
   const dir = recordDir(root, env);
   const read = dir ? readRecordFile(dir) : null;
   const fault: Tamper | null =
-    dir === null ? null : read === 'unreadable' ? { file: recordName(root, dir), problem: 'changed' } : read === null && markerHeld(env) ? { file: recordName(root, dir), problem: 'deleted' } : null;
+    dir === null ? null : read === 'unreadable' ? { file: recordName(root, dir), problem: 'changed' } : read === null && markerHeld(env) ? { file: recordName(root, dir), problem: 'deleted' } : rolledBack(root, dir, read, env);
   return { root, env, dir, record: read === 'unreadable' ? null : read, fault, objects: new Map() };
+}
+
+/** A record older than the one the marker says the hooks last wrote: put back from an earlier copy. */
+function rolledBack(root: string, dir: string, record: IntegrityRecord | null, env: NodeJS.ProcessEnv): Tamper | null {
+  if (record?.generation == null) return null;
+  const last = markerGeneration(env);
+  if (last === null || record.generation >= last) return null;
+  return { file: recordName(root, dir), problem: 'changed', detail: `it is the record of ${last - record.generation} commits before the last one the hooks made: an earlier copy was put back` };
 }
 
 /** A stored object (its bytes, or the text it was written from), or null when it is missing or does not match its digest. */
@@ -281,6 +289,8 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
     return bytes;
   };
   const old = store.record ?? emptyRecord();
+  // Counted on from the record this commit replaces (see IntegrityRecord.generation).
+  const generation = (old.generation ?? 0) + 1;
   // The shape the state on disk was saved under: this schema's once this commit saves it, else as it was.
   const shape = stateText !== null ? STATE_SHAPE : old.shape;
   const files = { ...old.files };
@@ -313,19 +323,19 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
     // Kept by digest for the rest of this hook too: the round's verdict, computed next, reads them back.
     for (const effect of outcome.effects) if (effect.type === 'freeze') store.objects.set(putObject(store.dir, effect.content), effect.content);
     if (stateText !== null) putObject(store.dir, stateText, stateDigest!);
-    writeRecord(store.dir, { version: old.version, files, prior, shape });
+    writeRecord(store.dir, { version: old.version, files, prior, shape, generation });
   }
   for (const effect of pre) applyFileEffect(store.root, effect, now, bytesOf);
   if (stateText !== null) {
     writeAtomic(statePath(store.root), stateText, tmpRoot(store.root));
   }
   for (const effect of post) applyFileEffect(store.root, effect, now, bytesOf);
-  const record: IntegrityRecord = { version: old.version, files, prior: {}, shape };
+  const record: IntegrityRecord = { version: old.version, files, prior: {}, shape, generation };
   if (store.dir) {
     writeRecord(store.dir, record);
     store.record = record;
     const live = files[STATE_FILE] !== undefined;
-    setMarker(store.env, live);
+    setMarker(store.env, live, generation);
     pruneObjects(store.dir, new Set([...(live ? [files[STATE_FILE]!] : []), ...(live && outcome.state ? frozenDigests(outcome.state) : [])]));
   }
   const archived = post.some((e) => e.type === 'archive-run') || (outcome.state === null && pre.some((e) => e.type === 'archive-previous'));

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Loop, messages, projectTestdir } from '../helpers/loop';
 import { FIXER, REVIEWERS, STATE, cleanReview, reviewText, reviewWithIssues, reviewerFile, verdictFile, type Reviewer } from '../helpers/reviews';
 import { stop, subagentStop, writeTool } from '../helpers/payloads';
-import { runCli, runHook, type HookResult, type ProcessResult } from '../helpers/run';
+import { pluginDataDir, runCli, runHook, type HookResult, type ProcessResult } from '../helpers/run';
 import { recordDirOf } from '../helpers/state';
 import { removeTestdirs, tempDir } from '../helpers/testdir';
 
@@ -20,6 +20,17 @@ afterAll(removeTestdirs);
 const allClean = () => Object.fromEntries(REVIEWERS.map((r) => [r, cleanReview(r)])) as Record<Reviewer, ReturnType<typeof cleanReview>>;
 /** No hook or CLI run prints a stack trace, whatever it met. */
 const noTrace = (r: HookResult | ProcessResult) => expect(`${r.stderr}\n${'raw' in r ? r.raw : r.stdout}`).not.toMatch(/\n\s+at .+:\d+/);
+
+/** Puts back copies saveFiles took, as an interpreter would. */
+function putBack(loop: Loop, saved: { tmp: string; record: string }): void {
+  fs.rmSync(loop.dir.abs('.agents/tmp'), { recursive: true });
+  fs.cpSync(saved.tmp, loop.dir.abs('.agents/tmp'), { recursive: true });
+  fs.rmSync(recordDirOf(loop.root), { recursive: true });
+  fs.cpSync(saved.record, recordDirOf(loop.root), { recursive: true });
+}
+
+/** The live-loop marker of the loop's project (src/shell/record.ts markerPath), in the hooks' plugin data folder. */
+const markerOf = (loop: Loop): string => path.join(pluginDataDir(), `live${loop.root}`, 'loop');
 
 /** Copies of a loop's files (its .agents/tmp and its record folder) at one point, to put back later. */
 function saveFiles(loop: Loop): { tmp: string; record: string } {
@@ -49,24 +60,59 @@ describe.concurrent('replaying the hooks’ own files', () => {
     expect(loop.state()).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'tampered' });
   });
 
-  // Broke, not fixed: the documented limit ("the record is out of the way, not out of reach"). An agent
-  // that copies .agents/tmp and the record folder (.git/minions/record/top) at one point of the loop and
-  // puts both back later has the hooks take up the loop from there: every digest agrees with the record,
-  // and the record has nothing older to compare with. Here, after a round with a finding ended the loop
-  // STOPPED, the pair from just after the start is put back; five fresh reviews (re-dispatched by the
-  // orchestrator, or written by an interpreter before the stops) then end it DONE. Closing it needs
-  // something the agent cannot rewrite (a hook-only secret or a counter out of the agent's reach), which
-  // a plugin running as the user does not have.
-  it.skip('a whole rollback of .agents/tmp and the record to just after the start: never DONE afterwards', async () => {
+  // An agent that copies .agents/tmp and the record folder (.git/minions/record/top) at one point of the
+  // loop and puts both back later: every digest agrees with the record. The live-loop marker in the
+  // plugin's data folder holds the record's generation of the last commit, so the record put back is
+  // older than the marker says. Here, after a round with a finding ended the loop STOPPED, the pair from
+  // just after the start is put back; five fresh reviews (re-dispatched by the orchestrator, or written by
+  // an interpreter before the stops) would then end it DONE.
+  it('a whole rollback of .agents/tmp and the record to just after the start: the record is older than the marker says, never DONE', async () => {
     const loop = new Loop(projectTestdir());
     await loop.start('--max-iterations 1 the cart');
     const saved = saveFiles(loop);
     await loop.reviewRound(1, { ...allClean(), critic: reviewWithIssues('critic') });
     expect(loop.state()).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'max_iterations' });
-    fs.rmSync(loop.dir.abs('.agents/tmp'), { recursive: true });
-    fs.cpSync(saved.tmp, loop.dir.abs('.agents/tmp'), { recursive: true });
-    fs.rmSync(recordDirOf(loop.root), { recursive: true });
-    fs.cpSync(saved.record, recordDirOf(loop.root), { recursive: true });
+    putBack(loop, saved);
+    // No state the hooks wrote last is left to go back to: the files go to the archive.
+    const r = await loop.stop();
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(messages([r])).toEqual([
+      expect.stringMatching(
+        /^minions: \.git\/minions\/record\/top\/record\.json was changed outside the hooks \(it is the record of \d+ commits before the last one the hooks made: an earlier copy was put back\); no state the hooks wrote could be recovered, so the file was moved to the archive and nothing is gated now\.$/,
+      ),
+    ]);
+    await loop.dispatchReviewers().catch(() => undefined);
+    for (const rv of REVIEWERS) loop.writeReview(1, rv, cleanReview(rv));
+    const lines = messages(await loop.reviewersStop());
+    expect([...lines, ...messages([await loop.stop()])].join('\n')).not.toMatch(/DONE/);
+  });
+
+  it('the same rollback while the loop still runs (R2 put back to just after the start): named at the next hook, the files archived', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    const saved = saveFiles(loop);
+    await loop.reviewRound(1, { ...allClean(), critic: reviewWithIssues('critic') });
+    expect(loop.state().currentPhase).toBe('R2');
+    putBack(loop, saved);
+    const r = await loop.stop();
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(messages([r]).join('\n')).toMatch(/^minions: \.git\/minions\/record\/top\/record\.json was changed outside the hooks \(it is the record of \d+ commits before the last one the hooks made: an earlier copy was put back\); no state the hooks wrote could be recovered/);
+    expect(loop.dir.exists(STATE)).toBe(false);
+  });
+
+  // Broke, not fixed: the documented limit ("the record is out of the way, not out of reach"). The same
+  // rollback with the marker put back too (${CLAUDE_PLUGIN_DATA}/live<project>/loop, a copy taken at the
+  // same point) agrees with itself everywhere. Closing it needs something the agent cannot rewrite (a
+  // hook-only secret), which a plugin running as the user does not have.
+  it.skip('a whole rollback of .agents/tmp, the record and the marker: never DONE afterwards', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 1 the cart');
+    const saved = saveFiles(loop);
+    const marker = fs.readFileSync(markerOf(loop));
+    await loop.reviewRound(1, { ...allClean(), critic: reviewWithIssues('critic') });
+    putBack(loop, saved);
+    fs.mkdirSync(path.dirname(markerOf(loop)), { recursive: true });
+    fs.writeFileSync(markerOf(loop), marker);
     await loop.reviewRound(1, allClean());
     expect(messages([await loop.stop()]).join('\n')).not.toMatch(/DONE/);
   });
