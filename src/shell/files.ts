@@ -123,9 +123,19 @@ function moveAside(file: string): void {
 /**
  * Makes `dir` a folder, for the hooks' own trees (.agents/tmp, the record): a file, FIFO or socket that
  * stands where it or a folder above it should be (an agent's `touch .agents/tmp/archive`) is moved aside
- * rather than failing every later hook, the cancel included.
+ * rather than failing every later hook, the cancel included. From `within` down to `dir` (the tree's
+ * root, when `dir` is in it) a symlink is moved aside too: the hooks' files are written in their own
+ * folders, not wherever a link put there leads (`ln -s /elsewhere .agents/tmp/archive`).
  */
-export function ownDir(dir: string): void {
+export function ownDir(dir: string, within?: string): void {
+  if (within !== undefined && (dir === within || dir.startsWith(`${within}${path.sep}`))) {
+    const parts = path.relative(within, dir).split(path.sep).filter(Boolean);
+    for (let i = 0, at = within; i <= parts.length; at = path.join(at, parts[i] ?? ''), i++) {
+      if (!statOf(at, true)?.isSymbolicLink()) continue;
+      moveAside(at);
+      break; // what was below it went with it
+    }
+  }
   try {
     fs.mkdirSync(dir, { recursive: true });
     return;
@@ -157,7 +167,7 @@ export function ownDir(dir: string): void {
  * aside (looked for only when the rename fails, so a write costs no extra call).
  */
 export function writeAtomic(file: string, content: string | Uint8Array, tempRoot: string): void {
-  ownDir(path.dirname(file));
+  ownDir(path.dirname(file), tempRoot);
   const temp = tempPath(tempRoot);
   try {
     fs.writeFileSync(temp, content, { flag: 'wx' });
@@ -205,6 +215,6 @@ export const HOST = os.hostname();
 /** A fresh temporary file's path under `tempRoot/.tmp`, named after this process. */
 export function tempPath(tempRoot: string): string {
   const dir = path.join(tempRoot, TEMP_DIR);
-  ownDir(dir);
+  ownDir(dir, tempRoot);
   return path.join(dir, `${process.pid}.${(++counter).toString(16)}${randomHex(4)}.tmp`);
 }

@@ -257,7 +257,7 @@ export function frozenHolds(store: Store, digest: string, bytes: Buffer): boolea
 
 /** Runs fn under the project's lock, after sweeping temporary files that killed hooks left behind; `takeOver`: see LockOptions. */
 export async function withLock<T>(root: string, fn: (held: () => boolean) => Promise<T>, env: NodeJS.ProcessEnv = process.env, takeOver = false): Promise<T> {
-  ownDir(tmpRoot(root));
+  ownDir(tmpRoot(root), tmpRoot(root));
   // MINIONS_LOCK_WAIT_MS: how long a hook waits for a held lock (25 s unless set; 0.1–60 s).
   const wait = Number(env.MINIONS_LOCK_WAIT_MS);
   const waitMs = Number.isFinite(wait) && wait > 0 ? Math.min(Math.max(wait, 100), 60_000) : undefined;
@@ -359,7 +359,7 @@ function applyFileEffect(root: string, effect: Effect, now: string, bytesOf: (wr
       }
       return;
     case 'mkdir':
-      ownDir(path.join(root, effect.path));
+      ownDir(path.join(root, effect.path), tmpRoot(root));
       return;
     case 'archive-previous': {
       const into = effect.into ?? previousRunId(root) ?? `unknown-${now.replace(/[-:.]/g, '')}`;
@@ -391,7 +391,7 @@ function archive(root: string, id: string, withPhases: boolean): void {
   if (withPhases) moves.push([path.join(root, PHASES_DIR), path.join(dir, 'phases')]);
   for (const [from, to] of moves) {
     if (!fs.existsSync(from)) continue;
-    ownDir(path.dirname(to));
+    ownDir(path.dirname(to), tmpRoot(root));
     // Same file system (both under .agents/tmp), so a rename moves it atomically.
     fs.renameSync(from, fs.existsSync(to) ? `${to}.${Date.now()}` : to);
   }

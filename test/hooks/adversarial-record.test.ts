@@ -153,6 +153,37 @@ describe.concurrent('a commit cut short by the agent', () => {
   });
 });
 
+describe.concurrent('a symlink where the hooks keep their folders', () => {
+  it('.agents/tmp/archive made a link to a folder outside the project: the run is archived in the project, nothing lands outside', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 1 the cart');
+    const outside = tempDir('minions-outside-');
+    fs.symlinkSync(outside, loop.dir.abs('.agents/tmp/archive'));
+    await loop.reviewRound(1, allClean());
+    expect(messages([await loop.stop()]).join('\n')).toMatch(/DONE/);
+    expect(fs.readdirSync(outside)).toEqual([]);
+    expect(fs.lstatSync(loop.dir.abs('.agents/tmp/archive')).isDirectory()).toBe(true);
+    expect(fs.readdirSync(loop.dir.abs('.agents/tmp/archive')).length).toBeGreaterThan(0);
+    const aside = fs.readdirSync(loop.dir.abs('.agents/tmp')).filter((n) => n.startsWith('archive.moved-'));
+    expect(aside).toHaveLength(1);
+    expect(fs.readlinkSync(loop.dir.abs(`.agents/tmp/${aside[0]}`))).toBe(outside);
+  });
+
+  it('.agents/tmp made a link to another project’s .agents/tmp: the hooks write nothing there', async () => {
+    const other = new Loop(projectTestdir());
+    await other.start('--max-iterations 3 the other project');
+    const theirs = other.stateBytes();
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 3 the cart');
+    fs.rmSync(loop.dir.abs('.agents/tmp'), { recursive: true });
+    fs.symlinkSync(other.dir.abs('.agents/tmp'), loop.dir.abs('.agents/tmp'));
+    noTrace(await loop.stop());
+    noTrace(await loop.dispatch('minions:critic'));
+    expect(other.stateBytes()).toEqual(theirs);
+    expect(fs.lstatSync(loop.dir.abs('.agents/tmp')).isSymbolicLink()).toBe(false);
+  });
+});
+
 describe.concurrent('files made huge (a sparse truncate, cheap for the agent)', () => {
   const huge = (file: string) => {
     fs.writeFileSync(file, '');
