@@ -10,7 +10,12 @@ interface ToolUse {
   id: string;
   name: string;
   input: Record<string, unknown>;
+  /** The cwd the host gave the line: a relative path is the tool's from there. */
+  cwd: string | undefined;
 }
+
+/** A call's answer: done, refused, or one the transcript does not tell for certain (an odd is_error, two answers that disagree). */
+type Answer = 'ok' | 'error' | 'unclear';
 
 type Known = { text: string } | null;
 
@@ -25,11 +30,13 @@ const MAX_TRANSCRIPT_CHARS = 64 * 1024 * 1024;
  * - a write has no result yet, or one with is_error (it did not happen, or may not have);
  * - the agent ran Bash after its last write there (its own shell may have written the file since: a
  *   reviewer may write its file by redirect or `tee`, and any program may write it).
+ * Calls are the assistant's lines and answers the user's; a call on record twice (one id) counts once.
  */
-export function lastOwnWrite(transcript: string, isTarget: (file: string) => boolean): string | null {
+export function lastOwnWrite(transcript: string, isTarget: (file: string, cwd: string | undefined) => boolean): string | null {
   if (transcript.length > MAX_TRANSCRIPT_CHARS) return null;
   const uses: ToolUse[] = [];
-  const results = new Map<string, { error: boolean }>();
+  const seen = new Set<string>();
+  const results = new Map<string, Answer>();
   for (const line of transcript.split('\n')) {
     if (!line.includes('"tool_use"') && !line.includes('"tool_result"')) continue;
     let entry: unknown;
@@ -38,15 +45,22 @@ export function lastOwnWrite(transcript: string, isTarget: (file: string) => boo
     } catch {
       continue; // a line still being written
     }
-    const content = (entry as { message?: { content?: unknown } } | null)?.message?.content;
+    const e = (entry ?? {}) as { cwd?: unknown; message?: { role?: unknown; content?: unknown } };
+    const content = e.message?.content;
     if (!Array.isArray(content)) continue;
+    const role = e.message?.role;
+    const cwd = typeof e.cwd === 'string' ? e.cwd : undefined;
     for (const block of content as unknown[]) {
       if (!block || typeof block !== 'object') continue;
       const b = block as Record<string, unknown>;
-      if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string' && b.input && typeof b.input === 'object') {
-        uses.push({ id: b.id, name: b.name, input: b.input as Record<string, unknown> });
-      } else if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') {
-        results.set(b.tool_use_id, { error: b.is_error === true });
+      if (role === 'assistant' && b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string' && b.input && typeof b.input === 'object') {
+        if (seen.has(b.id)) continue;
+        seen.add(b.id);
+        uses.push({ id: b.id, name: b.name, input: b.input as Record<string, unknown>, cwd });
+      } else if (role === 'user' && b.type === 'tool_result' && typeof b.tool_use_id === 'string') {
+        const answer: Answer = b.is_error === true ? 'error' : b.is_error === undefined || b.is_error === false ? 'ok' : 'unclear';
+        const before = results.get(b.tool_use_id);
+        results.set(b.tool_use_id, before === undefined || before === answer ? answer : 'unclear');
       }
     }
   }
@@ -59,36 +73,41 @@ export function lastOwnWrite(transcript: string, isTarget: (file: string) => boo
     }
     if (!['Write', 'Edit', 'MultiEdit'].includes(use.name)) continue;
     const file = use.input.file_path;
-    if (typeof file !== 'string' || !isTarget(file)) continue;
+    if (typeof file !== 'string' || !isTarget(file, use.cwd)) continue;
     const result = results.get(use.id);
-    if (!result) {
-      known = null; // no answer yet: it may have happened
-      wrote = true;
-      continue;
-    }
-    if (result.error) continue;
+    if (result === 'error') continue;
     wrote = true;
-    known = applied(known, use);
+    // No answer yet, or an unclear one: it may have happened.
+    known = result === 'ok' ? applied(known, use) : null;
   }
   return known?.text ?? null;
 }
 
-/** The text after one successful call of a file tool, from the text before it (null: not known). */
+/**
+ * The text after one successful call of a file tool, from the text before it (null: not known). An
+ * edit is applied as the host's Edit tool applies it (Claude Code 2.1.328): to the text with LF line
+ * endings (it writes the file's own endings back; the stop compares line endings aside), an old text
+ * unique where a second match would not overlap the first, and an empty new text that takes the
+ * newline after the old one with it.
+ */
 function applied(before: Known, use: ToolUse): Known {
   if (use.name === 'Write') return typeof use.input.content === 'string' ? { text: use.input.content } : null;
   const edits = use.name === 'MultiEdit' ? use.input.edits : [use.input];
   if (!before || !Array.isArray(edits)) return null;
-  let text = before.text;
+  let text = before.text.replace(/\r\n/g, '\n');
   for (const edit of edits as unknown[]) {
     const e = (edit ?? {}) as Record<string, unknown>;
-    if (typeof e.old_string !== 'string' || typeof e.new_string !== 'string' || e.old_string === '') return null;
-    const at = text.indexOf(e.old_string);
+    const { old_string: old, new_string: replacement } = e;
+    if (typeof old !== 'string' || typeof replacement !== 'string' || old === '') return null;
+    const at = text.indexOf(old);
     if (at === -1) return null;
-    if (e.replace_all === true) text = text.split(e.old_string).join(e.new_string);
+    // The tool refuses an old text that is not unique: a success means it was.
+    if (e.replace_all !== true && text.indexOf(old, at + old.length) !== -1) return null;
+    const withNewline = replacement === '' && !old.endsWith('\n') && text.includes(`${old}\n`) ? `${old}\n` : old;
+    if (e.replace_all === true) text = text.split(withNewline).join(replacement);
     else {
-      // The tool refuses an old text that is not unique: a success means it was.
-      if (text.indexOf(e.old_string, at + 1) !== -1) return null;
-      text = text.slice(0, at) + e.new_string + text.slice(at + e.old_string.length);
+      const from = text.indexOf(withNewline);
+      text = text.slice(0, from) + replacement + text.slice(from + withNewline.length);
     }
   }
   return { text };

@@ -41,8 +41,8 @@ export function reviewerStopObservation(root: string, state: State, reviewer: Re
   return { file, message, sources, ownWrite };
 }
 
-/** Whether a path a tool was given (absolute, or from the project) names this file: as written, or where its folder really is. */
-function sameFileAs(root: string, target: string): (file: string) => boolean {
+/** Whether a path a tool was given (absolute, or from its cwd, else the project) names this file: as written, or where its folder really is. */
+function sameFileAs(root: string, target: string): (file: string, cwd: string | undefined) => boolean {
   const real = (p: string): string => {
     try {
       return path.join(fs.realpathSync(path.dirname(p)), path.basename(p));
@@ -51,8 +51,8 @@ function sameFileAs(root: string, target: string): (file: string) => boolean {
     }
   };
   const want = real(target);
-  return (file) => {
-    const given = path.resolve(root, file);
+  return (file, cwd) => {
+    const given = path.resolve(cwd !== undefined && path.isAbsolute(cwd) ? cwd : root, file);
     return given === target || real(given) === want;
   };
 }
