@@ -676,6 +676,8 @@ export function tamperDetail(problems: readonly Tamper[]): string {
 }
 
 export const rewrittenNote = (): string => 'the review file changed after the hooks recorded it; this result is from the review as recorded';
+export const replacedNote = (reviewer: Reviewer): string =>
+  `the review file was changed by someone else after ${reviewer} wrote it and before its stop; this result is from the review ${reviewer} wrote (its transcript)`;
 
 export const aggregationFailedDetail = (iteration: number, attempts: number, timedOut: boolean): string =>
   `the verdict of round ${iteration} was not computed: the hook computing it was stopped ${timedOut ? 'after running longer than the hook time limit' : `${plural(attempts, 'time')}`}; ` +

@@ -31,8 +31,11 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
   const fromFile = fileText === null ? null : parseReview(fileText);
   const messageJson = fromFile?.ok ? null : extractJsonFromMessage(event.message);
   const fromMessage = messageJson === null ? null : parseReview(messageJson);
+  // Put back whatever the stop decides (unless the final message's review is written there instead): a
+  // reviewer sent back reads its own review in the file, and a review recorded is the file's text.
+  const putBack: Effect[] = replaced && !(!fromFile?.ok && fromMessage?.ok) ? [{ type: 'write', path, content: fileText! }, { type: 'notify', text: msg.notify.reviewReplaced(state, reviewer) }] : [];
 
-  const effects: Effect[] = [];
+  const effects: Effect[] = [...putBack];
   let recorded: ReviewerRun;
   // What the round will be aggregated from, whatever happens to the file afterwards.
   let frozenText = fileText ?? '';
@@ -45,7 +48,7 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
     const ungrounded = accepted.issues.flatMap((f, i) => (groundings[i]!.status === 'ungrounded' ? [`${f.file}${f.line ? `:${f.line}` : ''}: ${groundings[i]!.reason}`] : []));
     if (!run.groundingWarned && ungrounded.length > 0 && ungrounded.length * 2 > accepted.issues.length) {
       const next = setReviewer(state, event.now, reviewer, { ...run, groundingWarned: true });
-      return { state: next, effects: [{ type: 'block', reason: msg.reviewerUngrounded(shown, ungrounded) }] };
+      return { state: next, effects: [...putBack, { type: 'block', reason: msg.reviewerUngrounded(shown, ungrounded) }] };
     }
     if (!fromFile?.ok && messageJson !== null) {
       const pretty = json(JSON.parse(messageJson));
@@ -53,23 +56,23 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
       frozenText = pretty;
       source = ', taken from its final message';
     } else if (replaced) {
-      effects.push({ type: 'write', path, content: fileText! });
-      effects.push({ type: 'notify', text: msg.notify.reviewReplaced(state, reviewer) });
       source = ', as it wrote it';
     }
     const frozen = sha256(frozenText);
     const rows = accepted.issues.map((f, i): ReadingRow => ({ grounding: groundings[i]!, key: identityOf(f, event.sources, groundings[i]!) }));
+    // The verdict notes a review recorded over a file someone else changed (round.ts).
+    const read = { review: accepted, rows, ...(replaced && fromFile?.ok ? { replaced: true as const } : {}) };
     // The last review in goes on to the verdict in this very hook: its reading is held, not kept (a
     // megabyte to encode, hash and write for a round of thousands of findings).
-    if (last) holdReading(frozen, { review: accepted, rows });
-    else reading = encodeReading(frozen, { review: accepted, rows });
+    if (last) holdReading(frozen, read);
+    else reading = encodeReading(frozen, read);
     recorded = { ...run, status: 'valid', error: null, counts: accepted.counts, frozen, reading: reading === null ? null : sha256(reading) };
   } else {
     const error = fromFile && !fromFile.ok ? fromFile.error : fromMessage && !fromMessage.ok ? fromMessage.error : null;
     const failures = run.failures + 1;
     if (failures < MAX_OUTPUT_FAILURES) {
       const next = setReviewer(state, event.now, reviewer, { ...run, failures, error: error ?? 'no output' });
-      return { state: next, effects: [{ type: 'block', reason: error ? msg.reviewerInvalid(shown, error) : msg.reviewerMissing(shown) }] };
+      return { state: next, effects: [...putBack, { type: 'block', reason: error ? msg.reviewerInvalid(shown, error) : msg.reviewerMissing(shown) }] };
     }
     recorded = { ...run, status: 'invalid', failures, error: error ?? 'no output', counts: null, frozen: sha256(frozenText), reading: null };
   }

@@ -4,7 +4,7 @@
  * timeout, a crash) is noticed by the next one, which computes the verdict again from the same frozen
  * reviews, or ends the round with a clear reason instead of re-dispatching a reviewer forever.
  */
-import { REVIEWERS } from './agents';
+import { REVIEWERS, type Reviewer } from './agents';
 import type { Effect, Event, Outcome } from './events';
 import { advanceIteration, currentIteration, json, updateIteration } from './loop-state';
 import { startRound } from './round-start';
@@ -69,7 +69,8 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
     machine: event.machine ?? [],
     readings: event.readings ?? {},
   });
-  const verdict = withinBudget(state, withRewriteNotes(computed, event.rewritten));
+  const replaced = REVIEWERS.filter((r) => event.readings?.[r]?.replaced === true);
+  const verdict = withinBudget(state, withNotes(withNotes(computed, event.rewritten, msg.rewrittenNote), replaced, msg.replacedNote));
   const effects: Effect[] = [
     { type: 'write', path: verdictFile(state.iteration), content: verdictJson(verdict) },
     { type: 'write', path: reviewReportFile(state.iteration), content: renderReviewReport({ verdict, answers: null, fix: 'pending', checks: event.checks ?? null }) },
@@ -114,11 +115,14 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
  */
 export const verdictJson = (verdict: Verdict): string => (verdict.findings.length > MAX_LISTED ? `${JSON.stringify(verdict)}\n` : json(verdict));
 
-/** A review whose file changed after it was recorded: the verdict says so where that reviewer's result is. */
-function withRewriteNotes(verdict: Verdict, rewritten: readonly string[]): Verdict {
-  if (rewritten.length === 0) return verdict;
+/**
+ * A review whose file changed after it was recorded (rewrittenNote), or before, and was recorded as its
+ * reviewer wrote it (replacedNote): the verdict says so where that reviewer's result is.
+ */
+function withNotes(verdict: Verdict, noted: readonly string[], note: (reviewer: Reviewer) => string): Verdict {
+  if (noted.length === 0) return verdict;
   const reviewers = { ...verdict.reviewers };
-  for (const r of REVIEWERS) if (rewritten.includes(r)) reviewers[r] = { ...reviewers[r], notes: [...reviewers[r].notes, msg.rewrittenNote()] };
+  for (const r of REVIEWERS) if (noted.includes(r)) reviewers[r] = { ...reviewers[r], notes: [...reviewers[r].notes, note(r)] };
   return { ...verdict, reviewers };
 }
 

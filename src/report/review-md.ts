@@ -5,7 +5,7 @@
  * again when the fixer has answered.
  */
 import { REVIEWERS } from '../core/agents';
-import { countsText, stopReasonText } from '../messages';
+import { countsText, replacedNote, rewrittenNote, stopReasonText } from '../messages';
 import type { FixSummary, MergedFinding, Verdict } from '../review/verdict-schema';
 import { UNSNAPSHOTTED, changedDuringReviewFile, findingsFile, fixSummaryFile, fixSummaryJsonFile, verdictFile } from '../state/paths';
 import type { ChecksReport, Layer0Report } from '../checks/reports';
@@ -132,7 +132,13 @@ export function renderReviewReport({ verdict: v, answers, fix, checks, afterFix 
       ['Reviewer', 'Output', 'Grounded findings', 'Ungrounded', 'Score'],
       REVIEWERS.map((r) => {
         const rv = v.reviewers[r];
-        const output = rv.status === 'valid' ? 'valid' : `invalid${rv.error ? `: ${inline(rv.error, 120)}` : ''}${rv.scoring === 'heuristic' ? ' (partly read)' : ''}`;
+        // The hooks' own notes (round.ts), not the reviewer's: its file changed before or after the stop recorded it.
+        const changed = rv.notes.includes(replacedNote(r))
+          ? `; its file was changed by someone else before its stop: recorded as ${r} wrote it`
+          : rv.notes.includes(rewrittenNote())
+            ? '; its file changed after it was recorded: the change is ignored'
+            : '';
+        const output = (rv.status === 'valid' ? 'valid' : `invalid${rv.error ? `: ${inline(rv.error, 120)}` : ''}${rv.scoring === 'heuristic' ? ' (partly read)' : ''}`) + changed;
         return [r, output, countsText(rv), String(rv.ungrounded), rv.score.toFixed(2)];
       }),
     ),

@@ -23,6 +23,12 @@ export interface ReviewReading {
   review: ValidReview;
   /** One per finding of the review. */
   rows: ReadingRow[];
+  /**
+   * The review is its reviewer's own write (its transcript), recorded over a file someone else had
+   * changed before the stop. Not derived from the review: a verdict that works the reading out again
+   * (none kept, or the fifth review's held reading lost with its hook) goes without the note it gives.
+   */
+  replaced?: true;
 }
 
 /**
@@ -82,7 +88,7 @@ export const heldReading = (digest: string): ReviewReading | null => heldHere.ge
 export function encodeReading(digest: string, reading: ReviewReading): string {
   const issues = reading.review.issues;
   const rows = reading.rows.map((row, i) => keptRow(row, issues[i]));
-  const text = JSON.stringify({ version: READING_VERSION, digest, review: reading.review, rows });
+  const text = JSON.stringify({ version: READING_VERSION, digest, review: reading.review, rows, ...(reading.replaced ? { replaced: true } : {}) });
   if (encodedHere.size >= 5) encodedHere.delete(encodedHere.keys().next().value!);
   encodedHere.set(text, { digest, reading });
   return text;
@@ -94,12 +100,12 @@ export function decodeReading(text: string | null, digest: string): ReviewReadin
   const here = encodedHere.get(text);
   if (here) return here.digest === digest && coversReview(here.reading) ? here.reading : null;
   try {
-    const data = JSON.parse(text) as { version?: unknown; digest?: unknown; review?: Partial<ValidReview> | null; rows?: unknown };
+    const data = JSON.parse(text) as { version?: unknown; digest?: unknown; review?: Partial<ValidReview> | null; rows?: unknown; replaced?: unknown };
     const { review, rows } = data;
     if (data.version !== READING_VERSION || data.digest !== digest || !Array.isArray(rows) || review?.ok !== true || !Array.isArray(review.issues)) return null;
     if (rows.length !== review.issues.length || !rows.every(Array.isArray)) return null;
     const issues = review.issues;
-    return { review: review as ValidReview, rows: (rows as KeptRow[]).map((row, i) => readRow(row, issues[i]!)) };
+    return { review: review as ValidReview, rows: (rows as KeptRow[]).map((row, i) => readRow(row, issues[i]!)), ...(data.replaced === true ? { replaced: true as const } : {}) };
   } catch {
     return null;
   }

@@ -330,8 +330,31 @@ describe.concurrent('a review rewritten by another agent before its reviewer sto
     for (const rv of REVIEWERS.filter((x) => x !== 'critic')) loop.writeReview(1, rv, cleanReview(rv));
     await loop.reviewersStop(REVIEWERS.filter((x) => x !== 'critic'));
     expect(loop.state().currentPhase).not.toBe('DONE');
-    expect(JSON.parse(loop.dir.read(verdictFile(1))).findings.length).toBeGreaterThan(0);
+    const verdict = JSON.parse(loop.dir.read(verdictFile(1)));
+    expect(verdict.findings.length).toBeGreaterThan(0);
+    expect(verdict.reviewers.critic.notes).toContainEqual(expect.stringMatching(/changed by someone else after critic wrote it and before its stop/));
+    expect(loop.dir.read('.agents/tmp/phases/review-1/REVIEW.md')).toMatch(/\| critic \| valid; its file was changed by someone else before its stop: recorded as critic wrote it \|/);
     expect(messages([await loop.stop()]).join('\n')).not.toMatch(/DONE/);
+  });
+
+  it('the fifth review rewritten before its stop: put back before the verdict reads it, noted there, and no "changed after the hooks recorded" line', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('--max-iterations 1 the cart');
+    await loop.dispatchReviewers();
+    const others = REVIEWERS.filter((x) => x !== 'critic');
+    for (const rv of others) loop.writeReview(1, rv, cleanReview(rv));
+    await loop.reviewersStop(others);
+    const own = reviewText(reviewWithIssues('critic'));
+    const transcript = transcriptOf(loop, 'critic', own);
+    loop.writeReview(1, 'critic', cleanReview('critic'));
+    const r = await loop.reviewerStop('critic', { transcriptPath: transcript });
+    const lines = messages([r]).join('\n');
+    expect(lines).toMatch(/r1-critic\.json changed after critic wrote it and before its stop/);
+    expect(lines).not.toMatch(/changed after the hooks recorded/);
+    expect(loop.dir.read(reviewerFile(1, 'critic'))).toBe(own);
+    const verdict = JSON.parse(loop.dir.read(verdictFile(1)));
+    expect(verdict.overall_verdict).toBe('issues_found');
+    expect(verdict.reviewers.critic.notes).toEqual([expect.stringMatching(/changed by someone else after critic wrote it/)]);
   });
 
   it('a critic that ran Bash after its Write: its transcript cannot tell, and the file as it is is the review (the limit the README states)', async () => {

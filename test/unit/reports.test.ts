@@ -10,6 +10,7 @@ import type { Verdict } from '../../src/review/verdict-schema';
 import type { CheckStatus } from '../../src/checks/check-runs';
 import type { CheckEntry, ChecksReport } from '../../src/checks/reports';
 import { NOW } from './builders';
+import { replacedNote, rewrittenNote } from '../../src/messages';
 import { F, agent, loopOf, tokens } from './report-builders';
 
 const PHASES = '.agents/tmp/phases/';
@@ -50,6 +51,17 @@ describe('REVIEW.md', () => {
     ]);
     expect(rows[2]).toContain('UNGROUNDED: src/payments.js does not exist');
     expect(text).toContain('Not yet: the fixer works on the open findings next.');
+  });
+
+  it('the hooks’ notes on a review file changed before or after its recording show in the reviewers table', () => {
+    const { verdicts } = worseSecondRound();
+    const v = verdicts[0]!;
+    const noted = { ...v, reviewers: { ...v.reviewers, critic: { ...v.reviewers.critic, notes: [replacedNote('critic')] }, pedant: { ...v.reviewers.pedant, notes: ['a note of its own', rewrittenNote()] } } };
+    const rows = renderReviewReport({ verdict: noted, answers: null, fix: 'pending', checks: null }).split('\n');
+    expect(rows.find((l) => l.startsWith('| critic |'))).toContain('valid; its file was changed by someone else before its stop: recorded as critic wrote it');
+    expect(rows.find((l) => l.startsWith('| pedant |'))).toContain('valid; its file changed after it was recorded: the change is ignored');
+    expect(rows.find((l) => l.startsWith('| pedant |'))).not.toContain('a note of its own');
+    expect(rows.find((l) => l.startsWith('| witness |'))).toMatch(/^\| witness \| valid \|/);
   });
 
   it('the same round once the fixer answered: one row per answer, with the reason of a decline', () => {

@@ -205,6 +205,48 @@ describe('a reviewer stops', () => {
     expect(out.effects.some((e) => e.type === 'notify' && /changed after critic wrote it/.test(e.text))).toBe(replaced);
   });
 
+  // A file another agent changed is put back whatever the stop decides: a reviewer sent back reads its
+  // own review there, not the other agent's.
+  it('the reviewer’s own write, sent back (most findings ungrounded): the file is put back before it goes on', () => {
+    const ghost = reviewJson([finding({ file: 'src/missing.ts' })]);
+    const out = transition(stateBuilder().dispatched().loaded(), reviewerStop('critic', files({ critic: clean }), null, OWNER, { ownWrite: ghost }));
+    expect(find(out.effects, 'block')!.reason).toMatch(/Most of your findings do not match the files/);
+    expect(find(out.effects, 'write')).toEqual({ type: 'write', path: '.agents/tmp/phases/review-1/r1-critic.json', content: ghost });
+    expect(out.effects.some((e) => e.type === 'notify' && /changed after critic wrote it/.test(e.text))).toBe(true);
+  });
+
+  it('the reviewer’s own write is invalid and the file another agent wrote is valid: sent back with its own error, the file put back', () => {
+    const out = transition(stateBuilder().dispatched().loaded(), reviewerStop('critic', files({ critic: clean }), null, OWNER, { ownWrite: '{oops' }));
+    expect(find(out.effects, 'block')!.reason).toMatch(/not valid JSON/);
+    expect(find(out.effects, 'write')).toEqual({ type: 'write', path: '.agents/tmp/phases/review-1/r1-critic.json', content: '{oops' });
+    expect(out.state!.iterations[0]!.r1.reviewers.critic).toMatchObject({ status: 'running', failures: 1 });
+  });
+
+  it('the reviewer’s own write is invalid at its last chance: recorded invalid as it wrote it, and the file put back', () => {
+    const out = transition(stateBuilder().reviewer('critic', { status: 'running', dispatches: 1, failures: 1 }).loaded(), reviewerStop('critic', files({ critic: clean }), null, OWNER, { ownWrite: '{oops' }));
+    expect(out.state!.iterations[0]!.r1.reviewers.critic).toMatchObject({ status: 'invalid', frozen: sha256('{oops') });
+    expect(find(out.effects, 'write')).toEqual({ type: 'write', path: '.agents/tmp/phases/review-1/r1-critic.json', content: '{oops' });
+  });
+
+  it('the reviewer’s own write recorded: its reading says so, and the verdict has a note where that reviewer’s result is', () => {
+    const first = transition(stateBuilder().dispatched().loaded(), reviewerStop('critic', files({ critic: clean }), null, OWNER, { ownWrite: withIssue }));
+    const reading = decodeReading(find(first.effects.filter((e) => e.type === 'freeze').slice(1), 'freeze')!.content, sha256(withIssue));
+    expect(reading).toMatchObject({ replaced: true });
+    let b = stateBuilder().dispatched().reviewer('critic', { status: 'valid', dispatches: 1 });
+    for (const r of REVIEWERS.slice(1, 4)) b = b.reviewer(r, { status: 'valid', dispatches: 1 });
+    const all = Object.fromEntries(REVIEWERS.map((r) => [r, clean])) as Record<(typeof REVIEWERS)[number], string>;
+    const out = throughRound(b.loaded(), reviewerStop('silent-failure-hunter', all), { ...all, critic: withIssue }, { readings: { critic: reading! } });
+    const verdict = JSON.parse(find(out.effects.filter((e) => e.type === 'write' && e.path.endsWith('r1-verdict.json')), 'write')!.content);
+    expect(verdict.reviewers.critic.notes).toContainEqual(expect.stringMatching(/changed by someone else after critic wrote it and before its stop/));
+    expect(verdict.reviewers.pedant.notes).toEqual([]);
+  });
+
+  it('the fifth review recorded from its reviewer’s own write: the reading it holds for the verdict says so', () => {
+    const { builder, files: all } = fourDone(clean);
+    transition(builder.loaded(), reviewerStop('silent-failure-hunter', all, null, OWNER, { ownWrite: withIssue }));
+    expect(heldReading(sha256(withIssue))).toMatchObject({ replaced: true });
+  });
+
   it('an invalid file loses to a valid final message', () => {
     const out = transition(stateBuilder().dispatched().loaded(), reviewerStop('witness', files({ witness: '{oops' }), `\`\`\`json\n${clean}\n\`\`\``));
     expect(out.state!.iterations[0]!.r1.reviewers.witness.status).toBe('valid');
