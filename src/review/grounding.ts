@@ -82,7 +82,8 @@ const resultsBySource = new WeakMap<Source, Results>();
 export class Grounder {
   private spent = 0;
   private readonly indexes = new Map<string, SourceIndex>();
-  private readonly needles = new Map<string, Needle[]>();
+  private readonly literals = new Map<string, Search[]>();
+  private readonly alternatives = new Map<string, Search[]>();
   /** Results for names without a source; the others are kept by source (resultsBySource). */
   private readonly unsourced: Results = new Map();
 
@@ -126,81 +127,67 @@ export class Grounder {
   }
 
   /** The quote's readings: as written, or the alternatives (each worked out once per hook). */
-  private readings(evidence: string, alternatives: boolean): Needle[] {
-    const key = `${alternatives ? 'a' : 'l'}${evidence}`;
-    let needles = this.needles.get(key);
-    if (!needles) this.needles.set(key, (needles = alternatives ? alternativeNeedles(evidence) : literalNeedles(evidence)));
-    return needles;
+  private readings(evidence: string, alternatives: boolean): Search[] {
+    const kept = alternatives ? this.alternatives : this.literals;
+    let readings = kept.get(evidence);
+    if (!readings) kept.set(evidence, (readings = (alternatives ? alternativeNeedles(evidence) : literalNeedles(evidence)).map((n) => new Search(n))));
+    return readings;
   }
 
   private groundOnce(finding: { file: string; line: number | null; evidence: string }): Grounding {
     const named = normaliseFile(finding.file);
     const source = this.sources[named] ?? { kind: 'missing' };
     const cited = finding.line;
-    const none: Reading = { file: null, evidence: null };
-    const fail = (status: 'ungrounded' | 'unchecked', reason: string, reading = none): Grounding => ({ status, reason, line: cited, reading, matched: null });
-    if (source.kind === 'outside') return fail('ungrounded', `${named} is outside the project`);
-    if (source.kind === 'not-a-file') return fail('ungrounded', `${named} is not a file`);
-    if (source.kind === 'unchecked') return fail('unchecked', `${named} was not read: ${source.why}`);
-    if (source.kind === 'missing') {
-      // Never "does not exist" for a name that does, ignoring case: it is ambiguous.
-      if (source.similar?.length) return fail('ungrounded', `${named} is ambiguous: ${source.similar.length} files match it ignoring case (${source.similar.join(', ')})`);
-      return fail('ungrounded', `${named} does not exist`);
-    }
-
-    const file = source.rel ?? named;
+    if (source.kind !== 'file') return unread(source, named, cited);
     const index = this.index(source.text);
-    const lines = index.lineCount;
-    const pastEnd = cited !== null && cited > lines;
-    const pastEndText = `line ${cited} is past the end of ${file} (${lines} lines)`;
+    const pastEnd = cited !== null && cited > index.lineCount;
     const fileReading: FileReading = source.via ?? 'as-written';
-    const found = (status: 'grounded' | 'relocated', reason: string | null, line: number | null, evidence: EvidenceReading[], matched: string | null): Grounding => ({
-      status,
-      reason,
-      line,
-      reading: { file: fileReading, evidence },
-      matched,
-    });
-
-    if (!finding.evidence.trim() || isCommandEvidence(finding.evidence)) {
-      return pastEnd ? fail('ungrounded', pastEndText, { file: fileReading, evidence: null }) : found('grounded', null, cited, [], null);
+    const evidence = finding.evidence;
+    const literal = !evidence.trim() || isCommandEvidence(evidence) ? null : this.readings(evidence, false);
+    if (literal === null || literal.length === 0) {
+      return pastEnd ? grounding('ungrounded', pastEndText(cited, source.rel ?? named, index), cited, fileReading, null, null) : grounding('grounded', null, cited, fileReading, [], null);
     }
-    const literal = this.readings(finding.evidence, false);
-    if (literal.length === 0) return pastEnd ? fail('ungrounded', pastEndText, { file: fileReading, evidence: null }) : found('grounded', null, cited, [], null);
-
-    const located = (at: Occurrence & { needle: Needle }): Grounding => {
-      const { needle, line, matched } = at;
-      if (cited === null) return found('grounded', null, null, needle.applied, matched);
-      if (!pastEnd && Math.abs(line - cited) <= EVIDENCE_WINDOW) return found('grounded', null, cited, needle.applied, matched);
-      const where = `the evidence is at line ${line}`;
-      return found('relocated', pastEnd ? `${pastEndText}; ${where}` : `${where}, not ${cited}`, line, needle.applied, matched);
-    };
-    // Cheapest first: as written near the cited line; a copy of it byte for byte within a few thousand
-    // lines; the alternative readings near the line; then every reading anywhere in the file.
+    // Cheapest first: as written near the cited line (searchFurther has the rest).
     if (cited !== null && !pastEnd) {
-      for (const needle of literal) {
-        const near = nearLine(index, needle, cited);
-        if (near) return found('grounded', null, cited, needle.applied, near.matched);
+      for (const search of literal) {
+        const near = nearLine(index, search, cited);
+        if (near) return grounding('grounded', null, cited, fileReading, search.needle.applied, near.matched);
       }
     }
+    return this.searchFurther(index, literal, evidence, cited, source.rel ?? named, fileReading);
+  }
+
+  /**
+   * A quote not found as written near its cited line: a copy of it byte for byte within a few thousand
+   * lines; the alternative readings near the line; then every reading anywhere in the file.
+   */
+  private searchFurther(index: SourceIndex, literal: Search[], evidence: string, cited: number | null, file: string, fileReading: FileReading): Grounding {
+    const pastEnd = cited !== null && cited > index.lineCount;
+    const located = (at: Occurrence & { search: Search }): Grounding => {
+      const { search, line, matched } = at;
+      const applied = search.needle.applied;
+      if (cited === null) return grounding('grounded', null, null, fileReading, applied, matched);
+      if (!pastEnd && Math.abs(line - cited) <= EVIDENCE_WINDOW) return grounding('grounded', null, cited, fileReading, applied, matched);
+      const where = `the evidence is at line ${line}`;
+      return grounding('relocated', pastEnd ? `${pastEndText(cited, file, index)}; ${where}` : `${where}, not ${cited}`, line, fileReading, applied, matched);
+    };
     const copy = this.locate(index, literal, cited, 'raw', LOCAL_RADIUS);
     if (copy && copy !== 'over-budget') return located(copy);
-    const alternatives = this.readings(finding.evidence, true);
+    const alternatives = this.readings(evidence, true);
     if (cited !== null && !pastEnd) {
-      for (const needle of alternatives) {
-        const near = nearLine(index, needle, cited);
-        if (near) return found('grounded', null, cited, needle.applied, near.matched);
+      for (const search of alternatives) {
+        const near = nearLine(index, search, cited);
+        if (near) return grounding('grounded', null, cited, fileReading, search.needle.applied, near.matched);
       }
     }
     const at = this.locate(index, [...literal, ...alternatives], cited, 'both', Infinity);
     if (at !== null && at !== 'over-budget') return located(at);
-    const overBudget = at === 'over-budget';
-    const reading = { file: fileReading, evidence: null };
-    if (overBudget) {
+    if (at === 'over-budget') {
       const near = cited !== null && !pastEnd ? `is not within ${EVIDENCE_WINDOW} lines of line ${cited}, and ` : '';
-      return fail('unchecked', `the quoted evidence ${near}the rest of ${file} was not searched (this hook's search budget is spent)`, reading);
+      return grounding('unchecked', `the quoted evidence ${near}the rest of ${file} was not searched (this hook's search budget is spent)`, cited, fileReading, null, null);
     }
-    return fail('ungrounded', pastEnd ? `${pastEndText}, and the quoted evidence does not occur in it` : `the quoted evidence does not occur in ${file}`, reading);
+    const reason = pastEnd ? `${pastEndText(cited, file, index)}, and the quoted evidence does not occur in it` : `the quoted evidence does not occur in ${file}`;
+    return grounding('ungrounded', reason, cited, fileReading, null, null);
   }
 
   /**
@@ -208,12 +195,12 @@ export class Grounder {
    * regions that grow around it, so that the cost follows the distance and not the file's size:
    * byte for byte first (a copy of the code is preferred), then flat; readings in order on a tie.
    */
-  private locate(index: SourceIndex, needles: readonly Needle[], cited: number | null, passes: 'raw' | 'both', maxRadius: number): (Occurrence & { needle: Needle }) | null | 'over-budget' {
+  private locate(index: SourceIndex, needles: readonly Search[], cited: number | null, passes: 'raw' | 'both', maxRadius: number): (Occurrence & { search: Search }) | null | 'over-budget' {
     const lines = index.lineCount;
     const line = cited === null ? 1 : Math.min(cited, lines + 1);
-    const span = Math.max(...needles.map((n) => n.span));
+    const span = Math.max(...needles.map((n) => n.needle.span));
     for (const pass of passes === 'raw' ? (['raw'] as const) : (['raw', 'flat'] as const)) {
-      if (pass === 'raw' && needles.every((n) => n.raw === null)) continue;
+      if (pass === 'raw' && needles.every((n) => n.needle.raw === null)) continue;
       for (let radius = Math.min(FIRST_RADIUS, maxRadius); ; radius = Math.min(radius * RADIUS_GROWTH, maxRadius)) {
         if (this.spent >= this.budget) return 'over-budget';
         const from = Math.max(1, line - radius);
@@ -226,13 +213,13 @@ export class Grounder {
     return this.spent >= this.budget ? 'over-budget' : null;
   }
 
-  private nearestRaw(index: SourceIndex, needles: readonly Needle[], from: number, to: number, line: number): (Occurrence & { needle: Needle }) | null {
+  private nearestRaw(index: SourceIndex, needles: readonly Search[], from: number, to: number, line: number): (Occurrence & { search: Search }) | null {
     const region = index.raw(from, to);
     const start = index.lineStart(from);
     const origin = index.lineStart(line) - start;
-    let best: (Occurrence & { needle: Needle }) | null = null;
-    for (const needle of needles) {
-      const raw = bytesOf(needle).raw;
+    let best: (Occurrence & { search: Search }) | null = null;
+    for (const search of needles) {
+      const raw = search.raw;
       if (raw === null) continue;
       this.spent += region.length;
       const after = region.subarray(origin).indexOf(raw);
@@ -240,14 +227,14 @@ export class Grounder {
       for (const at of [after < 0 ? -1 : origin + after, before]) {
         if (at < 0) continue;
         const hit = index.lineOf(start + at);
-        if (!best || Math.abs(hit - line) < Math.abs(best.line - line)) best = { line: hit, matched: needle.pieces[0]!, needle };
+        if (!best || Math.abs(hit - line) < Math.abs(best.line - line)) best = { line: hit, matched: search.needle.pieces[0]!, search };
       }
     }
     return best;
   }
 
   /** Flat: the region's own flat form while it is small, else the whole file's (built once). */
-  private nearestFlat(index: SourceIndex, needles: readonly Needle[], from: number, to: number, line: number): (Occurrence & { needle: Needle }) | null {
+  private nearestFlat(index: SourceIndex, needles: readonly Search[], from: number, to: number, line: number): (Occurrence & { search: Search }) | null {
     const size = index.lineEnd(to) - index.lineStart(from);
     let flat: FlatText;
     if (index.flattened || size * 4 > index.size) {
@@ -260,10 +247,10 @@ export class Grounder {
     const lo = flat.lineStart(from);
     const hi = flat.lineEnd(to);
     const mid = flat.lineStart(line);
-    let best: (Occurrence & { needle: Needle }) | null = null;
-    for (const needle of needles) {
-      for (const hit of [this.scan(flat, needle, mid, hi, 1), mid > lo ? this.scan(flat, needle, mid - 1, lo, -1) : null]) {
-        if (hit && (!best || Math.abs(hit.line - line) < Math.abs(best.line - line))) best = { ...hit, needle };
+    let best: (Occurrence & { search: Search }) | null = null;
+    for (const search of needles) {
+      for (const hit of [this.scan(flat, search, mid, hi, 1), mid > lo ? this.scan(flat, search, mid - 1, lo, -1) : null]) {
+        if (hit && (!best || Math.abs(hit.line - line) < Math.abs(best.line - line))) best = { ...hit, search };
       }
     }
     return best;
@@ -273,8 +260,8 @@ export class Grounder {
    * The first full match of a reading whose first piece starts at or after `from` and before `limit`
    * (direction 1), or at or before `from` and at or after `limit` (direction -1), in flat text.
    */
-  private scan(flat: FlatText, needle: Needle, from: number, limit: number, direction: 1 | -1): Occurrence | null {
-    const first = bytesOf(needle).pieces[0]!;
+  private scan(flat: FlatText, search: Search, from: number, limit: number, direction: 1 | -1): Occurrence | null {
+    const first = search.pieces[0]!;
     for (let at = from; direction === 1 ? at < limit : at >= limit; ) {
       const p = direction === 1 ? flat.bytes.subarray(at, Math.min(flat.bytes.length, limit + first.length - 1)).indexOf(first) : flat.bytes.subarray(limit, at + first.length).lastIndexOf(first);
       if (p < 0) {
@@ -283,7 +270,7 @@ export class Grounder {
       }
       const hit = direction === 1 ? at + p : limit + p;
       this.spent += Math.abs(hit - at);
-      const match = matchFrom(flat, needle, hit);
+      const match = matchFrom(flat, search, hit);
       if (match) return match;
       if (this.spent >= this.budget) return null;
       at = hit + direction;
@@ -293,15 +280,18 @@ export class Grounder {
 }
 
 /** The evidence within EVIDENCE_WINDOW lines of the cited line (byte for byte, then flat). */
-function nearLine(index: SourceIndex, needle: Needle, cited: number): Occurrence | null {
+function nearLine(index: SourceIndex, search: Search, cited: number): Occurrence | null {
+  const needle = search.needle;
   const from = cited - EVIDENCE_WINDOW;
   const to = cited + EVIDENCE_WINDOW + needle.span - 1;
-  const bytes = bytesOf(needle);
-  if (bytes.raw !== null && index.raw(from, to).includes(bytes.raw)) return { line: cited, matched: needle.pieces[0]! };
+  // A quote of the cited line as it stands: one compare, no search and no bytes of the quote.
+  if (needle.raw !== null && index.holdsAscii(cited, needle.raw, index.lineEnd(to))) return { line: cited, matched: needle.pieces[0]! };
+  const raw = search.raw;
+  if (raw !== null && index.raw(from, to).includes(raw)) return { line: cited, matched: needle.pieces[0]! };
   const flat = index.flat(from, to);
-  const first = bytes.pieces[0]!;
+  const first = search.pieces[0]!;
   for (let p = flat.bytes.indexOf(first); p >= 0; p = flat.bytes.indexOf(first, p + 1)) {
-    const match = matchFrom(flat, needle, p);
+    const match = matchFrom(flat, search, p);
     if (match) return match;
   }
   return null;
@@ -311,8 +301,9 @@ function nearLine(index: SourceIndex, needle: Needle, cited: number): Occurrence
  * The match of every piece of a reading, the first starting at `start`: each next piece is the earliest
  * one after the previous that starts within its gap's line budget.
  */
-function matchFrom(flat: FlatText, needle: Needle, start: number): Occurrence | null {
-  const pieces = bytesOf(needle).pieces;
+function matchFrom(flat: FlatText, search: Search, start: number): Occurrence | null {
+  const needle = search.needle;
+  const pieces = search.pieces;
   let end = start + pieces[0]!.length;
   for (let i = 1; i < pieces.length; i++) {
     const piece = pieces[i]!;
@@ -326,12 +317,42 @@ function matchFrom(flat: FlatText, needle: Needle, start: number): Occurrence | 
   return { line: flat.lineOf(start), matched: needle.pieces.length === 1 && !needle.openStart && !needle.openEnd ? needle.pieces[0]! : flat.bytes.toString('utf8', from, to) };
 }
 
-const encoded = new WeakMap<Needle, { raw: Buffer | null; pieces: Buffer[] }>();
-/** A reading's UTF-8 bytes, encoded once. */
-function bytesOf(needle: Needle): { raw: Buffer | null; pieces: Buffer[] } {
-  let bytes = encoded.get(needle);
-  if (!bytes) encoded.set(needle, (bytes = { raw: needle.raw === null ? null : Buffer.from(needle.raw, 'utf8'), pieces: needle.pieces.map((p) => Buffer.from(p, 'utf8')) }));
-  return bytes;
+/** A reading as searched, with its UTF-8 bytes encoded on first use (a quote found by holdsAscii never is). */
+class Search {
+  private rawBytes: Buffer | null | undefined;
+  private pieceBytes: Buffer[] | undefined;
+
+  constructor(readonly needle: Needle) {}
+
+  get raw(): Buffer | null {
+    if (this.rawBytes === undefined) this.rawBytes = this.needle.raw === null ? null : Buffer.from(this.needle.raw, 'utf8');
+    return this.rawBytes;
+  }
+
+  get pieces(): Buffer[] {
+    return (this.pieceBytes ??= this.needle.pieces.map((p) => Buffer.from(p, 'utf8')));
+  }
+}
+
+const grounding = (status: GroundingStatus, reason: string | null, line: number | null, file: FileReading | null, evidence: EvidenceReading[] | null, matched: string | null): Grounding => ({
+  status,
+  reason,
+  line,
+  reading: { file, evidence },
+  matched,
+});
+
+const pastEndText = (cited: number | null, file: string, index: SourceIndex): string => `line ${cited} is past the end of ${file} (${index.lineCount} lines)`;
+
+/** A finding whose file was not read. */
+function unread(source: Exclude<Source, { kind: 'file' }>, named: string, cited: number | null): Grounding {
+  const fail = (status: 'ungrounded' | 'unchecked', reason: string): Grounding => grounding(status, reason, cited, null, null, null);
+  if (source.kind === 'outside') return fail('ungrounded', `${named} is outside the project`);
+  if (source.kind === 'not-a-file') return fail('ungrounded', `${named} is not a file`);
+  if (source.kind === 'unchecked') return fail('unchecked', `${named} was not read: ${source.why}`);
+  // Never "does not exist" for a name that does, ignoring case: it is ambiguous.
+  if (source.similar?.length) return fail('ungrounded', `${named} is ambiguous: ${source.similar.length} files match it ignoring case (${source.similar.join(', ')})`);
+  return fail('ungrounded', `${named} does not exist`);
 }
 
 const grounders = new WeakMap<Sources, Grounder>();

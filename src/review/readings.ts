@@ -65,7 +65,8 @@ const semicolon: Step = (text) => (/;\s*$/.test(text) ? text.replace(/;\s*$/, ''
 
 /** The quote as written (fences and gutters aside): the reading tried first, and usually the only one. */
 export function literalNeedles(evidence: string): Needle[] {
-  return needlesOf(stripGutter(stripFences(evidence)), []).filter((n) => n.applied.length === 0);
+  const needle = plainNeedle(stripGutter(stripFences(evidence)), []);
+  return needle ? [needle] : [];
 }
 
 /**
@@ -127,14 +128,19 @@ const order = (applied: EvidenceReading[]): number => applied.reduce((n, r) => n
 /** The reading without gaps, and the one with, when the quote elides. */
 function needlesOf(text: string, applied: EvidenceReading[]): Needle[] {
   const out: Needle[] = [];
-  const flat = flatten(text);
-  const lines = text.split(/\r?\n/).length;
-  if (flat) out.push({ applied, raw: text.trim(), pieces: [flat], gaps: [], openStart: false, openEnd: false, span: lines });
+  const plain = plainNeedle(text, applied);
+  if (plain) out.push(plain);
   if (ELLIPSIS.test(text)) {
     const gap = gapNeedle(text, [...applied, 'gap']);
     if (gap) out.push(gap);
   }
   return out;
+}
+
+/** The reading without gaps, or null when the quote is only blanks. */
+function plainNeedle(text: string, applied: EvidenceReading[]): Needle | null {
+  const flat = flatten(text);
+  return flat ? { applied, raw: text.trim(), pieces: [flat], gaps: [], openStart: false, openEnd: false, span: newlines(text) + 1 } : null;
 }
 
 /** Splits a quote at its ellipses: literal pieces, and how many line breaks each gap may cover. */
@@ -173,4 +179,8 @@ function gapNeedle(text: string, applied: EvidenceReading[]): Needle | null {
   return { applied, raw: null, pieces, gaps, openStart, openEnd, span };
 }
 
-const newlines = (text: string): number => text.split('\n').length - 1;
+function newlines(text: string): number {
+  let n = 0;
+  for (let p = text.indexOf('\n'); p >= 0; p = text.indexOf('\n', p + 1)) n++;
+  return n;
+}

@@ -60,12 +60,17 @@ export interface FileBytes {
   range(from: number, to: number): Buffer;
 }
 
+/** The most indentation holdsAscii looks past. */
+const INDENT_LOOKED_AT = 256;
+
 const isFileBytes = (content: string | Uint8Array | FileBytes): content is FileBytes => typeof content !== 'string' && !(content instanceof Uint8Array);
 
 export class SourceIndex {
   /** The file's size in bytes. */
   readonly size: number;
   private readonly range: (from: number, to: number) => Buffer;
+  /** The file's bytes when they are held (not read on demand). */
+  private readonly bytes: Buffer | null = null;
   /** Byte offset of each line's start (the first `lines` entries); files are read up to 256 MB. */
   private readonly starts: Uint32Array;
   private readonly lines: number;
@@ -79,6 +84,7 @@ export class SourceIndex {
     } else {
       const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
       this.size = bytes.length;
+      this.bytes = bytes;
       this.range = (from, to) => bytes.subarray(from, to);
       ({ starts: this.starts, count: this.lines } = lineStarts(bytes));
     }
@@ -102,6 +108,21 @@ export class SourceIndex {
 
   lineOf(offset: number): number {
     return floorIndex(this.starts, offset, Math.max(1, this.lines)) + 1;
+  }
+
+  /**
+   * Whether `text` stands on a line after its indentation (spaces and tabs), ending by byte `end`, when
+   * it is all ASCII: one compare, with no bytes made of the text. false says nothing (a search decides).
+   */
+  holdsAscii(line: number, text: string, end: number): boolean {
+    let at = this.lineStart(line);
+    const stop = Math.min(end, at + text.length + INDENT_LOOKED_AT);
+    const bytes = this.bytes ?? this.range(at, stop);
+    const base = this.bytes ? 0 : at;
+    while (at < stop && (bytes[at - base] === 32 || bytes[at - base] === 9)) at++;
+    if (at + text.length > end) return false;
+    // latin1 reads each byte as the character of its code: the text's own UTF-8 when it is ASCII (as long as its UTF-8).
+    return bytes.toString('latin1', at - base, at - base + text.length) === text && Buffer.byteLength(text, 'utf8') === text.length;
   }
 
   /** The raw bytes of lines from…to (clamped to the file). */
