@@ -70,9 +70,11 @@ interface Occurrence {
 /** One index per file's bytes, whichever grounder asks (the shell hands the same bytes to each step of a hook). */
 const byteIndexes = new WeakMap<Uint8Array | FileBytes, SourceIndex>();
 
-type Results = Map<string, Map<string, Map<number | null, Grounding>>>;
+/** A quote's result where it is cited, or (a quote cited at more than one place) its results by placeKey. */
+type Results = Map<string, { file: string; line: number | null; result: Grounding } | Map<string, Grounding>>;
+const placeKey = (file: string, line: number | null): string => `${line}\0${file}`;
 /**
- * Results by source (evidence → file as named → line), whichever grounder worked them out: the shell
+ * Results by source (evidence → file as named and line), whichever grounder worked them out: the shell
  * hands the same Source to each step of a hook, so the round's verdict does not ground the fifth review
  * again after its reviewer's stop did. A name no source is given for is grounded by each grounder.
  */
@@ -82,6 +84,7 @@ const resultsBySource = new WeakMap<Source, Results>();
 export class Grounder {
   private spent = 0;
   private readonly indexes = new Map<string, SourceIndex>();
+  /** The readings of quotes searched past their cited line (one found there is not kept). */
   private readonly literals = new Map<string, Search[]>();
   private readonly alternatives = new Map<string, Search[]>();
   /** Results for names without a source; the others are kept by source (resultsBySource). */
@@ -97,12 +100,18 @@ export class Grounder {
     const source = this.sources[normaliseFile(finding.file)];
     let results = source ? resultsBySource.get(source) : this.unsourced;
     if (!results) resultsBySource.set(source!, (results = new Map()));
-    let byFile = results.get(finding.evidence);
-    if (!byFile) results.set(finding.evidence, (byFile = new Map()));
-    let byLine = byFile.get(finding.file);
-    if (!byLine) byFile.set(finding.file, (byLine = new Map()));
-    let result = byLine.get(finding.line);
-    if (!result) byLine.set(finding.line, (result = this.groundOnce(finding)));
+    const { file, line, evidence } = finding;
+    // One small record per quote, not a Map per quote and file: most quotes are cited at one place.
+    const kept = results.get(evidence);
+    if (kept instanceof Map) {
+      const key = placeKey(file, line);
+      let result = kept.get(key);
+      if (!result) kept.set(key, (result = this.groundOnce(finding)));
+      return result;
+    }
+    if (kept && kept.file === file && kept.line === line) return kept.result;
+    const result = this.groundOnce(finding);
+    results.set(evidence, kept ? new Map([[placeKey(kept.file, kept.line), kept.result], [placeKey(file, line), result]]) : { file, line, result });
     return result;
   }
 
@@ -126,11 +135,10 @@ export class Grounder {
     return index;
   }
 
-  /** The quote's readings: as written, or the alternatives (each worked out once per hook). */
-  private readings(evidence: string, alternatives: boolean): Search[] {
-    const kept = alternatives ? this.alternatives : this.literals;
-    let readings = kept.get(evidence);
-    if (!readings) kept.set(evidence, (readings = (alternatives ? alternativeNeedles(evidence) : literalNeedles(evidence)).map((n) => new Search(n))));
+  /** The quote's alternative readings (worked out once per hook). */
+  private alternativesOf(evidence: string): Search[] {
+    let readings = this.alternatives.get(evidence);
+    if (!readings) this.alternatives.set(evidence, (readings = alternativeNeedles(evidence).map((n) => new Search(n))));
     return readings;
   }
 
@@ -143,7 +151,7 @@ export class Grounder {
     const pastEnd = cited !== null && cited > index.lineCount;
     const fileReading: FileReading = source.via ?? 'as-written';
     const evidence = finding.evidence;
-    const literal = !evidence.trim() || isCommandEvidence(evidence) ? null : this.readings(evidence, false);
+    const literal = !evidence.trim() || isCommandEvidence(evidence) ? null : (this.literals.get(evidence) ?? literalNeedles(evidence).map((n) => new Search(n)));
     if (literal === null || literal.length === 0) {
       return pastEnd ? grounding('ungrounded', pastEndText(cited, source.rel ?? named, index), cited, fileReading, null, null) : grounding('grounded', null, cited, fileReading, [], null);
     }
@@ -154,6 +162,7 @@ export class Grounder {
         if (near) return grounding('grounded', null, cited, fileReading, search.needle.applied, near.matched);
       }
     }
+    this.literals.set(evidence, literal);
     return this.searchFurther(index, literal, evidence, cited, source.rel ?? named, fileReading);
   }
 
@@ -173,7 +182,7 @@ export class Grounder {
     };
     const copy = this.locate(index, literal, cited, 'raw', LOCAL_RADIUS);
     if (copy && copy !== 'over-budget') return located(copy);
-    const alternatives = this.readings(evidence, true);
+    const alternatives = this.alternativesOf(evidence);
     if (cited !== null && !pastEnd) {
       for (const search of alternatives) {
         const near = nearLine(index, search, cited);
