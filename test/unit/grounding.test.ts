@@ -80,6 +80,25 @@ describe('grounding', () => {
     expect(ground(f('src/page.ts', 3, 'items.forEach(render)'), sources).matched).toBeNull();
   });
 
+  it('a quote of its cited line is compared as UTF-8: a Latin-1 byte is not the character of its code', () => {
+    const line = (text: Uint8Array): Sources => ({ 'name.js': { kind: 'file', text } });
+    const quote = f('name.js', 2, 'const name = "café";');
+    const utf8 = Buffer.from('// names\n  const name = "café";\n');
+    const latin1 = Buffer.from('// names\n  const name = "café";\n', 'latin1');
+    expect(new Grounder(line(utf8)).ground(quote)).toMatchObject({ status: 'grounded', matched: "constname='café';" });
+    expect(new Grounder(line(latin1)).ground(quote).status).toBe('ungrounded');
+  });
+
+  it('a quote cited at several places is grounded at each, once', () => {
+    const grounder = new Grounder(sources);
+    const at = (line: number) => grounder.ground(f('src/repeated.ts', line, 'cache.delete(key);'));
+    const [first, second, third] = [at(3), at(30), at(45)];
+    expect([first.status, second.status, third.status, third.line]).toEqual(['grounded', 'grounded', 'relocated', 60]);
+    expect([at(3), at(30), at(45)]).toEqual([first, second, third]);
+    expect(at(3)).toBe(first);
+    expect(at(45)).toBe(third);
+  });
+
   it(`within ${EVIDENCE_WINDOW} lines is grounded, one line further is relocated`, () => {
     expect(ground(f('src/big.ts', 41 - EVIDENCE_WINDOW, 'for (let i = 0; i <= n; i++) {'), sources).status).toBe('grounded');
     expect(ground(f('src/big.ts', 40 - EVIDENCE_WINDOW, 'for (let i = 0; i <= n; i++) {'), sources).status).toBe('relocated');
