@@ -509,7 +509,8 @@ describe('git, whatever the spelling', () => {
     // Object names printed by git in place: no option, even where an option writes (--output).
     'git diff $(git merge-base HEAD main)', 'git diff "$(git merge-base HEAD origin/main)"...HEAD', 'git diff `git merge-base main HEAD`',
     'git log --oneline $(git merge-base main HEAD)..HEAD', 'git show $(git rev-parse --short HEAD)', 'git diff $(git merge-base --fork-point main) -- src',
-    'git log -p "$(git rev-parse --verify HEAD@{1})"..HEAD', 'git diff --stat $(git merge-base --all a b)', 'git blame $(git rev-parse HEAD~3) -- src/a.ts',
+    'git log -p "$(git rev-parse --verify HEAD@{1})"..HEAD', 'git diff --stat $(git merge-base --all a b)', 'git blame $(git rev-parse --verify HEAD~3) -- src/a.ts',
+    'cd src && git diff $(git merge-base main HEAD) | head -50', 'git diff $(git rev-parse -q --verify main) | less',
   ])('%j is read-only', (command) => {
     expect(analyse(command).filter((e) => !gitInProject(e))).toEqual([]);
   });
@@ -546,6 +547,33 @@ describe('git, whatever the spelling', () => {
     'git() { echo --output=x; }; git diff $(git merge-base a b)',
     'function git { echo --output=x; }; git diff $(git merge-base a b)',
     'BASE=$(git merge-base HEAD main); git diff $BASE',
+    // Brace expansion comes first: `{--output=,x}$(…)` is `--output=<name>` (real bash writes the file).
+    'git diff {--output=,x}$(git merge-base a b)',
+    'git diff {,--output=y}$(git merge-base a b)',
+    'git diff "$(git merge-base a b)"{,--output=y}',
+    // rev-parse without --verify echoes a word it cannot resolve (`HEAD1--output1oR`); split on IFS=1 it
+    // is `HEAD --output oR`, and IFS can be set by a name the text does not spell (read, printf -v "${v}FS").
+    'git diff $(git rev-parse HEAD1--output1oR)',
+    'read -r I""FS <<< 1; git diff $(git rev-parse HEAD1--output1oR)',
+    'git blame $(git rev-parse HEAD~3) -- src/a.ts',
+    // A literal part after a substitution starts a field when the name's last character is in IFS.
+    'v=I; printf -v "${v}FS" %s d; git diff HEAD..$(git merge-base b b)--output=oS',
+    'git diff HEAD..$(git merge-base b b)--output=oS',
+    'git diff HEAD..$(git merge-base b b)x$(git merge-base a b)-O/tmp/x',
+    // The git inside the substitution is not git: a function from eval, trap, an exported one, a
+    // loadable builtin, the hash table, an alias, or PATH set under a name the text does not spell.
+    "eval 'git(' ')' '{ echo --output=x; }'; command git diff $(git merge-base a b)",
+    "trap 'git(' DEBUG; command git diff $(git merge-base a b)",
+    "git() { echo --output=x; }; export -f git; bash -c 'command git diff $(git merge-base a b)'",
+    "env 'BASH_FUNC_git%%=() { echo --output=x; }' bash -c '/usr/bin/git diff $(git merge-base a b)'",
+    'bash -c "git diff \\$(git merge-base a b)"',
+    'enable -f ./x.so git; /usr/bin/git diff $(git merge-base a b)',
+    'BASH_CMDS[git]=./e/git; /usr/bin/git diff $(git merge-base a b)',
+    'shopt -s expand_aliases; BASH_ALIASES[git]="echo --output=x"\n\\git diff $(git merge-base a b)',
+    'printf -v PA""TH %s ./e; /usr/bin/git diff $(git merge-base a b)',
+    'v=PA; w=${v}TH=1; : $((w)); /usr/bin/git diff $(git merge-base a b)',
+    'for PATH in ./e; do /usr/bin/git diff $(git merge-base a b); done',
+    'source ./f; git -C . diff $(git merge-base a b)',
   ])('%j stays refused', (command) => {
     expect(git(command)).toContainEqual(expect.objectContaining({ kind: 'opaque', why: 'dynamic-command' }));
   });

@@ -121,9 +121,7 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
   options.tmpdir ||= /\bTMPDIR\b/.test(source);
   // `set -o allexport`, `shopt -so allexport`, SHELLOPTS=allexport: every assignment after it is exported.
   if (/\ballexport\b/.test(source)) options.hidden.env ??= 'allexport';
-  // A word of `$(git merge-base …)` is object names, unless the script splits fields elsewhere (IFS), may
-  // run another git (PATH) or defines a function (one named git).
-  const words: WordContext = { home: options.home, gitNames: !/IFS|PATH|\(\s*\)|\bfunction\b/.test(source) };
+  const words: WordContext = { home: options.home, gitNames: depth === 0 && namesSafe(source, script.root) };
   try {
     const items = collect(script.root, words);
     const runner = (into: ShellEffect[]): Runner => ({
@@ -170,6 +168,44 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
     effects.push({ kind: 'unparseable', why: err.message });
     return false;
   }
+}
+
+// ── Object names ────────────────────────────────────────────────────────────────
+
+/** Bash's builtins and the keywords the grammar files as a command's name. */
+const BUILTINS = new Set([
+  '.', ':', '[', 'alias', 'bg', 'bind', 'break', 'builtin', 'caller', 'cd', 'command', 'compgen', 'complete', 'compopt', 'continue', 'declare',
+  'dirs', 'disown', 'echo', 'enable', 'eval', 'exec', 'exit', 'export', 'false', 'fc', 'fg', 'getopts', 'hash', 'help', 'history', 'jobs', 'kill',
+  'let', 'local', 'logout', 'mapfile', 'popd', 'printf', 'pushd', 'pwd', 'read', 'readarray', 'readonly', 'return', 'set', 'shift', 'shopt',
+  'source', 'suspend', 'test', 'times', 'trap', 'true', 'type', 'typeset', 'ulimit', 'umask', 'unalias', 'unset', 'wait', 'coproc', 'select', 'function',
+]);
+/** Builtins that set no variable, define nothing and change no option. */
+const NAMES_SAFE_BUILTINS = new Set(['cd', 'echo', 'pwd', 'true', 'false', ':']);
+/** Syntax that assigns a variable (`for`, arithmetic, `a[i]`), defines a function, or expands a parameter. */
+const NAMES_UNSAFE_SYNTAX = new Set([
+  'function_definition', 'variable_assignment', 'variable_assignments', 'declaration_command', 'unset_command', 'test_command', 'for_statement',
+  'c_style_for_statement', 'select_statement', 'arithmetic_expansion', 'expansion', 'simple_expansion', 'subscript', 'brace_expression',
+  'process_substitution', 'ansi_c_string', 'translated_string', 'extglob_pattern',
+]);
+
+/**
+ * Whether the `git` of a substitution in this command is git and its output is split on blanks, so that
+ * a word of them may be read as object names: the command's own text (not code it runs: an exported
+ * function reaches `bash -c`), which assigns no variable (IFS, PATH, BASH_CMDS[git], BASH_ALIASES, by a
+ * name it need not spell: `read`, `printf -v "${v}FS"`, `$((w))`), defines no function, and runs no
+ * builtin that could do either or load one (eval, source, trap, enable, hash, shopt, command …).
+ */
+function namesSafe(source: string, root: SyntaxNode): boolean {
+  if (/IFS|PATH|BASH_(?:ALIASES|CMDS|FUNC)|\(\s*\)|\bfunction\b/.test(source.replace(/["'\\]/g, ''))) return false;
+  const safe = (n: SyntaxNode): boolean => {
+    if (NAMES_UNSAFE_SYNTAX.has(n.type) || (n.type === 'compound_statement' && n.text.startsWith('(('))) return false;
+    if (n.type === 'command') {
+      const name = n.children.find((c) => c.field === 'name')?.text ?? '';
+      if (!NAMES_SAFE_BUILTINS.has(name) && (!/^[A-Za-z0-9_./-]+$/.test(name) || BUILTINS.has(name))) return false;
+    }
+    return n.children.every(safe);
+  };
+  return safe(root);
 }
 
 // ── Walking the tree ────────────────────────────────────────────────────────────

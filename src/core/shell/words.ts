@@ -26,7 +26,7 @@ export interface WordContext {
   home: string | null;
   /**
    * Whether a word of command substitutions that print object names may be read as such (Value.names):
-   * not in a script that mentions IFS (fields split elsewhere), PATH (another `git`) or defines a function.
+   * only where the `git` inside is git (see namesSafe in analyse.ts).
    */
   gitNames?: boolean;
 }
@@ -216,14 +216,16 @@ function toValue(cs: Char[]): Value {
 
 /** Options of `git merge-base`: whatever it is given, it prints commit names only (`-h` prints its usage). */
 const MERGE_BASE_OPTIONS = new Set(['-a', '--all', '--octopus', '--independent', '--is-ancestor', '--fork-point']);
-/** Options of `git rev-parse` under which it prints object names, or echoes a word given that is no revision. */
-const REV_PARSE_OPTIONS = /^(?:--verify|-q|--quiet|--short(?:=\d+)?)$/;
+/** Options of `git rev-parse` under which it prints object names; one of the first two is required (see printsNames). */
+const REV_PARSE_OPTIONS = /^(?:--verify|--short(?:=\d+)?|-q|--quiet)$/;
+const REV_PARSE_VERIFY = /^(?:--verify|--short(?:=\d+)?)$/;
 /** A revision as one plain word: no expansion, quote, glob, brace list, tilde first or brace first. */
 const REVISION = /^[A-Za-z0-9_./:^@-][A-Za-z0-9_./:^@{}~-]*$/;
 
 /**
- * `$(git merge-base …)` or `$(git rev-parse …)` of plain words: its output is object names (a word
- * rev-parse cannot resolve is echoed, and none may start with `-`), one per line, never an option.
+ * `$(git merge-base …)` or `$(git rev-parse --verify …)` of plain words: its output is object names in
+ * hex, one per line, or nothing. Without --verify (or --short, which implies it) rev-parse echoes a word
+ * it cannot resolve, `HEAD1--output1x` say, which IFS=1 would split into `--output x`.
  */
 function printsNames(sub: SyntaxNode): boolean {
   const inner = sub.children.filter((c) => c.named);
@@ -233,38 +235,40 @@ function printsNames(sub: SyntaxNode): boolean {
   if (!args.every((a) => a.field === 'argument' && REVISION.test(a.text) && !a.text.includes(','))) return false;
   const [sub0, ...rest] = args.map((a) => a.text);
   if (sub0 === 'merge-base') return rest.every((w) => MERGE_BASE_OPTIONS.has(w) || !w.startsWith('-'));
-  if (sub0 === 'rev-parse') return rest.every((w) => REV_PARSE_OPTIONS.test(w) || !w.startsWith('-'));
+  if (sub0 === 'rev-parse') return rest.some((w) => REV_PARSE_VERIFY.test(w)) && rest.every((w) => REV_PARSE_OPTIONS.test(w) || !w.startsWith('-'));
   return false;
 }
 
+/** Unquoted characters a literal part of such a word may hold: none that expands (glob, tilde, brace list, extglob). */
+const PLAIN_CHAR = /[A-Za-z0-9_./:^@%+=,-]/;
+
 /**
  * Whether every field of a computed word is an object name or starts with one: each expansion in it is
- * a substitution that prints names (printsNames), and its literal text, with them taken out (as when
- * they print nothing), neither starts with `-` nor holds a glob or tilde.
+ * a substitution that prints names (printsNames), and no part of its literal text starts with `-` (a
+ * substitution may print nothing, or a name ending in a character of IFS, and a field starts at the
+ * next part) or holds an unquoted character that expands (`{--output=,x}$(…)` is `--output=<name>`).
  */
 function namesOnly(n: SyntaxNode): boolean {
-  const literal: string[] = [];
   const walk = (m: SyntaxNode): boolean => {
     if (m.type === 'command_substitution') return printsNames(m);
     if (m.type === 'concatenation') return m.children.every(walk);
     if (m.type === 'string') {
       for (const c of m.children) {
         if (!c.named) continue;
-        if (c.type === 'string_content') literal.push(c.text);
-        else if (c.type !== 'command_substitution' || !printsNames(c)) return false;
+        if (c.type === 'string_content') {
+          if (c.text.startsWith('-')) return false;
+        } else if (c.type !== 'command_substitution' || !printsNames(c)) return false;
       }
       return true;
     }
     try {
       const cs = chars(m);
-      if (cs === DYNAMIC || cs.some((ch) => !ch.q && '*?[~'.includes(ch.c))) return false;
-      literal.push(cs.map((ch) => ch.c).join(''));
-      return true;
+      return cs !== DYNAMIC && cs[0]?.c !== '-' && cs.every((ch) => ch.q || PLAIN_CHAR.test(ch.c));
     } catch {
       return false;
     }
   };
-  return walk(n) && !literal.join('').startsWith('-');
+  return walk(n);
 }
 
 /** The fields one word of the tree expands to. Throws GrammarMismatch when the tree cannot be trusted. */
