@@ -93,8 +93,8 @@ describe('object names printed by git, as real bash expands them', () => {
         taken += 1;
         for (const f of fields(word, prelude)) expect(f.startsWith('-'), `${prelude}${word} → ${JSON.stringify(fields(word, prelude))}`).toBe(false);
       }),
-      { numRuns: Number(process.env.NAMES_RUNS ?? 300) },
+      { numRuns: Number(process.env.NAMES_RUNS ?? 2000) },
     );
-    expect(taken, 'some generated words are taken as names').toBeGreaterThan(5);
+    expect(taken, 'some generated words are taken as names').toBeGreaterThan(0);
   });
 });
