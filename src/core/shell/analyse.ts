@@ -121,7 +121,7 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
   options.tmpdir ||= /\bTMPDIR\b/.test(source);
   // `set -o allexport`, `shopt -so allexport`, SHELLOPTS=allexport: every assignment after it is exported.
   if (/\ballexport\b/.test(source)) options.hidden.env ??= 'allexport';
-  const words: WordContext = { home: options.home, gitNames: depth === 0 && namesSafe(source, script.root) };
+  const words: WordContext = { home: options.home, gitNames: depth === 0 && /merge-base|rev-parse/.test(source) && namesSafe(source, script.root) };
   try {
     const items = collect(script.root, words);
     const runner = (into: ShellEffect[]): Runner => ({
