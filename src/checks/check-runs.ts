@@ -3,6 +3,7 @@
  * its status, its tail, and whether the fix broke a check that passed when the loop started. Pure.
  */
 import * as z from 'zod/mini';
+import { sanitizeTail } from '../core/sanitize';
 import { count } from '../zod';
 
 export const CheckStatus = z.enum(['passed', 'failed', 'timed_out']);
@@ -44,14 +45,8 @@ export function regressions(baseline: readonly CheckOutcome[], runs: readonly Ch
   return runs.flatMap((run, i) => (baseline[i]?.command === run.command && baseline[i]!.status === 'passed' && statusOf(run) !== 'passed' ? [i] : []));
 }
 
-/** Terminal escapes (CSI, OSC, others) and control characters other than tab and newline. */
-const ESCAPES = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]|[\x00-\x08\x0b-\x1f\x7f]/g;
-
-/** The last lines of an output, without terminal escapes: what the fixer and the verdict quote. */
-export function tailOf(output: string, maxLines = 30, maxChars = 3000): string {
-  const clean = output.replace(/\r\n?/g, '\n').replace(ESCAPES, '').replace(/\s+$/, '');
-  const lines = clean.split('\n');
-  let tail = lines.slice(-maxLines).join('\n');
-  if (tail.length > maxChars) tail = `…${tail.slice(tail.length - maxChars + 1)}`;
-  return tail;
-}
+/**
+ * The last lines of an output as model text (sanitizeTail): what the fixer, checks.json and the verdict
+ * quote. The full output stays in the check's log.
+ */
+export const tailOf = (output: string, maxLines = 30, maxChars = 3000): string => sanitizeTail(output, maxLines, maxChars);

@@ -8,6 +8,7 @@ import { version } from '../../package.json';
 import type { Event } from '../core/transition';
 import { statusData, type FoundLoop } from '../core/status';
 import * as msg from '../messages';
+import { ownTmp, WriteRefused } from '../shell/files';
 import { findLoop } from '../shell/find-run';
 import { projectRoot } from '../shell/project';
 import { transact } from '../shell/transact';
@@ -41,6 +42,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (command.kind === 'report') return reportCommand(root, command);
   // No state file: nothing to cancel, and taking the lock would create .agents/tmp/ in the project.
   if (load(root).kind === 'none') return { code: 0, out: msg.refuse.noLoop() };
+  ownTmp(root, true);
   const event: Event = { kind: 'command', command: { kind: 'cancel', force: command.force }, sessionId: sessionId ?? '', now, head: null, changedFiles: [] };
   // The cancel always ends the loop: a lock held past the wait is taken over (see LockOptions.takeOver).
   const effects = await transact(root, now, () => event, env, true);
@@ -63,12 +65,20 @@ function statusText(found: FoundLoop, now: string, sessionId: string | null): st
   }
 }
 
+/** What the user is told of a failure: a refused write as it is, a file system error as a sentence (no errno text), else its message. */
+function failureText(err: unknown): string {
+  if (err instanceof WriteRefused) return err.message;
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return msg.files.failed(err as NodeJS.ErrnoException);
+  return (err as Error)?.message ?? String(err);
+}
+
 try {
   const { code, out } = await main(process.argv.slice(2));
   process.stdout.write(`${out}\n`);
   process.exitCode = code;
 } catch (err) {
-  process.stdout.write(`minions: ${(err as Error)?.message ?? String(err)}\n`);
+  process.stdout.write(`minions: ${failureText(err)}\n`);
   if (process.env.MINIONS_DEBUG) process.stderr.write(`${(err as Error)?.stack}\n`);
   process.exitCode = 1;
 }

@@ -1,13 +1,14 @@
 /**
  * `minions report` writes REPORT.md for the last loop again (beside its phases); `minions report --sarif
- * [--out FILE] [--all-rounds]` prints its findings as SARIF 2.1.0, or writes them to FILE.
+ * [--out FILE] [--all-rounds]` prints its findings as SARIF 2.1.0, or writes them to FILE. Neither write
+ * follows a link (src/shell/files.ts): REPORT.md stays in the project's .agents/tmp, FILE's folder must exist.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { version } from '../../package.json';
 import * as msg from '../messages';
 import { renderLoopReport } from '../report/report-md';
 import { toSarif } from '../report/sarif';
+import { writeBeside, writeInTmp } from '../shell/files';
 import { findLoop } from '../shell/find-run';
 import { gatherFacts, readAnswers, readVerdicts } from '../shell/run-files';
 import { repoPrefix } from '../shell/snapshot';
@@ -22,16 +23,12 @@ export function reportCommand(root: string, { sarif, allRounds, out }: Extract<C
 
   if (!sarif) {
     const facts = gatherFacts(root, run);
-    const file = path.join(root, facts.files.report);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, renderLoopReport(facts));
+    writeInTmp(root, facts.files.report, renderLoopReport(facts));
     return { code: 0, out: msg.report.written(facts.files.report) };
   }
   const log = toSarif({ verdicts: readVerdicts(root, run), answers: readAnswers(root, run), allRounds, version, uriPrefix: repoPrefix(root) ?? '' });
   const text = `${JSON.stringify(log, null, 2)}\n`;
   if (out === null) return { code: 0, out: text.trimEnd() };
-  const file = path.resolve(cwd, out);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
+  writeBeside(path.resolve(cwd, out), text, out);
   return { code: 0, out: msg.report.sarifWritten(out, log.runs[0]?.results?.length ?? 0) };
 }

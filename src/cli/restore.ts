@@ -5,7 +5,6 @@
  * file stay as they are. Refused while a loop runs, or when the user changed one of those files since the
  * loop ended (unless --force, which is safe because the snapshot is taken first).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { isActive } from '../core/loop-state';
 import * as msg from '../messages';
@@ -14,7 +13,7 @@ import type { CliCommand } from './parse-cli';
 import { findLoop } from '../shell/find-run';
 import { gatherFacts } from '../shell/run-files';
 import { changedPaths, hasTree, restorePaths, snapshotTree } from '../shell/snapshot';
-import { readText } from '../shell/files';
+import { ownTmp, readText, writeInTmp } from '../shell/files';
 import { withLock } from '../shell/store';
 import { RestoreLog, type RestoreEntry } from '../state/restore-log';
 import { restoresFile } from '../state/paths';
@@ -46,16 +45,15 @@ function readLog(root: string, runId: string): RestoreLog {
 }
 
 function writeLog(root: string, log: RestoreLog): void {
-  const file = path.join(root, restoresFile(log.runId));
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(`${file}.tmp`, `${JSON.stringify(log, null, 2)}\n`);
-  fs.renameSync(`${file}.tmp`, file);
+  writeInTmp(root, restoresFile(log.runId), `${JSON.stringify(log, null, 2)}\n`);
 }
 
 export async function restoreCommand(root: string, { target, force }: Extract<CliCommand, { kind: 'restore' }>, now: string): Promise<CliResult> {
   const found = findLoop(root);
   if (found.kind === 'none') return { code: 1, out: msg.restore.noRun() };
   if (found.kind === 'broken') return { code: 1, out: msg.restore.broken(found.problem) };
+  // Refused before anything is written when .agents leads out of the project.
+  ownTmp(root, true);
   // Under the loop's lock: no loop can start while files are being put back.
   return withLock(root, async () => {
     const again = findLoop(root);
@@ -95,9 +93,10 @@ export async function restoreCommand(root: string, { target, force }: Extract<Cl
     const paths = changedPaths(root, current, to).filter((p) => touched.has(p));
     if (paths.length === 0) return { code: 0, out: msg.restore.already(name) };
 
-    const result = restorePaths(root, to, paths);
+    // Logged first: a log that cannot be written restores nothing, and a restore cut short can be undone.
     const entry: RestoreEntry = { at: now, target, from: current, to, paths };
     writeLog(root, { ...log, restores: [...log.restores, entry] });
+    const result = restorePaths(root, to, paths);
     if (result.failed.length > 0) return { code: 1, out: msg.restore.failed(result.failed) };
     return { code: 0, out: msg.restore.done(name, result.written, result.deleted, current) };
   });

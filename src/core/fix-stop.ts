@@ -1,7 +1,7 @@
 /** SubagentStop of the fixer: check its summaries and the project's checks, run Layer-0, detect a fixpoint or a spent budget, start the next review. */
 import { escalationAfterFix } from './escalation';
 import type { Effect, Event, Outcome } from './events';
-import { MAX_CHECK_SENDBACKS, MAX_OUTPUT_FAILURES, advanceIteration, currentIteration, json, updateIteration } from './loop-state';
+import { MAX_CHECK_SENDBACKS, MAX_OUTPUT_FAILURES, advanceIteration, currentIteration, escapedJson, json, updateIteration } from './loop-state';
 import { startRound } from './round-start';
 import { outcomeOf, regressions, tailOf } from '../checks/check-runs';
 import type { Layer0Check } from '../checks/layer0';
@@ -68,7 +68,7 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
     runs ? checksReport({ kind: 'after_fix', iteration: n, attempt, now: event.now, runs, baseline: state.checks.baseline, regressed, logs, findings }) : null;
   /** checks.json and each check's log. */
   const checkFiles = (report: ChecksReport | null): Effect[] =>
-    runs && report ? [...runs.map((run, i): Effect => ({ type: 'write', path: logs[i]!, content: run.output })), { type: 'write', path: checksFile(n), content: json(report) }] : [];
+    runs && report ? [...runs.map((run, i): Effect => ({ type: 'write', path: logs[i]!, content: run.output })), { type: 'write', path: checksFile(n), content: escapedJson(report) }] : [];
   if (runs && regressed.length > 0 && current.r2.checkBlocks < MAX_CHECK_SENDBACKS) {
     const failures = regressed.map((i) => ({ run: runs[i]!, log: absolute(state.root, logs[i]!), tail: tailOf(runs[i]!.output) }));
     return {

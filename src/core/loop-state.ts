@@ -1,6 +1,7 @@
 /** Small state helpers shared by the phase handlers. Pure, and light: the gates import this, not the handlers. */
 import { REVIEWERS, type Reviewer } from './agents';
 import type { Effect, Loaded, Outcome } from './events';
+import { escapeInvisible } from './sanitize';
 import * as msg from '../messages';
 import type { IterationRecord, ReviewerRun, State } from '../state/schema';
 
@@ -78,3 +79,5 @@ export function progressKey(state: State): string {
 }
 
 export const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+/** json(), with no control or invisible character raw (escapeInvisible): for files that carry program output. */
+export const escapedJson = (value: unknown): string => escapeInvisible(json(value));

@@ -69,3 +69,35 @@ export function sanitize(text: string, options: SanitizeOptions): string {
   const points = Array.from(s);
   return points.length > max ? `${points.slice(0, max - 1).join('')}…` : s;
 }
+
+/**
+ * The last lines of a program's output (a check's) as model text: terminal escapes, control and invisible
+ * characters and bidi overrides removed, `[PHASE` markers neutralised as in sanitize(), indentation kept;
+ * at most `maxLines` lines and `maxChars` characters, cut at the start ("…").
+ */
+export function sanitizeTail(output: string, maxLines = 30, maxChars = 3000): string {
+  const max = Math.max(2, Math.floor(maxChars));
+  // Enough of the end to fill `max` even after stripping, without scanning a megabyte of output.
+  let s = output.length > max * 8 + 256 ? output.slice(output.length - (max * 8 + 256)) : output;
+  s = s.replace(ESCAPE_SEQUENCES, '');
+  s = s.replace(/\r\n/g, '\n').replace(LINE_SEPARATORS, '\n');
+  s = s.replace(INVISIBLE, '');
+  s = neutralisePhaseMarkers(s);
+  s = s
+    .replace(/\s+$/, '')
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .slice(-Math.max(1, maxLines))
+    .join('\n')
+    .replace(/^\n+/, '');
+  const points = Array.from(s);
+  return points.length > max ? `…${points.slice(points.length - (max - 1)).join('')}` : s;
+}
+
+// What JSON.stringify leaves raw that a reader should never meet raw: DEL and C1 controls, format
+// characters (bidi overrides, zero-width), lone surrogates, and the line separators JavaScript reads as breaks.
+const RAW_INVISIBLE = /(?![\t\n\r])[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/gu;
+
+/** Every control and invisible character as a `\uXXXX` escape: applied to JSON text, the same value, with no such character raw. */
+export const escapeInvisible = (text: string): string =>
+  text.replace(RAW_INVISIBLE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);

@@ -1,6 +1,6 @@
 /** Starting and cancelling a loop: /minions:review and /minions:cancel. */
 import type { Effect, Event, Loaded, Outcome } from './events';
-import { isActive, isStale, json, minutesSince, newIteration, stateOf, unchanged } from './loop-state';
+import { escapedJson, isActive, isStale, json, minutesSince, newIteration, stateOf, unchanged } from './loop-state';
 import { startRound } from './round-start';
 import { DEFAULT_RULES, type StopRules } from '../review/aggregate';
 import * as msg from '../messages';
@@ -53,7 +53,7 @@ function baselineEffects(runs: readonly CheckRun[], now: string): Effect[] {
   return [
     { type: 'mkdir', path: BASELINE_DIR },
     ...runs.map((run, i): Effect => ({ type: 'write', path: logs[i]!, content: run.output })),
-    { type: 'write', path: baselineChecksFile, content: json(report) },
+    { type: 'write', path: baselineChecksFile, content: escapedJson(report) },
   ];
 }
 

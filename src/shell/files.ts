@@ -6,7 +6,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import * as msg from '../messages';
 import { randomHex } from '../state/digest';
+import { AGENTS_DIR, TMP_DIR } from '../state/paths';
 
 /** The folder under a destination tree (.agents/tmp, the record) that holds its temporary files. */
 export const TEMP_DIR = '.tmp';
@@ -161,16 +163,49 @@ export function ownDir(dir: string, within?: string): void {
   fs.mkdirSync(dir, { recursive: true });
 }
 
+/** A write refused because of what stands where it would go; its message is for the user, as it is. */
+export class WriteRefused extends Error {}
+
+/** Whether `dir`'s real path is `base`'s real path or below it (false when either cannot be resolved). */
+export function realInside(dir: string, base: string): boolean {
+  try {
+    const real = fs.realpathSync.native(dir);
+    const top = fs.realpathSync.native(base);
+    return real === top || real.startsWith(`${top}${path.sep}`);
+  } catch {
+    return false;
+  }
+}
+
+const CREATE_NEW = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
+
+/** Creates `file` and writes `content` into it; anything standing there, a link included, fails it (EEXIST) and is left alone. */
+export function createExclusive(file: string, content: string | Uint8Array, mode = 0o644): void {
+  const fd = fs.openSync(file, CREATE_NEW, mode);
+  try {
+    fs.writeFileSync(fd, content);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /**
  * Writes `file` through a temporary file in `tempRoot/.tmp` (the same file system) and a rename. Only for
- * the hooks' own files: a rename replaces a file, FIFO or socket, and a folder standing at `file` is moved
- * aside (looked for only when the rename fails, so a write costs no extra call).
+ * the hooks' own files: a rename replaces a file, FIFO, socket or symlink (never followed), and a folder
+ * standing at `file` is moved aside (looked for only when the rename fails, so a write costs no extra
+ * call). A file in `tempRoot` is written only when its folder's real path is in `tempRoot`'s (see ownDir
+ * for the links on the way); WriteRefused otherwise.
  */
 export function writeAtomic(file: string, content: string | Uint8Array, tempRoot: string): void {
-  ownDir(path.dirname(file), tempRoot);
+  const dir = path.dirname(file);
+  ownDir(dir, tempRoot);
   const temp = tempPath(tempRoot);
+  // A link put on the way since ownDir looked, or above tempRoot's own check: nothing goes through it.
+  if ((dir === tempRoot || dir.startsWith(`${tempRoot}${path.sep}`)) && !(realInside(dir, tempRoot) && realInside(path.dirname(temp), tempRoot))) {
+    throw new WriteRefused(msg.files.linkedOut(dir, tempRoot));
+  }
   try {
-    fs.writeFileSync(temp, content, { flag: 'wx' });
+    createExclusive(temp, content);
     try {
       fs.renameSync(temp, file);
     } catch (err) {
@@ -178,6 +213,68 @@ export function writeAtomic(file: string, content: string | Uint8Array, tempRoot
       moveAside(file);
       fs.renameSync(temp, file);
     }
+  } catch (err) {
+    removeFile(temp);
+    throw err;
+  }
+}
+
+/** What `.agents/.gitignore` holds when the plugin made `.agents`: everything in it stays out of git. */
+export const AGENTS_GITIGNORE = '*\n';
+
+/**
+ * The project's `.agents/tmp`, made a folder of the plugin's own (see ownDir) and returned. A `.agents`
+ * the plugin makes gets a `.gitignore` that keeps it out of `git status`. `strict` (the CLI): a symbolic
+ * link at `.agents` is refused (WriteRefused), and so is a `.agents/tmp` whose real path is not
+ * `<root>/.agents/tmp`; the hooks leave that to writeAtomic's check of each file.
+ */
+export function ownTmp(root: string, strict = false): string {
+  const agents = path.join(root, AGENTS_DIR);
+  const tmp = path.join(root, TMP_DIR);
+  const stat = statOf(agents, true);
+  if (stat === null) {
+    try {
+      fs.mkdirSync(agents);
+      createExclusive(path.join(agents, '.gitignore'), AGENTS_GITIGNORE);
+    } catch (err) {
+      // Made meanwhile by another hook, which writes the .gitignore itself.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  } else if (strict && stat.isSymbolicLink()) {
+    throw new WriteRefused(msg.files.agentsLinked(agents));
+  }
+  ownDir(tmp, tmp);
+  if (strict && fs.realpathSync.native(tmp) !== path.join(fs.realpathSync.native(root), TMP_DIR)) throw new WriteRefused(msg.files.linkedOut(tmp, root));
+  return tmp;
+}
+
+/**
+ * The CLI's write of a file of its own under the project's `.agents/tmp` (`rel`, project-relative): never
+ * through a link, never outside it (ownTmp strict, then writeAtomic).
+ */
+export function writeInTmp(root: string, rel: string, content: string | Uint8Array): void {
+  const tmp = ownTmp(root, true);
+  const file = path.join(root, rel);
+  if (!file.startsWith(`${tmp}${path.sep}`)) throw new WriteRefused(msg.files.linkedOut(file, tmp));
+  writeAtomic(file, content, tmp);
+}
+
+/**
+ * Writes a file the user named (`minions report --out FILE`), wherever it is: through a new temporary file
+ * beside it (created exclusively) and a rename, so a link standing at FILE is replaced, not followed. A
+ * missing folder, a folder at FILE or a path through a non-folder is refused (WriteRefused), naming it.
+ */
+export function writeBeside(file: string, content: string | Uint8Array, shown: string = file): void {
+  const dir = path.dirname(file);
+  const shownDir = path.dirname(shown);
+  const dirStat = statOf(dir);
+  if (dirStat === null) throw new WriteRefused(msg.files.missingFolder(shownDir === '.' ? dir : shownDir));
+  if (!dirStat.isDirectory()) throw new WriteRefused(msg.files.notAFolder(shownDir));
+  if (statOf(file, true)?.isDirectory()) throw new WriteRefused(msg.files.isAFolder(shown));
+  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomHex(4)}.tmp`);
+  try {
+    createExclusive(temp, content);
+    fs.renameSync(temp, file);
   } catch (err) {
     removeFile(temp);
     throw err;

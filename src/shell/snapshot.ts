@@ -18,7 +18,7 @@
 import { execFileSync } from './child-process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { removeFile } from './files';
+import { createExclusive, removeFile } from './files';
 import { findGitDir } from './record';
 
 /** git's well-known empty tree: the "before" of a file that did not exist. */
@@ -536,12 +536,32 @@ export interface Restored {
   failed: string[];
 }
 
-/** Puts the given paths back as they are in the tree: written when the tree has them, deleted when not. */
+/** Whether a folder on the way from `root` to `rel`'s folder is a symbolic link (or not a folder): a write there would land elsewhere. */
+function linkOnTheWay(root: string, rel: string): boolean {
+  const parts = rel.split('/').slice(0, -1);
+  for (let i = 1, at = root; i <= parts.length; i++) {
+    at = path.join(at, parts[i - 1]!);
+    const stat = fs.lstatSync(at, { throwIfNoEntry: false });
+    if (!stat) return false; // made below by mkdir, which then follows nothing
+    if (!stat.isDirectory()) return true;
+  }
+  return false;
+}
+
+/**
+ * Puts the given paths back as they are in the tree: written when the tree has them, deleted when not.
+ * A path whose folder is reached through a symbolic link (or a file) fails and is left alone; a file
+ * is written as a new one (a link standing at it is removed, never followed).
+ */
 export function restorePaths(root: string, tree: string, paths: readonly string[]): Restored {
   const result: Restored = { written: [], deleted: [], failed: [] };
   const git = gitIn(root);
   for (const rel of paths) {
     const file = path.join(root, rel);
+    if (rel.split('/').some((part) => part === '' || part === '.' || part === '..') || linkOnTheWay(root, rel)) {
+      result.failed.push(rel);
+      continue;
+    }
     const entry = git(['ls-tree', '-z', tree, '--', rel])?.split('\0')[0] ?? '';
     const [mode, type, id] = entry.split(/\s+/);
     try {
@@ -554,7 +574,7 @@ export function restorePaths(root: string, tree: string, paths: readonly string[
       fs.mkdirSync(path.dirname(file), { recursive: true });
       removeFile(file);
       if (mode === '120000') fs.symlinkSync(content.toString('utf8'), file);
-      else fs.writeFileSync(file, content, { mode: mode === '100755' ? 0o755 : 0o644 });
+      else createExclusive(file, content, mode === '100755' ? 0o755 : 0o644);
       result.written.push(rel);
     } catch {
       result.failed.push(rel);

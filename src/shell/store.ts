@@ -13,7 +13,7 @@ import { sha256 } from '../state/digest';
 import { stateProblems } from '../state/invariants';
 import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, REPORT_FILE, STATE_FILE, TMP_DIR, isRecorded, reviewerFile } from '../state/paths';
 import { State, STATE_SHAPE, STATE_VERSION } from '../state/schema';
-import { openRegular, ownDir, readRegular, readText, sweepTemps, writeAtomic } from './files';
+import { openRegular, ownDir, ownTmp, readRegular, readText, sweepTemps, writeAtomic } from './files';
 import { reportError } from './io';
 import { withFileLock } from './lock';
 import { checkDigest, emptyRecord, findGitDir, getObject, getObjectBytes, markerGeneration, markerHeld, objectHolds, pruneObjects, putObject, readRecordFile, recordDir, recordName, setMarker, writeRecord, type IntegrityRecord } from './record';
@@ -257,7 +257,7 @@ export function frozenHolds(store: Store, digest: string, bytes: Buffer): boolea
 
 /** Runs fn under the project's lock, after sweeping temporary files that killed hooks left behind; `takeOver`: see LockOptions. */
 export async function withLock<T>(root: string, fn: (held: () => boolean) => Promise<T>, env: NodeJS.ProcessEnv = process.env, takeOver = false): Promise<T> {
-  ownDir(tmpRoot(root), tmpRoot(root));
+  ownTmp(root);
   // MINIONS_LOCK_WAIT_MS: how long a hook waits for a held lock (25 s unless set; 0.1–60 s).
   const wait = Number(env.MINIONS_LOCK_WAIT_MS);
   const waitMs = Number.isFinite(wait) && wait > 0 ? Math.min(Math.max(wait, 100), 60_000) : undefined;

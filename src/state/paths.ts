@@ -1,7 +1,9 @@
 import type { Reviewer } from '../core/agents';
 
 /** Project-relative paths, POSIX separators: the layout of seed 001. */
-export const TMP_DIR = '.agents/tmp';
+/** The plugin's folder in the project (ignored by git through its own .gitignore when the plugin made it). */
+export const AGENTS_DIR = '.agents';
+export const TMP_DIR = `${AGENTS_DIR}/tmp`;
 export const STATE_FILE = `${TMP_DIR}/state.json`;
 export const LOCK_FILE = `${TMP_DIR}/state.lock`;
 export const PHASES_DIR = `${TMP_DIR}/phases`;

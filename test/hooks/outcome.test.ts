@@ -114,6 +114,7 @@ describe('a loop whose second round is worse than its first', () => {
 
   it('minions report --sarif writes the last round’s open findings; --all-rounds adds the first round’s', async () => {
     const dir = cloneTestdir(stopped);
+    fs.mkdirSync(dir.abs('out'));
     const last = await runCli(['report', '--sarif', '--out', 'out/minions.sarif'], { cwd: dir.root });
     expect(last).toMatchObject({ code: 0, stdout: 'minions: SARIF 2.1.0 with 1 result written to out/minions.sarif\n' });
     const log = dir.readJson('out/minions.sarif');
@@ -222,6 +223,120 @@ describe('minions restore', () => {
     expect(dir.exists('.agents/tmp/state.json')).toBe(false);
     expect((await runCli(['restore', '1'], { cwd: dir.root })).code).toBe(0);
     expect(dir.read('src/cart.ts')).toBe(CHANGED['src/cart.ts']);
+  });
+});
+
+describe('the CLI never follows a link out of the project', () => {
+  /** A folder outside the project with one file the CLI must not touch. */
+  function outside(): { dir: string; victim: string } {
+    const dir = tempDir('minions-outside-');
+    const victim = path.join(dir, 'victim.txt');
+    fs.writeFileSync(victim, 'precious\n');
+    return { dir, victim };
+  }
+  const untouchedOutside = (o: { dir: string; victim: string }) => {
+    expect(fs.readFileSync(o.victim, 'utf8')).toBe('precious\n');
+    expect(fs.readdirSync(o.dir)).toEqual(['victim.txt']);
+  };
+  const isLink = (file: string) => fs.lstatSync(file).isSymbolicLink();
+
+  it('report: a link planted at .agents/tmp/phases/REPORT.md is replaced by the report, its target left as it was', async () => {
+    const dir = cloneTestdir(stopped);
+    const o = outside();
+    fs.rmSync(dir.abs('.agents/tmp/phases/REPORT.md'));
+    fs.symlinkSync(o.victim, dir.abs('.agents/tmp/phases/REPORT.md'));
+    const r = await runCli(['report'], { cwd: dir.root });
+    expect(r).toMatchObject({ code: 0, stdout: 'minions: report written to .agents/tmp/phases/REPORT.md\n' });
+    untouchedOutside(o);
+    expect(isLink(dir.abs('.agents/tmp/phases/REPORT.md'))).toBe(false);
+    expect(dir.read('.agents/tmp/phases/REPORT.md')).toBe(stopped.read('.agents/tmp/phases/REPORT.md'));
+  });
+
+  it('report: a .agents that is a link out of the project is refused, named, and nothing is written through it', async () => {
+    const dir = cloneTestdir(stopped);
+    const o = outside();
+    const moved = path.join(o.dir, 'agents');
+    fs.renameSync(dir.abs('.agents'), moved);
+    fs.symlinkSync(moved, dir.abs('.agents'));
+    fs.rmSync(path.join(moved, 'tmp/phases/REPORT.md'));
+    const r = await runCli(['report'], { cwd: dir.root });
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain(`minions: ${dir.abs('.agents')} is a symbolic link; minions writes only in a folder of its own there.`);
+    expect(fs.existsSync(path.join(moved, 'tmp/phases/REPORT.md'))).toBe(false);
+    expect(r.stdout + r.stderr).not.toMatch(/\bE[A-Z]{3,}\b|at .*\.mjs/);
+  });
+
+  it('restore: a link planted at the restores folder is moved aside, the log written in a folder of its own', async () => {
+    const dir = cloneTestdir(stopped);
+    const o = outside();
+    fs.mkdirSync(dir.abs('.agents/tmp'), { recursive: true });
+    fs.symlinkSync(o.dir, dir.abs('.agents/tmp/restores'));
+    const r = await runCli(['restore', '1'], { cwd: dir.root });
+    expect(r.code).toBe(0);
+    expect(dir.read('src/cart.ts')).toBe(CHANGED['src/cart.ts']);
+    untouchedOutside(o);
+    expect(isLink(dir.abs('.agents/tmp/restores'))).toBe(false);
+    const runId = new Loop(stopped).state().runId;
+    expect(dir.readJson(`.agents/tmp/restores/${runId}.json`).restores.map((e: { target: string }) => e.target)).toEqual(['1']);
+    const aside = fs.readdirSync(dir.abs('.agents/tmp')).filter((n) => n.startsWith('restores.moved-'));
+    expect(aside).toHaveLength(1);
+    expect(isLink(dir.abs(`.agents/tmp/${aside[0]}`))).toBe(true);
+  });
+
+  it('restore: a link planted at the run\'s log file is replaced, not followed; undo still works', async () => {
+    const dir = cloneTestdir(stopped);
+    const o = outside();
+    const runId = new Loop(stopped).state().runId;
+    fs.mkdirSync(dir.abs('.agents/tmp/restores'), { recursive: true });
+    fs.symlinkSync(o.victim, dir.abs(`.agents/tmp/restores/${runId}.json`));
+    fs.symlinkSync(path.join(o.dir, 'new.json'), dir.abs(`.agents/tmp/restores/${runId}.json.tmp`));
+    expect((await runCli(['restore', '1'], { cwd: dir.root })).code).toBe(0);
+    untouchedOutside(o);
+    expect(isLink(dir.abs(`.agents/tmp/restores/${runId}.json`))).toBe(false);
+    expect((await runCli(['restore', 'undo'], { cwd: dir.root })).code).toBe(0);
+    expect(dir.read('src/cart.ts')).toBe(FIXED_CART);
+    untouchedOutside(o);
+  });
+
+  it('restore: a project folder replaced by a link out of the project is not written through', async () => {
+    const dir = cloneTestdir(stopped);
+    const o = outside();
+    const copy = path.join(tempDir('minions-outside-'), 'src');
+    fs.cpSync(dir.abs('src'), copy, { recursive: true });
+    fs.rmSync(dir.abs('src'), { recursive: true });
+    fs.symlinkSync(copy, dir.abs('src'));
+    const before = fs.readdirSync(copy).map((n) => [n, fs.readFileSync(path.join(copy, n), 'utf8')]);
+    const r = await runCli(['restore', '1', '--force'], { cwd: dir.root });
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain('could not write 2 files (src/a.ts, src/cart.ts)');
+    expect(fs.readdirSync(copy).map((n) => [n, fs.readFileSync(path.join(copy, n), 'utf8')])).toEqual(before);
+    untouchedOutside(o);
+  });
+
+  it('report --out: a link at the target is replaced; a missing folder or a folder at the target is refused, named', async () => {
+    const dir = cloneTestdir(stopped);
+    const o = outside();
+    fs.symlinkSync(o.victim, dir.abs('findings.sarif'));
+    const r = await runCli(['report', '--sarif', '--out', 'findings.sarif'], { cwd: dir.root });
+    expect(r).toMatchObject({ code: 0, stdout: 'minions: SARIF 2.1.0 with 1 result written to findings.sarif\n' });
+    untouchedOutside(o);
+    expect(isLink(dir.abs('findings.sarif'))).toBe(false);
+    expect(dir.readJson('findings.sarif').version).toBe('2.1.0');
+
+    const missing = await runCli(['report', '--sarif', '--out', 'no/such/findings.sarif'], { cwd: dir.root });
+    expect(missing.code).toBe(1);
+    expect(missing.stdout + missing.stderr).toContain('minions: the folder no/such does not exist; create it first');
+    expect(dir.exists('no')).toBe(false);
+
+    fs.mkdirSync(dir.abs('taken'));
+    const folder = await runCli(['report', '--sarif', '--out', 'taken'], { cwd: dir.root });
+    expect(folder.code).toBe(1);
+    expect(folder.stdout + folder.stderr).toContain('minions: taken is a folder; name a file to write');
+    expect(folder.stdout + folder.stderr).not.toContain('EISDIR');
+    // The user named the path: outside the project is allowed, through a temporary file beside it.
+    const elsewhere = await runCli(['report', '--sarif', '--out', path.join(o.dir, 'out.sarif')], { cwd: dir.root });
+    expect(elsewhere.code).toBe(0);
+    expect(fs.readdirSync(o.dir).sort()).toEqual(['out.sarif', 'victim.txt']);
   });
 });
 
