@@ -29,6 +29,9 @@ export const ENTRYPOINTS: Record<string, string> = {
   'cli.mjs': 'src/cli/minions.ts',
 };
 
+/** The `minions` command (package.json's bin): an ES module with a shebang, executable. */
+export const CLI = 'cli.mjs';
+
 /** Files the bundles load at run time, copied next to them: the Bash gate's shell parser (WebAssembly). */
 export const ASSETS: Record<string, string> = {
   'web-tree-sitter.wasm': 'node_modules/web-tree-sitter/web-tree-sitter.wasm',
@@ -107,10 +110,13 @@ export async function buildAll(outdir = path.join(root, 'dist')): Promise<Record
         ...common,
         ...FORMATS[file.endsWith('.cjs') ? 'cjs' : 'esm'],
         ...(file.endsWith('.cjs') ? { plugins: [builtinImports, builtinDefaults] } : {}),
+        ...(file === CLI ? { banner: { js: `#!/usr/bin/env node\n${FORMATS.esm.banner!.js}` } } : {}),
         metafile: true,
         entryPoints: [path.join(root, source)],
         outfile: path.join(outdir, file),
       });
+      // package.json's bin: run as a command (a global install, npx, or ./dist/cli.mjs).
+      if (file === CLI) fs.chmodSync(path.join(outdir, file), 0o755);
       const inputs = Object.values(result.metafile.outputs)[0]!.inputs;
       return [file, Object.keys(inputs).map((input) => path.relative(root, path.resolve(root, input)))] as const;
     }),

@@ -654,6 +654,7 @@ export const cli = {
   unexpectedArgument: (arg: string, command: string): string => `${command} takes no argument "${arg}"`,
   needsValue: (option: string, command: string): string => `${option} of ${command} needs a value`,
   sarifOnly: (): string => 'report takes --out and --all-rounds only with --sarif',
+  badRound: (word: string): string => `restore takes a round number (1, 2 …) or "undo", not "${truncate(word, 40)}"`,
   version: (version: string): string => `minions ${version}`,
 };
 
@@ -741,7 +742,7 @@ function roundLine(r: LoopFacts['rounds'][number]): string {
   return parts.filter(Boolean).join(', ');
 }
 
-export const statusNone = (): string => 'minions: no review loop has run in this project. Start one with /minions:review <what to review>.';
+export const statusNone = (root: string): string => `minions: no review loop has run in this project (${root}). Start one with /minions:review <what to review>.`;
 export const statusTampered = (problems: readonly Tamper[]): string =>
   `Warning: ${tamperDetail(problems)}. Shown is the last state the hooks wrote; the loop's next hook stops it (tampered).`;
 export const statusBroken = (path: string, problem: string): string =>
@@ -762,7 +763,7 @@ export const restore = {
           `${r.checks ? `, checks ${r.checks.passed}/${r.checks.passed + r.checks.failed}` : ''}${r.best ? ' — best' : ''}${r.tree ? '' : ' — no snapshot'}`,
       ),
     ].join('\n'),
-  noRun: (): string => `${PREFIX} no review loop has run in this project, so there is nothing to restore.`,
+  noRun: (root: string): string => `${PREFIX} no review loop has run in this project (${root}), so there is nothing to restore.`,
   broken: (problem: string): string => `${PREFIX} the loop state is unreadable (${problem}); run /minions:cancel to archive it first. ${NOTHING}`,
   running: (state: State): string =>
     `${PREFIX} a review loop is running in this project (${state.currentPhase}, ${iterationText(state)}); restore when it has ended, or end it with /minions:cancel. ${NOTHING}`,
@@ -818,7 +819,7 @@ const FS_ERRORS: Record<string, string> = {
 };
 
 export const report = {
-  noRun: (): string => `${PREFIX} no review loop has run in this project, so there is nothing to report.`,
+  noRun: (root: string): string => `${PREFIX} no review loop has run in this project (${root}), so there is nothing to report.`,
   broken: (problem: string): string => `${PREFIX} the loop state is unreadable (${problem}); run /minions:cancel to archive it first.`,
   written: (path: string): string => `${PREFIX} report written to ${path}`,
   sarifWritten: (path: string, results: number): string => `${PREFIX} SARIF 2.1.0 with ${plural(results, 'result')} written to ${path}`,

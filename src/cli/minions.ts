@@ -1,8 +1,8 @@
 /**
  * The `minions` command behind /minions:status, /minions:cancel, /minions:restore and /minions:report (no
- * model bookkeeping). It prints everything, refusals included, on stdout: a command's `!` line shows the
- * model and the user only that. Exit codes: 0 done, 2 the command line was refused, 1 an internal error
- * or a refused restore.
+ * model bookkeeping), and the `minions` bin. What was asked for goes to stdout, a refusal or a failure to
+ * stderr (the commands' `!` lines join them with 2>&1, so the model and the user see both). Exit codes:
+ * 0 done, 2 the command line was refused, 1 an internal error, a refused restore or write, or no loop to report.
  */
 import { version } from '../../package.json';
 import type { Event } from '../core/transition';
@@ -10,7 +10,7 @@ import { statusData, type FoundLoop } from '../core/status';
 import * as msg from '../messages';
 import { ownTmp, WriteRefused } from '../shell/files';
 import { findLoop } from '../shell/find-run';
-import { projectRoot } from '../shell/project';
+import { cliProjectRoot } from '../shell/project';
 import { transact } from '../shell/transact';
 import { gatherFacts } from '../shell/run-files';
 import { load } from '../shell/store';
@@ -30,13 +30,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     default:
       break;
   }
-  const root = projectRoot(undefined);
+  const root = cliProjectRoot(process.cwd(), env);
   const sessionId = env.CLAUDE_CODE_SESSION_ID || null;
   const now = new Date().toISOString();
   if (command.kind === 'status') {
     const found = findLoop(root);
     const facts = found.kind === 'live' || found.kind === 'archived' ? gatherFacts(root, found) : null;
-    return { code: 0, out: command.json ? JSON.stringify(statusData(found, sessionId, root, facts), null, 2) : statusText(found, now, sessionId) };
+    return { code: 0, out: command.json ? JSON.stringify(statusData(found, sessionId, root, facts), null, 2) : statusText(root, found, now, sessionId) };
   }
   if (command.kind === 'restore') return restoreCommand(root, command, now);
   if (command.kind === 'report') return reportCommand(root, command);
@@ -50,18 +50,18 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   return { code: 0, out: text.join('\n') || msg.refuse.noLoop() };
 }
 
-function statusText(found: FoundLoop, now: string, sessionId: string | null): string {
+function statusText(root: string, found: FoundLoop, now: string, sessionId: string | null): string {
   switch (found.kind) {
     case 'none':
-      return msg.statusNone();
+      return msg.statusNone(root);
     case 'broken':
       return msg.statusBroken(found.stateFile, found.problem);
     case 'live': {
-      const report = msg.statusReport(found.state, now, sessionId, found.phasesDir, gatherFacts(projectRoot(undefined), found));
+      const report = msg.statusReport(found.state, now, sessionId, found.phasesDir, gatherFacts(root, found));
       return found.tampered ? `${report}\n${found.tampered}` : report;
     }
     case 'archived':
-      return `No review loop is running. The last one:\n${msg.statusReport(found.state, now, sessionId, found.phasesDir, gatherFacts(projectRoot(undefined), found))}`;
+      return `No review loop is running. The last one:\n${msg.statusReport(found.state, now, sessionId, found.phasesDir, gatherFacts(root, found))}`;
   }
 }
 
@@ -75,10 +75,11 @@ function failureText(err: unknown): string {
 
 try {
   const { code, out } = await main(process.argv.slice(2));
-  process.stdout.write(`${out}\n`);
+  // What was asked for on stdout; a refusal or a failure on stderr (the commands' ! lines show both).
+  (code === 0 ? process.stdout : process.stderr).write(`${out}\n`);
   process.exitCode = code;
 } catch (err) {
-  process.stdout.write(`minions: ${failureText(err)}\n`);
+  process.stderr.write(`minions: ${failureText(err)}\n`);
   if (process.env.MINIONS_DEBUG) process.stderr.write(`${(err as Error)?.stack}\n`);
   process.exitCode = 1;
 }

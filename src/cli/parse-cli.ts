@@ -29,7 +29,11 @@ export function parseCli(argv: readonly string[]): CliCommand {
   const [command, ...rest] = argv;
   if (command === undefined) return { kind: 'refused', problem: msg.cli.noCommand() };
   if (HELP.includes(command)) return { kind: 'help' };
-  if (command === '--version') return { kind: 'version' };
+  if (command === '--version') {
+    const extra = rest[0];
+    if (extra === undefined) return { kind: 'version' };
+    return { kind: 'refused', problem: extra.startsWith('-') ? msg.cli.unknownOption(extra, '--version') : msg.cli.unexpectedArgument(extra, '--version') };
+  }
   if (command.startsWith('-')) return { kind: 'refused', problem: msg.cli.unknownOption(command, null) };
   if (!isName(command)) return { kind: 'refused', problem: msg.cli.unknownCommand(command) };
   const flags = new Set<string>();
@@ -55,6 +59,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
     case 'cancel':
       return { kind: 'cancel', force: flags.has('--force') };
     case 'restore':
+      if (word !== null && word !== 'undo' && !/^[1-9]\d{0,8}$/.test(word)) return { kind: 'refused', problem: msg.cli.badRound(word) };
       return { kind: 'restore', target: word, force: flags.has('--force') };
     case 'report':
       if (!flags.has('--sarif') && (flags.has('--all-rounds') || values['--out'] !== undefined)) return { kind: 'refused', problem: msg.cli.sarifOnly() };

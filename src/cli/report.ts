@@ -17,7 +17,7 @@ import type { CliResult } from './restore';
 
 export function reportCommand(root: string, { sarif, allRounds, out }: Extract<CliCommand, { kind: 'report' }>, cwd: string = process.cwd()): CliResult {
   const found = findLoop(root);
-  if (found.kind === 'none') return { code: 1, out: msg.report.noRun() };
+  if (found.kind === 'none') return { code: 1, out: msg.report.noRun(root) };
   if (found.kind === 'broken') return { code: 1, out: msg.report.broken(found.problem) };
   const run = found;
 

@@ -50,14 +50,14 @@ function writeLog(root: string, log: RestoreLog): void {
 
 export async function restoreCommand(root: string, { target, force }: Extract<CliCommand, { kind: 'restore' }>, now: string): Promise<CliResult> {
   const found = findLoop(root);
-  if (found.kind === 'none') return { code: 1, out: msg.restore.noRun() };
+  if (found.kind === 'none') return { code: 1, out: msg.restore.noRun(root) };
   if (found.kind === 'broken') return { code: 1, out: msg.restore.broken(found.problem) };
   // Refused before anything is written when .agents leads out of the project.
   ownTmp(root, true);
   // Under the loop's lock: no loop can start while files are being put back.
   return withLock(root, async () => {
     const again = findLoop(root);
-    if (again.kind !== 'live' && again.kind !== 'archived') return { code: 1, out: msg.restore.noRun() };
+    if (again.kind !== 'live' && again.kind !== 'archived') return { code: 1, out: msg.restore.noRun(root) };
     const { state } = again;
     if (isActive(state)) return { code: 1, out: msg.restore.running(state) };
     if (target === null) return { code: 0, out: `${msg.restore.rounds(gatherFacts(root, again))}\n${msg.restore.usage()}` };

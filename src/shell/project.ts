@@ -9,6 +9,24 @@ export function projectRoot(payloadCwd: string | undefined): string {
 }
 
 /**
+ * The project the CLI works on: CLAUDE_PROJECT_DIR when set, else the nearest folder from `cwd` upwards
+ * that holds the plugin's `.agents/tmp/` (not any `.agents/`: other tools use that name too), else the top of the git work tree `cwd` is in (the nearest folder
+ * with a `.git`), else `cwd` itself. A command run in a subfolder finds its project.
+ */
+export function cliProjectRoot(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CLAUDE_PROJECT_DIR) return realpathLoose(path.resolve(env.CLAUDE_PROJECT_DIR));
+  const start = realpathLoose(path.resolve(cwd));
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    if (isDir(path.join(dir, '.agents', 'tmp'))) return dir;
+    // The work tree's top: a .git folder, or the .git file of a worktree or submodule.
+    if (fs.existsSync(path.join(dir, '.git'))) return dir;
+    if (path.dirname(dir) === dir) return start;
+  }
+}
+
+const isDir = (p: string): boolean => fs.lstatSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
+
+/**
  * Resolves a path as the file system will: symlinks followed, `..` and `.` removed, through the
  * nearest existing parent for a file that does not exist yet (dangling links are followed too).
  */

@@ -71,8 +71,9 @@ describe('the best attempt in the real CLI', () => {
       try {
         return { code: 0, out: execFileSync(process.execPath, [join(pluginDir, 'dist', 'cli.mjs'), ...args], { cwd: r.projectDir, encoding: 'utf8' }) };
       } catch (err) {
-        const e = err as { status: number; stdout: string };
-        return { code: e.status, out: e.stdout };
+        // A refusal is on stderr.
+        const e = err as { status: number; stdout: string; stderr: string };
+        return { code: e.status, out: `${e.stdout}${e.stderr}` };
       }
     };
     const restoreSession: { home?: string } = {};

@@ -38,7 +38,25 @@ describe.concurrent('/minions:status', () => {
     const loop = new Loop(projectTestdir());
     const r = await runCli(['status'], { cwd: loop.root, sessionId: SESSION });
     expect(r).toMatchObject({ code: 0, stderr: '' });
-    expect(r.stdout).toBe('minions: no review loop has run in this project. Start one with /minions:review <what to review>.\n');
+    expect(r.stdout).toBe(`minions: no review loop has run in this project (${loop.root}). Start one with /minions:review <what to review>.\n`);
+  });
+
+  it('run from a subfolder: finds the project (the folder holding .agents/tmp, else the git work tree\'s top), or names where it looked', async () => {
+    const loop = fresh();
+    fs.mkdirSync(loop.dir.abs('src/deep/er'), { recursive: true });
+    const r = await runCli(['status'], { cwd: loop.dir.abs('src/deep/er'), sessionId: SESSION });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toMatch(/^minions review loop — R1, Iteration 1\/3 \(in progress\)\n/);
+    const json = JSON.parse((await runCli(['status', '--json'], { cwd: loop.dir.abs('src') })).stdout);
+    expect(json).toMatchObject({ loop: 'running', phase: 'R1' });
+
+    const none = projectTestdir();
+    fs.mkdirSync(none.abs('lib'), { recursive: true });
+    const inGit = await runCli(['status'], { cwd: none.abs('lib') });
+    expect(inGit.stdout).toContain(`no review loop has run in this project (${none.root}).`);
+    const report = await runCli(['report', '--sarif'], { cwd: none.abs('lib') });
+    expect(report).toMatchObject({ code: 1, stdout: '', stderr: `minions: no review loop has run in this project (${none.root}), so there is nothing to report.\n` });
+    expect(none.exists('.agents')).toBe(false);
   });
 
   it('for the owning session and for another one', async () => {
@@ -245,6 +263,57 @@ describe.concurrent('/minions:cancel when something else stands where the hooks 
   });
 });
 
+describe.concurrent('.agents/.gitignore', () => {
+  it('the hooks write it (*) when they make .agents, so git status stays clean through a loop', async () => {
+    const loop = new Loop(projectTestdir());
+    // The change under review, uncommitted: what git status shows before the loop, and only that after.
+    const before = loop.dir.git('status', '--porcelain', '--untracked-files=all');
+    expect(loop.dir.exists('.agents')).toBe(false);
+    await loop.start('the cart');
+    expect(loop.dir.read('.agents/.gitignore')).toBe('*\n');
+    expect(loop.dir.exists('.agents/tmp/state.json')).toBe(true);
+    expect(loop.dir.git('status', '--porcelain', '--untracked-files=all')).toBe(before);
+    expect((await runCli(['cancel'], { cwd: loop.root, sessionId: SESSION })).code).toBe(0);
+    expect(loop.dir.exists('.agents/tmp/archive')).toBe(true);
+    expect(loop.dir.git('status', '--porcelain', '--untracked-files=all')).toBe(before);
+  });
+
+  it('a .agents folder the user made is left as it is: no .gitignore is added to it', async () => {
+    const dir = projectTestdir();
+    dir.write('.agents/skills/mine.md', '# my skill\n');
+    dir.git('add', '-A');
+    dir.git('commit', '-q', '-m', 'my .agents');
+    const loop = new Loop(dir);
+    await loop.start('the cart');
+    expect(dir.exists('.agents/tmp/state.json')).toBe(true);
+    expect(dir.exists('.agents/.gitignore')).toBe(false);
+  });
+});
+
+describe('the minions bin', () => {
+  it('package.json names dist/cli.mjs, which runs as a command from a copy of the committed files, with no node_modules', async () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    expect(pkg.bin).toEqual({ minions: 'dist/cli.mjs' });
+    // Committed executable, with a shebang: npm links it as is.
+    expect(spawnSync('git', ['ls-files', '-s', 'dist/cli.mjs'], { cwd: REPO_ROOT, encoding: 'utf8' }).stdout).toMatch(/^100755 /);
+    expect(fs.readFileSync(path.join(REPO_ROOT, 'dist/cli.mjs'), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+    const copy = tempDir('minions-bin-copy-');
+    fs.cpSync(path.join(REPO_ROOT, 'package.json'), path.join(copy, 'package.json'));
+    fs.cpSync(path.join(REPO_ROOT, 'dist'), path.join(copy, 'dist'), { recursive: true });
+    for (let dir = copy; ; dir = path.dirname(dir)) {
+      expect(fs.existsSync(path.join(dir, 'node_modules')), dir).toBe(false);
+      if (path.dirname(dir) === dir) break;
+    }
+    const bin = path.join(copy, pkg.bin.minions!);
+    const version = spawnSync(bin, ['--version'], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+    expect(version).toMatchObject({ status: 0, stdout: `minions ${JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version}\n`, stderr: '' });
+    const loop = fresh();
+    const status = spawnSync(bin, ['status'], { cwd: loop.dir.abs('src'), encoding: 'utf8', env: { PATH: process.env.PATH } });
+    expect(status.status).toBe(0);
+    expect(status.stdout).toMatch(/^minions review loop — R1, Iteration 1\/3/);
+  });
+});
+
 describe.concurrent('the command line', () => {
   const manifest = (file: string): { version: string } => JSON.parse(fs.readFileSync(path.join(REPO_ROOT, file), 'utf8'));
 
@@ -277,7 +346,7 @@ describe.concurrent('the command line', () => {
     const loop = fresh();
     const before = loop.snapshot();
     const r = await runCli(args, { cwd: loop.root, sessionId: SESSION });
-    expect(r).toMatchObject({ code: 2, stdout: `minions: ${problem}\n${USAGE}`, stderr: '' });
+    expect(r).toMatchObject({ code: 2, stdout: '', stderr: `minions: ${problem}\n${USAGE}` });
     expect(loop.snapshot()).toEqual(before);
   });
 });

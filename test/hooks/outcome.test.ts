@@ -124,7 +124,7 @@ describe('a loop whose second round is worse than its first', () => {
       ['error', 'new'],
       ['warning', 'absent'],
     ]);
-    expect(await runCli(['report', '--sarif', '--bogus'], { cwd: dir.root })).toMatchObject({ code: 2, stdout: expect.stringMatching(/^minions: unknown option "--bogus" for report\n/) });
+    expect(await runCli(['report', '--sarif', '--bogus'], { cwd: dir.root })).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^minions: unknown option "--bogus" for report\n/) });
     fs.rmSync(dir.abs('.agents/tmp/phases/REPORT.md'));
     expect((await runCommandLine('report', '', { cwd: dir.root })).stdout).toBe('minions: report written to .agents/tmp/phases/REPORT.md\n');
     expect(dir.read('.agents/tmp/phases/REPORT.md')).toBe(stopped.read('.agents/tmp/phases/REPORT.md'));
@@ -185,8 +185,8 @@ describe('minions restore', () => {
     dir.write('src/cart.ts', edited);
     const refused = await runCli(['restore', '1'], { cwd: dir.root });
     expect(refused).toMatchObject({ code: 1 });
-    expect(refused.stdout).toContain('you changed 1 file the loop also changed since it ended (src/cart.ts); a restore would overwrite it.');
-    expect(refused.stdout).toContain('Nothing was restored.');
+    expect(refused.stderr).toContain('you changed 1 file the loop also changed since it ended (src/cart.ts); a restore would overwrite it.');
+    expect(refused.stderr).toContain('Nothing was restored.');
     expect(dir.read('src/cart.ts')).toBe(edited);
     expect(dir.read('src/a.ts')).toBe(FIXED_A);
     // A change to a file the loop never touched does not stand in the way.
@@ -205,14 +205,14 @@ describe('minions restore', () => {
     const running = cloneTestdir(stopped);
     await new Loop(running).start('another look at the cart');
     const r = await runCli(['restore', '1'], { cwd: running.root });
-    expect(r).toMatchObject({ code: 1, stdout: 'minions: a review loop is running in this project (R1, Iteration 1/5); restore when it has ended, or end it with /minions:cancel. Nothing was restored.\n' });
+    expect(r).toMatchObject({ code: 1, stdout: '', stderr: 'minions: a review loop is running in this project (R1, Iteration 1/5); restore when it has ended, or end it with /minions:cancel. Nothing was restored.\n' });
     expect(running.read('src/cart.ts')).toBe(FIXED_CART);
 
     const none = projectTestdir();
-    expect((await runCli(['restore', '1'], { cwd: none.root })).stdout).toBe('minions: no review loop has run in this project, so there is nothing to restore.\n');
+    expect((await runCli(['restore', '1'], { cwd: none.root })).stderr).toBe(`minions: no review loop has run in this project (${none.root}), so there is nothing to restore.\n`);
     const dir = cloneTestdir(stopped);
-    expect((await runCli(['restore', '7'], { cwd: dir.root })).stdout).toBe('minions: the last loop had rounds 1 to 2; there is no round 7. Nothing was restored.\n');
-    expect((await runCli(['restore', 'undo'], { cwd: dir.root })).stdout).toBe('minions: there is no restore of the last loop to undo. Nothing was restored.\n');
+    expect((await runCli(['restore', '7'], { cwd: dir.root })).stderr).toBe('minions: the last loop had rounds 1 to 2; there is no round 7. Nothing was restored.\n');
+    expect((await runCli(['restore', 'undo'], { cwd: dir.root })).stderr).toBe('minions: there is no restore of the last loop to undo. Nothing was restored.\n');
     const list = await runCli(['restore'], { cwd: dir.root });
     expect(list.stdout.split('\n').slice(1, 3)).toEqual(['  1: 1 open finding (1 warning), score 0.90, checks 1/2 — best', '  2: 1 open finding (1 critical), score 0.55, checks 1/2']);
   });

@@ -1,6 +1,11 @@
 /** parseCli: the `minions` command line, read into what to do (the process runs are in test/hooks/cli.test.ts). */
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCli } from '../../src/cli/parse-cli';
+import pkg from '../../package.json';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
 describe('parseCli', () => {
   it.each([
@@ -39,7 +44,29 @@ describe('parseCli', () => {
     [['report', '--sarif', '--out', '--all-rounds'], '--out of report needs a value'],
     [['report', '--sarif', '--out='], '--out of report needs a value'],
     [['report', '--out', 'x'], 'report takes --out and --all-rounds only with --sarif'],
+    [['restore', 'abc'], 'restore takes a round number (1, 2 …) or "undo", not "abc"'],
+    [['restore', '0'], 'restore takes a round number (1, 2 …) or "undo", not "0"'],
+    [['restore', '1.5', '--force'], 'restore takes a round number (1, 2 …) or "undo", not "1.5"'],
+    [['restore', 'UNDO'], 'restore takes a round number (1, 2 …) or "undo", not "UNDO"'],
+    [['--version', '--bogus'], 'unknown option "--bogus" for --version'],
+    [['--version', 'status'], '--version takes no argument "status"'],
   ] as const)('%j is refused: %s', (argv, problem) => {
     expect(parseCli(argv)).toEqual({ kind: 'refused', problem });
+  });
+});
+
+describe('the `minions` command the texts name', () => {
+  const texts = ['src/messages.ts', ...fs.readdirSync(path.join(ROOT, 'commands')).map((f) => `commands/${f}`)];
+  // In code, a command in backticks inside a template literal (\`minions restore ${round}\`) or a usage line; in Markdown, in backticks.
+  const pattern = (file: string): RegExp => (file.endsWith('.ts') ? /\\`minions ([^`\\]+)\\`|^\s*'\s+minions ([a-z][^\s']*)/gm : /`minions ([^`]+)`/g);
+  const named = texts.flatMap((file) => [...fs.readFileSync(path.join(ROOT, file), 'utf8').matchAll(pattern(file))].map((m) => [file, (m[1] ?? m[2])!] as const));
+
+  it('exists: package.json has the bin, and each named command line parses', () => {
+    expect(pkg.bin).toEqual({ minions: 'dist/cli.mjs' });
+    expect(named.map(([, line]) => line.split(' ')[0])).toEqual(expect.arrayContaining(['status', 'cancel', 'restore', 'report']));
+    for (const [file, line] of named) {
+      const words = line.split(/\s+/).map((w) => (w === '<round>' || w === 'N' || w.startsWith('${') ? '1' : w));
+      expect(parseCli(words).kind, `${file}: minions ${line}`).not.toBe('refused');
+    }
   });
 });
