@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { publishPace } from './test/helpers/pace';
+import { publishPace } from './test/helpers/pace.ts';
 
 // Three levels, as separate projects: pure unit tables, hook processes (built dist/ bundles in temp
 // git repos), and end-to-end runs of the real Claude Code CLI against a scripted model.
