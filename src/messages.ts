@@ -162,7 +162,7 @@ export function r2Prompt(state: State, verdict: VerdictSummary): string {
     `[PHASE R2] minions review — ${iterationText(state)}`,
     `Task: ${truncate(state.task, MAX_TASK_IN_PROMPT)}`,
     ...rootLine(state),
-    `The review found ${plural(verdict.total, 'finding')} to fix (${countsText(verdict)}); score ${verdict.score.toFixed(2)}, ${verdict.scale}/10 ${verdict.readiness.replace('_', ' ')}. Verdict: ${at(state, verdictFile(n))}`,
+    `The review found ${plural(verdict.total, 'finding')} to fix (${countsText(verdict)}); score ${verdict.score.toFixed(2)}, ${verdict.scale}/10 ${readinessText(verdict.readiness)}. Verdict: ${at(state, verdictFile(n))}`,
     `Merged from the five reviews (the fixer is given only the findings file, not these): ${REVIEWERS.map((r) => at(state, reviewerFile(n, r))).join(', ')}`,
     ...pitfallLines(verdict.pitfalls),
     '',
@@ -475,7 +475,7 @@ export const notify = {
     const found = v.total_issues === 0 ? (v.overall_verdict === 'clean' ? 'no issues' : 'no findings to fix (a review was invalid)') : `${plural(v.total_issues, 'issue')} (${countsText(v)})`;
     const changed = v.changedDuringReview.length ? `; ${changedDuringText(v.changedDuringReview)}: see ${changedDuringReviewFile(state.iteration)}` : '';
     const to = { DONE: 'DONE', STOPPED: `STOPPED (${stopReasonText(v.stopReason)})`, R2: 'R2: fixing', R1: `R1: re-reviewing (iteration ${next.iteration})` }[v.next];
-    return `${PREFIX} review ${state.iteration}/${state.maxIterations}: ${found}${extras ? ` [${extras}]` : ''}; score ${v.score.toFixed(2)} ${v.band.replace(/_/g, ' ')}, ${v.scale}/10 ${v.readiness.replace('_', ' ')}${changed} → ${to}`;
+    return `${PREFIX} review ${state.iteration}/${state.maxIterations}: ${found}${extras ? ` [${extras}]` : ''}; score ${v.score.toFixed(2)} ${v.band.replace(/_/g, ' ')}, ${v.scale}/10 ${readinessText(v.readiness)}${changed} → ${to}`;
   },
   fixDone: (prev: number, state: State, summary: string): string =>
     `${PREFIX} fix round ${prev} done (${summary})${afterFixText(state.iterations[state.iterations.length - 2])} → R1, ${iterationText(state)}`,
@@ -628,6 +628,8 @@ export const refuse = {
 
 /** One line of at most `max` characters, made safe to show (see core/sanitize.ts): every piece of model or user text goes through it. */
 export const truncate = (text: string, max: number): string => sanitize(text, { max });
+/** A verdict's readiness as people read it, the same everywhere: READY, ALMOST, NOT READY. */
+export const readinessText = (readiness: string): string => readiness.replace(/_/g, ' ');
 
 // ── The minions CLI (dist/cli.mjs, behind /minions:status and /minions:cancel) ──
 

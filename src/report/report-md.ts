@@ -3,8 +3,8 @@
  * chart of them, the best round, what remains open, contested and escalated, the loop's total change and
  * what it cost. A pure renderer of the loop's facts.
  */
-import { bestAttemptLine, costLine, countsText, stopReasonText, tokenBreakdown } from '../messages';
-import { findingsChart, CHART_COLOURS } from './chart';
+import { bestAttemptLine, costLine, countsText, readinessText, stopReasonText, tokenBreakdown } from '../messages';
+import { chartSeries, findingsChart, CHART_COLOURS } from './chart';
 import type { FindingFact, LoopFacts, RoundFacts } from './facts';
 import { block, code, duration, inline, listed, plural, table, thousands, where } from './markdown';
 
@@ -54,7 +54,7 @@ export function renderLoopReport(facts: LoopFacts): string {
         r.reviewed ? String(r.contested) : '–',
         checksCell(r),
         r.score === null ? '–' : r.score.toFixed(2),
-        r.readiness?.replace('_', ' ') ?? '–',
+        (r.readiness ? readinessText(r.readiness) : '–'),
         r.fix.replace('_', ' '),
         tokensCell(r),
         duration(r.elapsedMs),
@@ -63,10 +63,8 @@ export function renderLoopReport(facts: LoopFacts): string {
     ),
   );
   const chart = findingsChart(facts.rounds);
-  if (chart) {
-    out.push('', chart, '');
-    out.push(`Bars drawn over each other: all open findings (blue, ${CHART_COLOURS.info}), critical and warning (amber, ${CHART_COLOURS.warning}), critical (red, ${CHART_COLOURS.critical}).`);
-  }
+  if (chart) out.push('', chart, '', chartLegend(chartSeries(facts.rounds)));
+  else if (facts.rounds.some((r) => r.reviewed)) out.push('', 'No round had an open finding: there is nothing to chart.');
 
   const last = facts.open[0]?.round ?? facts.contested[0]?.round ?? null;
   out.push('', `## Still open${last ? ` after round ${last}` : ''}`, '');
@@ -132,3 +130,14 @@ function listing(out: string[], findings: readonly FindingFact[], what: string, 
 
 /** REPORT.md sits in the phases folder: links to a round's REVIEW.md are relative to it. */
 const relativeToReport = (facts: LoopFacts, file: string): string => (file.startsWith(facts.files.phases) ? file.slice(facts.files.phases.length) : file);
+
+const COLOUR_NAME = { info: 'blue', warning: 'amber', critical: 'red' } as const;
+const SERIES_NAME = { info: 'all open findings', warning: 'critical and warning', critical: 'critical' } as const;
+const colour = (level: keyof typeof CHART_COLOURS): string => `${COLOUR_NAME[level]}, ${CHART_COLOURS[level]}`;
+
+/** What the chart's colours mean: only the series drawn; one series alone is named by its severity. */
+function chartLegend(series: readonly (keyof typeof CHART_COLOURS)[]): string {
+  const only = series.length === 1 ? series[0]! : null;
+  if (only) return `Open ${only} findings (${colour(only)}); no other severity was open.`;
+  return `Bars drawn over each other: ${series.map((level) => `${SERIES_NAME[level]} (${colour(level)})`).join(', ')}.`;
+}

@@ -5,7 +5,7 @@
  * again when the fixer has answered.
  */
 import { REVIEWERS } from '../core/agents';
-import { countsText, replacedNote, rewrittenNote, stopReasonText } from '../messages';
+import { countsText, readinessText, replacedNote, rewrittenNote, stopReasonText } from '../messages';
 import type { FixSummary, MergedFinding, Verdict } from '../review/verdict-schema';
 import { UNSNAPSHOTTED, changedDuringReviewFile, findingsFile, fixSummaryFile, fixSummaryJsonFile, verdictFile } from '../state/paths';
 import type { ChecksReport, Layer0Report } from '../checks/reports';
@@ -76,7 +76,7 @@ export function renderReviewReport({ verdict: v, answers, fix, checks, afterFix 
   const next = v.next === 'STOPPED' ? `STOPPED (${stopReasonText(v.stopReason)})` : NEXT[v.next];
   out.push(
     `**Verdict:** ${v.total_issues === 0 ? 'no open findings' : `${plural(v.total_issues, 'open finding')} (${countsText(v)})`} · ` +
-      `score ${v.score.toFixed(2)} (${v.band.replace(/_/g, ' ')}) · ${v.scale}/10 ${v.readiness.replace('_', ' ')} · next: ${next}`,
+      `score ${v.score.toFixed(2)} (${v.band.replace(/_/g, ' ')}) · ${v.scale}/10 ${readinessText(v.readiness)} · next: ${next}`,
   );
   if (v.stopDetail) out.push('', `> ${inline(v.stopDetail, 400)}`);
   if (v.changedDuringReview.length > 0) {

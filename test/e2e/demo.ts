@@ -6,15 +6,21 @@
  *   npm run demo -- --live                the real API (needs ANTHROPIC_API_KEY), sample project
  *   npm run demo -- --live --project DIR  the real API on your own git project
  *   options: --max-iterations N (default 3), --task "…", --model NAME (live only),
- *            --keep (keep the temp dir: sample project, CLI home, model log; removed otherwise)
+ *            --keep (keep the temp dir: sample project, CLI home, model log; removed otherwise).
+ *            MINIONS_DEMO_KEEP=1 keeps it too, and so does `npm run demo --keep` (npm passes that one
+ *            on as npm_config_keep, not as an argument).
+ *   The sample project's own tests (`node --test`) run as the loop's --check: at the start, where the
+ *   planted off-by-one fails them, and after each fix.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CLAUDE_BIN, copyShippedPlugin, runClaude, type StreamEvent } from './harness';
 import { startModelServer, type ModelServer } from './model-server';
 import { FINDING, FIX, makeScenarioProject, parseHookMessage, SAMPLE_TASK, sampleScenario } from './scenarios';
+import { readinessText } from '../../src/messages';
 import { scriptedModel, type Scenario } from './scripted-model';
 
 // ── Options ─────────────────────────────────────────────────────────────────────
@@ -29,8 +35,25 @@ interface Options {
   help: boolean;
 }
 
-function parseArgs(argv: string[]): Options {
-  const o: Options = { live: false, project: null, maxIterations: 3, task: null, model: null, keep: false, help: false };
+/** Keep the temp dir without the flag: MINIONS_DEMO_KEEP=1, or `npm run demo --keep` (which npm turns into npm_config_keep). */
+export const keepFromEnv = (env: NodeJS.ProcessEnv): boolean => env.MINIONS_DEMO_KEEP === '1' || env.npm_config_keep === 'true';
+
+/** The sample project's tests, run by the loop as its check. */
+export const SAMPLE_CHECK = 'node --test';
+
+/** The prompt the demo types: the sample project's tests as a --check; a project of the user's is left to its own config. */
+export function demoPrompt(o: Pick<Options, 'maxIterations' | 'task' | 'project'>, task: string): string {
+  const check = o.project ? '' : ` --check ${JSON.stringify(SAMPLE_CHECK)}`;
+  return `/minions:review --max-iterations ${o.maxIterations}${check}${o.task || !o.project ? ` ${task}` : ''}`;
+}
+
+const SEVERITY_ORDER: Record<string, number> = { critical: 0, warning: 1, info: 2 };
+/** Findings most severe first; the verdict's order within a severity. */
+export const bySeverity = <T extends { severity: string }>(findings: readonly T[]): T[] =>
+  findings.map((f, i) => ({ f, i })).sort((a, b) => (SEVERITY_ORDER[a.f.severity] ?? 3) - (SEVERITY_ORDER[b.f.severity] ?? 3) || a.i - b.i).map(({ f }) => f);
+
+export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): Options {
+  const o: Options = { live: false, project: null, maxIterations: 3, task: null, model: null, keep: keepFromEnv(env), help: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = (): string => {
@@ -303,10 +326,10 @@ function report(projectDir: string, before: string | null, startedAt: number, fi
   for (let i = 1; existsSync(join(phases, `review-${i}`)); i++) {
     const verdict = readJson<VerdictFile>(join(phases, `review-${i}`, 'r1-verdict.json'));
     say();
-    const score = verdict?.score === undefined ? '' : `, score ${verdict.score.toFixed(2)} ${verdict.readiness ?? ''}`;
+    const score = verdict?.score === undefined ? '' : `, score ${verdict.score.toFixed(2)} ${verdict.readiness ? readinessText(verdict.readiness) : ''}`;
     say(bold(`Review ${i}`) + dim(`  ${verdict ? `${verdict.total_issues} finding${verdict.total_issues === 1 ? '' : 's'} to fix${score} → ${verdict.next}` : 'no verdict'}`));
     if (verdict?.stopDetail) say(dim(`  ${verdict.stopDetail}`));
-    const findings = verdict?.findings ?? verdict?.issues ?? [];
+    const findings = bySeverity(verdict?.findings ?? verdict?.issues ?? []);
     const where = (f: VerdictFinding): string => `${f.file}${f.line ? `:${f.line}` : ''}`;
     const whereWidth = Math.max(0, ...findings.map((f) => where(f).length)) + 1;
     for (const f of findings) {
@@ -387,7 +410,7 @@ async function main(): Promise<number> {
     say(`${label('Plugin', width)}${pluginDir}  ${dim('(a copy of plugin/, what `claude plugin install` installs)')}`);
     say();
 
-    const prompt = `/minions:review --max-iterations ${o.maxIterations}${o.task || !o.project ? ` ${scenario.task}` : ''}`;
+    const prompt = demoPrompt(o, scenario.task);
     if (!o.live) server = await startModelServer(scriptedModel(scenario, { projectDir }), { logFile: join(root, 'model.jsonl') });
     say(`${dim('$')} claude -p ${JSON.stringify(prompt)} --plugin-dir ${dim('<plugin>')} --output-format stream-json …`);
     say();
@@ -449,10 +472,13 @@ function startingLine(startedAt: number): { stop(): void } {
   };
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`demo: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
-    process.exit(1);
-  },
-);
+// Run as `npm run demo`; imported (by its test), it only lends its helpers.
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`demo: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

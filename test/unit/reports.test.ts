@@ -1,8 +1,8 @@
 /** REVIEW.md and REPORT.md: snapshots of what a person reads, and the facts in them checked one by one. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findingsChart } from '../../src/report/chart';
-import { loopFacts } from '../../src/report/facts';
+import { chartSeries, findingsChart } from '../../src/report/chart';
+import { loopFacts, type RoundFacts } from '../../src/report/facts';
 import { MAX_LISTED, code, inline, plain, table, thousands } from '../../src/report/markdown';
 import { renderLoopReport } from '../../src/report/report-md';
 import { firstInTableOrder, renderReviewReport } from '../../src/report/review-md';
@@ -285,5 +285,38 @@ describe('table', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('the chart when a series is empty', () => {
+  const round = (n: number, critical: number, warning: number, info: number) => ({ round: n, reviewed: true, open: { critical, warning, info } }) as unknown as RoundFacts;
+  const bars = (chart: string) => chart.split('\n').filter((l) => l.trim().startsWith('bar ')).map((l) => l.trim());
+  const palette = (chart: string) => /plotColorPalette: "([^"]*)"/.exec(chart)![1];
+
+  it('leaves out a severity no round had open, with its colour', () => {
+    const noInfo = [round(1, 1, 2, 0), round(2, 0, 1, 0)];
+    expect(chartSeries(noInfo)).toEqual(['warning', 'critical']);
+    expect(bars(findingsChart(noInfo)!)).toEqual(['bar [3, 1]', 'bar [1, 0]']);
+    expect(palette(findingsChart(noInfo)!)).toBe('#bf8700, #cf222e');
+    const onlyInfo = [round(1, 0, 0, 2), round(2, 0, 0, 1)];
+    expect(bars(findingsChart(onlyInfo)!)).toEqual(['bar [2, 1]']);
+    expect(palette(findingsChart(onlyInfo)!)).toBe('#0969da');
+  });
+
+  it('draws nothing when no round had an open finding, and REPORT.md says so', () => {
+    expect(findingsChart([round(1, 0, 0, 0), round(2, 0, 0, 0)])).toBeNull();
+    const clean = loopOf([{ reports: {} }]);
+    const text = renderLoopReport(loopFacts({ ...clean, totalChange: null, phasesDir: PHASES }));
+    expect(text).not.toContain('```mermaid');
+    expect(text).toContain('No round had an open finding: there is nothing to chart.');
+    expect(text).not.toContain('Bars drawn over each other');
+  });
+
+  it('names in its legend only the colours it draws', () => {
+    const onlyCritical = loopOf([{ reports: { critic: [F.discount] } }]);
+    const text = renderLoopReport(loopFacts({ ...onlyCritical, totalChange: null, phasesDir: PHASES }));
+    const chart = findingsChart(loopFacts({ ...onlyCritical, totalChange: null, phasesDir: PHASES }).rounds)!;
+    expect(bars(chart)).toHaveLength(1);
+    expect(text).toContain(`${chart}\n\nOpen critical findings (red, #cf222e); no other severity was open.`);
   });
 });
