@@ -1,7 +1,8 @@
 /**
  * The `minions` command behind /minions:status, /minions:cancel, /minions:restore and /minions:report (no
  * model bookkeeping), and the `minions` bin. What was asked for goes to stdout, a refusal or a failure to
- * stderr (the commands' `!` lines join them with 2>&1, so the model and the user see both). Exit codes:
+ * stderr: for a command's `!` line that exits non-zero, the host shows the user its stderr and does not
+ * call the model (test/e2e/outcome.test.ts). Exit codes:
  * 0 done, 2 the command line was refused, 1 an internal error, a refused restore or write, or no loop to report.
  */
 import { version } from '../../package.json';
@@ -75,7 +76,7 @@ function failureText(err: unknown): string {
 
 try {
   const { code, out } = await main(process.argv.slice(2));
-  // What was asked for on stdout; a refusal or a failure on stderr (the commands' ! lines show both).
+  // What was asked for on stdout; a refusal or a failure on stderr.
   (code === 0 ? process.stdout : process.stderr).write(`${out}\n`);
   process.exitCode = code;
 } catch (err) {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { copyCommittedPlugin, REPO_ROOT, runClaude } from './harness';
 import { startModelServer } from './model-server';
-import { FINDING, runLoop, sampleScenario, SAMPLE_CHANGE, type LoopReport } from './scenarios';
+import { FINDING, makeScenarioProject, runLoop, sampleScenario, SAMPLE_CHANGE, type LoopReport } from './scenarios';
 import { scriptedModel, type ScenarioFinding } from './scripted-model';
 
 const RUN_TIMEOUT_MS = 120_000;
@@ -158,5 +158,29 @@ describe('the best attempt in the real CLI', () => {
       },
       () => [restoreSession.home].filter((d): d is string => !!d),
     );
+  });
+});
+
+describe("the commands' ! lines in the real CLI", () => {
+  test('a refusal goes to stderr, and the ! line (2>&1) still shows it to the model; the answer of a command that works too', async () => {
+    const scenario = sampleScenario({ name: 'command-lines' });
+    const projectDir = makeScenarioProject(scenario);
+    const server = await startModelServer(scriptedModel(scenario, { projectDir }));
+    const homes: string[] = [];
+    try {
+      const shown = async (prompt: string): Promise<string> => {
+        const before = server.requests.length;
+        const r = await runClaude({ pluginDir, projectDir, prompt, serverUrl: server.url, timeoutMs: RUN_TIMEOUT_MS });
+        homes.push(r.homeDir);
+        expect(r.exitCode, r.stderr).toBe(0);
+        return JSON.stringify(server.requests.slice(before).filter((q) => q.request && q.request.agentId === undefined).map((q) => q.request!.messages));
+      };
+      expect(await shown('/minions:report --sarif')).toContain('minions: no review loop has run in this project');
+      expect(await shown('/minions:restore abc')).toContain('restore takes a round number (1, 2 …) or \\"undo\\", not \\"abc\\"');
+      expect(await shown('/minions:status')).toContain('minions: no review loop has run in this project');
+    } finally {
+      await server.close();
+      if (!process.env.MINIONS_E2E_KEEP) for (const dir of [projectDir, ...homes]) rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

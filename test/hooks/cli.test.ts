@@ -290,6 +290,23 @@ describe.concurrent('.agents/.gitignore', () => {
   });
 });
 
+describe("the hooks' REVIEW.md", () => {
+  it('a link planted where the round\'s REVIEW.md goes is replaced by it, its target left as it was', async () => {
+    const loop = fresh();
+    const outside = tempDir('minions-outside-');
+    const victim = path.join(outside, 'victim.md');
+    fs.writeFileSync(victim, 'precious\n');
+    fs.symlinkSync(victim, loop.dir.abs('.agents/tmp/phases/review-1/REVIEW.md'));
+    for (const r of REVIEWERS) if (r !== 'critic') loop.writeReview(1, r, cleanReview(r));
+    await loop.reviewersStop(REVIEWERS.filter((r) => r !== 'critic'));
+    expect(loop.state().currentPhase).toBe('R2');
+    expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n');
+    expect(fs.readdirSync(outside)).toEqual(['victim.md']);
+    expect(fs.lstatSync(loop.dir.abs('.agents/tmp/phases/review-1/REVIEW.md')).isSymbolicLink()).toBe(false);
+    expect(loop.dir.read('.agents/tmp/phases/review-1/REVIEW.md')).toMatch(/^# Review 1 of 3: issues found\n/);
+  });
+});
+
 describe('the minions bin', () => {
   it('package.json names dist/cli.mjs, which runs as a command from a copy of the committed files, with no node_modules', async () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
@@ -341,6 +358,8 @@ describe.concurrent('the command line', () => {
     [['report', '--sarif', '--out'], '--out of report needs a value'],
     [['report', '--all-rounds'], 'report takes --out and --all-rounds only with --sarif'],
     [['frobnicate'], 'unknown command "frobnicate"'],
+    [['restore', 'abc'], 'restore takes a round number (1, 2 …) or "undo", not "abc"'],
+    [['--version', '--bogus'], 'unknown option "--bogus" for --version'],
     [[], 'no command given'],
   ])('%j is refused with exit 2, naming %s', async (args, problem) => {
     const loop = fresh();
