@@ -162,22 +162,27 @@ describe('the best attempt in the real CLI', () => {
 });
 
 describe("the commands' ! lines in the real CLI", () => {
-  test('a refusal goes to stderr, and the ! line (2>&1) still shows it to the model; the answer of a command that works too', async () => {
+  test('a refusal (stderr, non-zero exit) is shown to the user as the host reports a failed line, and the model is not called; an answer reaches the model', async () => {
     const scenario = sampleScenario({ name: 'command-lines' });
     const projectDir = makeScenarioProject(scenario);
     const server = await startModelServer(scriptedModel(scenario, { projectDir }));
     const homes: string[] = [];
     try {
-      const shown = async (prompt: string): Promise<string> => {
+      const run = async (prompt: string): Promise<{ result: string; model: string }> => {
         const before = server.requests.length;
         const r = await runClaude({ pluginDir, projectDir, prompt, serverUrl: server.url, timeoutMs: RUN_TIMEOUT_MS });
         homes.push(r.homeDir);
         expect(r.exitCode, r.stderr).toBe(0);
-        return JSON.stringify(server.requests.slice(before).filter((q) => q.request && q.request.agentId === undefined).map((q) => q.request!.messages));
+        const result = r.events.find((e) => e.type === 'result') as { result?: string } | undefined;
+        return { result: result?.result ?? '', model: JSON.stringify(server.requests.slice(before).filter((q) => q.request && q.request.agentId === undefined).map((q) => q.request!.messages)) };
       };
-      expect(await shown('/minions:report --sarif')).toContain('minions: no review loop has run in this project');
-      expect(await shown('/minions:restore abc')).toContain('restore takes a round number (1, 2 …) or \\"undo\\", not \\"abc\\"');
-      expect(await shown('/minions:status')).toContain('minions: no review loop has run in this project');
+      const report = await run('/minions:report --sarif');
+      expect(report.result).toMatch(/^Shell command failed for pattern .*: \[stderr\]\nminions: no review loop has run in this project \(.*\), so there is nothing to report\.$/s);
+      expect(report.model).toBe('[]');
+      const restore = await run('/minions:restore abc');
+      expect(restore.result).toContain('minions: restore takes a round number (1, 2 …) or "undo", not "abc"\nusage: minions <command> [options]');
+      const status = await run('/minions:status');
+      expect(status.model).toContain('minions: no review loop has run in this project');
     } finally {
       await server.close();
       if (!process.env.MINIONS_E2E_KEEP) for (const dir of [projectDir, ...homes]) rmSync(dir, { recursive: true, force: true });
