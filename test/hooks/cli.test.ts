@@ -177,7 +177,8 @@ describe.concurrent('/minions:cancel', () => {
     const before = loop.snapshot();
     const r = await runCommandLine('cancel', 'please', { cwd: loop.root, sessionId: SESSION });
     expect(r.code).toBe(2);
-    expect(r.stdout).toMatch(/^minions: cancel takes no argument "please"\nusage: minions <command> \[options\]\n/);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^minions: cancel takes no argument "please"\nusage: minions <command> \[options\]\n/);
     expect(loop.snapshot()).toEqual(before);
   });
 });

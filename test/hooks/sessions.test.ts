@@ -100,8 +100,8 @@ describe.concurrent('a second session in the same project', () => {
     // /minions:cancel runs the CLI from its command file; words after it are refused by name, so a --force
     // among them is never read.
     const cancel = await runCommandLine('cancel', 'the old loop, not --force', { cwd: other.root, sessionId: OTHER_SESSION });
-    expect(cancel).toMatchObject({ code: 2, stderr: '' });
-    expect(cancel.stdout.split('\n')[0]).toBe('minions: cancel takes no argument "the"');
+    expect(cancel).toMatchObject({ code: 2, stdout: '' });
+    expect(cancel.stderr.split('\n')[0]).toBe('minions: cancel takes no argument "the"');
     expect(other.snapshot()).toEqual(before);
     const plain = await runCommandLine('cancel', '', { cwd: other.root, sessionId: OTHER_SESSION });
     expect(plain).toMatchObject({ code: 0, stderr: '' });
