@@ -250,7 +250,13 @@ function packageDirOf(file: string): string | null {
 }
 
 /** The absolute paths the checks resolve to (files, and TREE keys of packages), whether or not the snapshot holds them. */
-export function checkSurface(root: string, commands: readonly string[]): string[] {
+export function checkSurface(given: string, commands: readonly string[]): string[] {
+  let root = given;
+  try {
+    root = fs.realpathSync(given);
+  } catch {
+    // as given
+  }
   const scripts = packageScripts(root);
   const keys = new Set<string>();
   const addFile = (file: string) => {
@@ -289,7 +295,7 @@ export function outsideSnapshot(root: string, tree: string | null, keys: readonl
   }
   for (const key of keys) {
     if (key.endsWith(TREE)) continue;
-    const rel = path.relative(root, key);
+    const rel = path.relative(real, key);
     if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
     // A path through a symbolic link (a linked node_modules) is not what the snapshot holds there.
     let dir: string;
@@ -336,7 +342,17 @@ export function pinName(root: string, key: string, home: string = os.homedir()):
 
 /** What changed in a set of pins since they were taken, named for the user; the keys are read again (and folders' entries as they are now). */
 export function pinnedChanges(root: string, pinned: Pins, now: Pins = readPins(Object.keys(pinned))): PinChange[] {
-  return pinChanges(pinned, now).map((c) => ({ ...c, file: pinName(root, c.file) }));
+  const changes = pinChanges(pinned, now);
+  if (changes.length === 0) return changes;
+  // The keys were made from the project's real path (a temp folder may be reached through a link).
+  let real = root;
+  try {
+    real = fs.realpathSync(root);
+  } catch {
+    // as given
+  }
+  const inside = (key: string) => !path.relative(real, key).startsWith('..');
+  return changes.map((c) => ({ ...c, file: pinName(inside(c.file) ? real : root, c.file) }));
 }
 
 /** The pins of a loop's start, for the record. */
