@@ -19,9 +19,10 @@
  * a file a conditional include names that did not exist at the start.
  *
  * The checks' pins, taken at the loop's start when checks are configured: what a check command resolves
- * to (checkNames) that the start's snapshot does not hold. A node_modules/.bin entry pins the link, the
- * file it leads to, and that package's folder by the stat data of its files (size, times, mode: a
- * package is not hashed, ctime cannot be set back).
+ * to (checkNames) that the start's snapshot does not hold. A bare program name is looked up in
+ * node_modules/.bin, .venv/bin and venv/bin; a path is taken as written. A link pins its target, the file
+ * it leads to, and, in node_modules, that package's folder by the stat data of its files (size, times,
+ * mode: a package is not hashed, and ctime cannot be set back).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -37,6 +38,8 @@ const EACH = '/';
 const TREE = '/**';
 /** A package folder is fingerprinted by at most this many entries. */
 const MAX_TREE_ENTRIES = 5000;
+/** Where a bare program name of a check is looked up, in the project. */
+const BIN_DIRS = ['node_modules/.bin', '.venv/bin', 'venv/bin'];
 /** Files larger than this are pinned by their stat data, not hashed. */
 const MAX_HASHED = 16 * 1024 * 1024;
 
@@ -275,7 +278,8 @@ export function checkSurface(given: string, commands: readonly string[]): string
   };
   for (const command of commands) {
     const names = checkNames(command, scripts);
-    for (const bin of names.bins) addFile(path.join(root, 'node_modules', '.bin', bin));
+    // npm puts node_modules/.bin on a script's PATH; a project's virtualenv holds its Python tools.
+    for (const bin of names.bins) for (const dir of BIN_DIRS) addFile(path.join(root, dir, bin));
     for (const file of names.files) addFile(path.resolve(root, file));
   }
   return [...keys].sort();

@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Loop, messages, projectTestdir } from '../helpers/loop';
 import { FIXER, REVIEWERS, cleanReview, issue, reviewWithIssues, verdictFile, type Reviewer, type ReviewOutput } from '../helpers/reviews';
 import { removeTestdirs, type TestDir } from '../helpers/testdir';
-import { gitDirKeys, readPins } from '../../src/shell/pins';
+import { checkSurface, gitDirKeys, outsideSnapshot, readPins, startCheckPins } from '../../src/shell/pins';
+import { snapshotTree } from '../../src/shell/snapshot';
 import { readRecord, recordDir } from '../../src/shell/record';
 
 afterAll(removeTestdirs);
@@ -219,5 +220,25 @@ describe('the ignored files a check runs, pinned', () => {
     expect(loop.dir.readJson('.agents/tmp/phases/review-1/checks.json')).toMatchObject({ checks: [{ command: 'npm test --silent', status: 'passed', regressed: false }] });
     await loop.reviewRound(2, allClean());
     expect(loop.state()).toMatchObject({ currentPhase: 'DONE', stopReason: null });
+  });
+});
+
+describe('what a check resolves to, and what of it the snapshot does not hold', () => {
+  it('a virtualenv tool and a tracked script: the ignored tool is pinned, the tracked script is left to the reviews', () => {
+    const dir = projectTestdir();
+    dir.write('.gitignore', '.venv/\n');
+    dir.write('.venv/bin/pytest', '#!/bin/sh\nexit 0\n');
+    dir.write('scripts/check.sh', '#!/bin/sh\nexit 0\n');
+    dir.git('add', '-A');
+    dir.git('commit', '-qm', 'tools');
+    const commands = ['pytest -q && sh scripts/check.sh'];
+    const surface = checkSurface(dir.root, commands);
+    expect(surface).toEqual([dir.abs('.venv/bin/pytest'), dir.abs('scripts/check.sh')]);
+    const tree = snapshotTree(dir.root);
+    expect(outsideSnapshot(dir.root, tree, surface)).toEqual([dir.abs('.venv/bin/pytest')]);
+    // Without a tree to ask, everything is pinned.
+    expect(outsideSnapshot(dir.root, null, surface)).toEqual(surface);
+    expect(Object.keys(startCheckPins(dir.root, commands, tree))).toEqual([dir.abs('.venv/bin/pytest')]);
+    expect(startCheckPins(dir.root, [], tree)).toEqual({});
   });
 });
