@@ -206,8 +206,8 @@ function treeFingerprint(dir: string): string | null {
  */
 export function readPins(keys: Iterable<string>): Pins {
   const pins: Pins = {};
-  try {
-    for (const key of keys) {
+  for (const key of keys) {
+    try {
       if (key.endsWith(TREE)) {
         pins[key] = treeFingerprint(key.slice(0, -TREE.length));
       } else if (key.endsWith(EACH)) {
@@ -219,9 +219,10 @@ export function readPins(keys: Iterable<string>): Pins {
       } else {
         pins[key] = fileFingerprint(key);
       }
+    } catch (err) {
+      // Not readable (no permission, a loop of links): that is its fingerprint, compared like any other.
+      pins[key] = `unreadable:${(err as NodeJS.ErrnoException).code ?? 'error'}`;
     }
-  } catch {
-    // a file system that fails a read mid-way: what was read is compared (a missing key reads as deleted)
   }
   return pins;
 }
