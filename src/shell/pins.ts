@@ -227,9 +227,58 @@ export function readPins(keys: Iterable<string>): Pins {
   return pins;
 }
 
-/** The git dir's pins when the loop starts. */
+/** The git dir's pins when the loop starts, by absolute path. */
 export function startGitDirPins(root: string, env: NodeJS.ProcessEnv = process.env): Pins {
   return readPins([...gitDirKeys(root, env), ...configuredKeys(root)]);
+}
+
+/** A key's path and its folder mark (EACH, TREE or none). */
+function splitMark(key: string): [string, string] {
+  if (key.endsWith(TREE)) return [key.slice(0, -TREE.length), TREE];
+  if (key.endsWith(EACH) && key.length > 1) return [key.slice(0, -EACH.length), EACH];
+  return [key, ''];
+}
+
+/** The project's real path and its repository's top, which the record's keys are relative to. */
+function anchors(root: string): { real: string; top: string | null } {
+  let real = root;
+  try {
+    real = fs.realpathSync(root);
+  } catch {
+    // as given
+  }
+  return { real, top: findGitDir(real)?.top ?? null };
+}
+
+const within = (dir: string | null, file: string): boolean => dir !== null && !path.relative(dir, file).startsWith('..') && !path.isAbsolute(path.relative(dir, file));
+
+/**
+ * Pins as the record keeps them: a path in the project or its repository's work tree relative to the
+ * project (a copied or moved clone keeps them, as it keeps its record), any other absolute.
+ */
+function storedPins(root: string, pins: Pins): Pins {
+  const { real, top } = anchors(root);
+  const out: Pins = {};
+  for (const [key, value] of Object.entries(pins)) {
+    const [file, mark] = splitMark(key);
+    out[within(real, file) || within(top, file) ? path.relative(real, file) + mark : key] = value;
+  }
+  return out;
+}
+
+/** The record's pins by absolute path again. */
+function absolutePins(root: string, pins: Pins): Pins {
+  const { real } = anchors(root);
+  const out: Pins = {};
+  for (const [key, value] of Object.entries(pins)) {
+    if (path.isAbsolute(key)) {
+      out[key] = value;
+      continue;
+    }
+    const [file, mark] = splitMark(key);
+    out[path.resolve(real, file) + mark] = value;
+  }
+  return out;
 }
 
 /** The package.json scripts at the project root (none when it does not read). */
@@ -362,7 +411,7 @@ export function pinnedChanges(root: string, pinned: Pins, now: Pins = readPins(O
 
 /** The pins of a loop's start, for the record. */
 export function startPins(root: string, commands: readonly string[], tree: string | null): PinRecord {
-  return { gitDir: startGitDirPins(root), checks: startCheckPins(root, commands, tree) };
+  return { gitDir: storedPins(root, startGitDirPins(root)), checks: storedPins(root, startCheckPins(root, commands, tree)) };
 }
 
 /**
@@ -372,8 +421,10 @@ export function startPins(root: string, commands: readonly string[], tree: strin
  */
 export function pinnedObservation(root: string, pins: PinRecord | null | undefined): PinnedChanges | null {
   if (!pins) return null;
-  const gitDirNow = readPins(new Set([...Object.keys(pins.gitDir), ...(Object.keys(pins.gitDir).length > 0 ? gitDirKeys(root) : [])]));
-  return { gitDir: pinnedChanges(root, pins.gitDir, gitDirNow), checks: pinnedChanges(root, pins.checks) };
+  const gitDir = absolutePins(root, pins.gitDir);
+  const checks = absolutePins(root, pins.checks);
+  const gitDirNow = readPins(new Set([...Object.keys(gitDir), ...(Object.keys(gitDir).length > 0 ? gitDirKeys(root) : [])]));
+  return { gitDir: pinnedChanges(root, gitDir, gitDirNow), checks: pinnedChanges(root, checks) };
 }
 
 /** Two observations' changes as one (a check may have put back what was changed before it ran). */
