@@ -23,6 +23,7 @@ import type { EscalationOutcome, EscalationReason, Verdict } from './review/verd
 import type { OpaqueReason } from './core/shell/effects';
 import { sanitize } from './core/sanitize';
 import type { Tamper } from './core/events';
+import type { PinChange } from './checks/pins';
 import type { CheckOutcome, CheckRun } from './checks/check-runs';
 import type { Layer0Check, Layer0Hit } from './checks/layer0';
 import type { CostTotal } from './report/cost';
@@ -483,6 +484,7 @@ export const notify = {
     `${PREFIX} ${escalated.map((e) => `finding class ${e.class} ${e.reason === 'fixer_escalated' ? 'escalated by the fixer' : 'back after two fix rounds'}`).join(', ')} → ` +
     `the critic of review ${state.iteration} gives a structural diagnosis; ` +
     (escalated.some((e) => e.reason === 'fixer_escalated') ? 'then the loop stops for you' : 'the loop stops for you if it is still there'),
+  pinnedStopped: (prev: number, state: State): string => `${PREFIX} fix round ${prev} → STOPPED (${stopReasonText(state.stopReason)}): ${state.stopDetail}`,
   fixRepeated: (prev: number, state: State): string => `${PREFIX} fix round ${prev} repeated the previous one → STOPPED (${stopReasonText(state.stopReason)})`,
   budgetSpent: (prev: number, state: State): string => `${PREFIX} fix round ${prev} done → STOPPED (${stopReasonText(state.stopReason)}: ${state.stopDetail})`,
   fixNoSummary: (prev: number, state: State): string =>
@@ -607,6 +609,10 @@ export function stopReasonText(reason: string | null): string {
       return 'the verdict could not be computed';
     case 'budget':
       return 'the token budget is spent';
+    case 'git_dir_changed':
+      return "the repository's git configuration or hooks changed during the loop";
+    case 'check_changed':
+      return 'a file the checks run changed where no review sees it';
     default:
       return reason ?? 'stopped';
   }
@@ -677,6 +683,27 @@ export function tamperDetail(problems: readonly Tamper[]): string {
     .concat(problems.length > 5 ? [`and ${problems.length - 5} more`] : [])
     .join('; ');
 }
+
+// ── Pinned files outside the snapshot ──────────────────────────────────────────
+
+const PIN_TEXT: Record<PinChange['problem'], string> = { changed: 'was changed', added: 'was added', deleted: 'was deleted' };
+
+/** "<file> was changed; <file> was added", the first five, the file names first. */
+export function pinList(changes: readonly PinChange[]): string {
+  return changes
+    .slice(0, 5)
+    .map((c) => `${truncate(c.file, 200)} ${PIN_TEXT[c.problem]}`)
+    .concat(changes.length > 5 ? [`and ${changes.length - 5} more`] : [])
+    .join('; ');
+}
+
+export const gitDirChangedDetail = (changes: readonly PinChange[]): string =>
+  `${pinList(changes)} since the loop started. git reads these files as configuration or runs them as programs, and no review sees them: ` +
+  'look at the change (git config --list --show-origin; the hooks folder) and undo what you did not make before you run git in this repository again';
+
+export const checkChangedDetail = (changes: readonly PinChange[]): string =>
+  `${pinList(changes)} since the loop started. The checks run ${changes.length === 1 ? 'this file' : 'these files'}, which the snapshot and the reviews do not see: ` +
+  'a check that passes now may pass because of that change. Put back what the loop did not need (e.g. reinstall the packages), then start the loop again';
 
 export const rewrittenNote = (): string => 'the review file changed after the hooks recorded it; this result is from the review as recorded';
 export const replacedNote = (reviewer: Reviewer): string =>

@@ -9,6 +9,7 @@ import type { State, AgentCost } from '../state/schema';
 import type { CheckRun } from '../checks/check-runs';
 import type { FileChange } from '../checks/layer0';
 import type { MachineFinding } from '../checks/machine-finding';
+import type { PinChange, PinRecord } from '../checks/pins';
 import type { ChecksReport } from '../checks/reports';
 import type { LoopFacts } from '../report/facts';
 
@@ -50,6 +51,8 @@ export type Effect =
   | { type: 'freeze'; content: string }
   /** From now on the record vouches for an agent's file as it is (the fixer's accepted answers). */
   | { type: 'pin'; path: string; content: string }
+  /** The record keeps these pins (the git dir's files, the files the checks run), taken at the loop's start. */
+  | { type: 'pin-repo'; pins: PinRecord }
   /** The record stops vouching for these hook-owned files (reported as tampered; the loop is over). */
   | { type: 'forget'; paths: string[] }
   /** Answers, mapped to each event's output shape by the shell. */
@@ -81,6 +84,15 @@ export interface PatchText {
  * (diff.patch) and, from iteration 2, what the fixer changed in the round before (fix-delta.patch).
  * null: no snapshot to make it from (outside git, or git failed).
  */
+/**
+ * What changed since the loop's start among the pinned files outside the snapshot, as the shell read them
+ * at a phase end: the git dir's (the loop ends STOPPED) and the files the checks run (no DONE).
+ */
+export interface PinnedChanges {
+  gitDir: PinChange[];
+  checks: PinChange[];
+}
+
 export interface RoundPatches {
   diff: PatchText | null;
   fixDelta: PatchText | null;
@@ -107,6 +119,8 @@ export type Event =
       patches?: RoundPatches;
       /** The project's checks, run once before the loop starts (and before the base snapshot). */
       baseline?: CheckRun[];
+      /** The git dir's files and the files the checks run outside the snapshot, as they are at the start. */
+      pins?: PinRecord | null;
     })
   | (Base & { kind: 'prompt' })
   | (Base & {
@@ -157,6 +171,8 @@ export type Event =
       machine?: MachineFinding[];
       /** The project's checks on the tree this round reviewed (the baseline, or after the previous fix), for its REVIEW.md. */
       checks?: ChecksReport | null;
+      /** Pinned files outside the snapshot that changed since the loop's start. */
+      pinned?: PinnedChanges | null;
     })
   | (Base & {
       kind: 'fixer-stop';
@@ -179,6 +195,8 @@ export type Event =
       reviewedChecks?: ChecksReport | null;
       /** The project's changed files now, for the next round's R1 prompts (absent: as the state has them). */
       changedFiles?: string[];
+      /** Pinned files outside the snapshot that changed since the loop's start (read before the checks ran, and after). */
+      pinned?: PinnedChanges | null;
     })
   /** The lock's previous holder died while aggregating (r1.aggregation was still set). */
   | (Base & { kind: 'aggregation-died' })

@@ -2,6 +2,7 @@
 import { escalationAfterFix } from './escalation';
 import type { Effect, Event, Outcome } from './events';
 import { MAX_CHECK_SENDBACKS, MAX_OUTPUT_FAILURES, advanceIteration, currentIteration, escapedJson, json, updateIteration } from './loop-state';
+import { pinnedStop } from './pinned';
 import { startRound } from './round-start';
 import { outcomeOf, regressions, tailOf } from '../checks/check-runs';
 import type { Layer0Check } from '../checks/layer0';
@@ -50,6 +51,18 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
   const n = state.iteration;
   const hasSummary = (event.summary ?? '').trim().length > 0;
   const { problems, answers } = summaryProblems(state, event.summary, event.summaryJson);
+  // The git dir, or what the checks run, changed: the loop ends here, whatever the summaries say (the shell ran no check).
+  const pinned = pinnedStop(event.pinned, 'fix-end');
+  if (pinned) {
+    const stopped: State = {
+      ...updateIteration(state, event.now, (it) => ({ ...it, r2: { ...it.r2, status: hasSummary ? 'complete' : 'no_summary' }, trees: { ...it.trees, fixEnd: event.tree ?? null } })),
+      status: 'stopped',
+      currentPhase: 'STOPPED',
+      ...pinned,
+      stopGuard: { key: '', blocks: 0 },
+    };
+    return { state: stopped, effects: [{ type: 'write-report' }, { type: 'notify', text: msg.notify.pinnedStopped(n, stopped) }] };
+  }
   if (problems.length > 0) {
     const failures = current.r2.failures + 1;
     if (failures < MAX_OUTPUT_FAILURES) {

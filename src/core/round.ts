@@ -7,6 +7,7 @@
 import { REVIEWERS, type Reviewer } from './agents';
 import type { Effect, Event, Outcome } from './events';
 import { advanceIteration, currentIteration, json, updateIteration } from './loop-state';
+import { withPinned } from './pinned';
 import { startRound } from './round-start';
 import { aggregateRound } from '../review/aggregate';
 import type { FindingClass, MergedFinding, Verdict } from '../review/verdict-schema';
@@ -70,7 +71,8 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
     readings: event.readings ?? {},
   });
   const replaced = REVIEWERS.filter((r) => event.readings?.[r]?.replaced === true);
-  const verdict = withinBudget(state, withNotes(withNotes(computed, event.rewritten, msg.rewrittenNote), replaced, msg.replacedNote));
+  // A change to the git dir, or to what the checks run, overrules the reviews: nobody reviewed it.
+  const verdict = withPinned(withinBudget(state, withNotes(withNotes(computed, event.rewritten, msg.rewrittenNote), replaced, msg.replacedNote)), event.pinned);
   const effects: Effect[] = [
     { type: 'write', path: verdictFile(state.iteration), content: verdictJson(verdict) },
     { type: 'write', path: reviewReportFile(state.iteration), content: renderReviewReport({ verdict, answers: null, fix: 'pending', checks: event.checks ?? null }) },

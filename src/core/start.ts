@@ -30,6 +30,8 @@ export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command
   // Whatever was there (a finished run's phases, a replaced or broken state) goes to the archive first.
   const effects: Effect[] = [{ type: 'archive-previous', into: prev ? prev.runId : null }];
   if (baseline.length > 0) effects.push(...baselineEffects(baseline, event.now));
+  // The record keeps the pins of this start (or none: a loop started outside git compares nothing).
+  effects.push({ type: 'pin-repo', pins: event.pins ?? { gitDir: {}, checks: {} } });
   effects.push(
     { type: 'mkdir', path: reviewDir(1) },
     { type: 'write', path: `${PHASES_DIR}/run.json`, content: json({ runId: state.runId, task: state.task, startedAt: state.startedAt, maxIterations: state.maxIterations }) },

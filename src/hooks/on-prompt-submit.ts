@@ -7,6 +7,7 @@ import { CONFIG_FILE, DEFAULT_SETTINGS, settingsFromConfig, validateConfig } fro
 import * as msg from '../messages';
 import { readText } from '../shell/files';
 import { startObservation } from '../shell/observe-tree';
+import { startPins } from '../shell/pins';
 import { runChecks } from '../shell/run-checks';
 import { UserPromptSubmitPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
@@ -46,6 +47,10 @@ void runHook({
       command.checks.commands.length > 0 && mayStart(ctx.load(), sessionId, command.force, ctx.now)
         ? await runChecks(ctx.root, command.checks.commands, { timeoutSeconds: command.checks.timeoutSeconds })
         : [];
-    return ctx.transact(() => ({ kind: 'command', command, sessionId, now: ctx.now, root: ctx.root, ...startObservation(ctx.root), baseline }));
+    return ctx.transact(() => {
+      const seen = startObservation(ctx.root);
+      // After the baseline, like the base snapshot: what the checks write as they run is part of the start.
+      return { kind: 'command', command, sessionId, now: ctx.now, root: ctx.root, ...seen, baseline, pins: startPins(ctx.root, command.checks.commands, seen.tree) };
+    });
   },
 });

@@ -7,6 +7,8 @@ import { fixerObservations, readVerdict } from '../shell/observe';
 import { fixObservation } from '../shell/observe-fix';
 import { reviewerStopObservation } from '../shell/observe-round';
 import { fixEndObservation } from '../shell/observe-tree';
+import { mergeObservations, pinnedObservation } from '../shell/pins';
+import { readRecord, recordDir } from '../shell/record';
 import { runChecks } from '../shell/run-checks';
 import { SubagentStopPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
@@ -31,7 +33,14 @@ void runHook({
     if (fixer) {
       // The checks may take minutes: they run before the lock is taken, and the core judges them under it.
       const seen = fixerObservations(ctx.root, state.iteration);
-      const checks = fixerStopRunsChecks(state, seen.summary, seen.summaryJson) ? await runChecks(ctx.root, state.checks.commands, { timeoutSeconds: state.checks.timeoutSeconds }) : null;
+      // Before the checks: a planted git config or test runner would run in them (and could put itself back).
+      const pins = () => {
+        const dir = recordDir(ctx.root);
+        return pinnedObservation(ctx.root, dir ? readRecord(dir)?.pins : null);
+      };
+      const pinnedBefore = state.currentPhase === 'R2' ? pins() : null;
+      const untouched = !pinnedBefore || (pinnedBefore.gitDir.length === 0 && pinnedBefore.checks.length === 0);
+      const checks = untouched && fixerStopRunsChecks(state, seen.summary, seen.summaryJson) ? await runChecks(ctx.root, state.checks.commands, { timeoutSeconds: state.checks.timeoutSeconds }) : null;
       // After the checks: what they write is part of the tree the next review sees.
       const end = fixEndObservation(ctx.root, state);
       const verdict = readVerdict(ctx.root, state.iteration);
@@ -52,6 +61,7 @@ void runHook({
           reviewedChecks: readReviewedChecks(ctx.root, current.iteration),
           // For the next round's R1 prompts (Stop and prompts re-inject them from the state).
           changedFiles: changedFiles(ctx.root, current.base),
+          pinned: current.currentPhase === 'R2' ? mergeObservations(pinnedBefore, pins()) : null,
         };
       });
     }

@@ -161,7 +161,7 @@ export const EscalationOutcome = z.lazy(() =>
 );
 export type EscalationOutcome = z.infer<typeof EscalationOutcome>;
 
-export const StopReason = z.enum(['max_iterations', 'no_progress', 'stuck_issue', 'structural_rework_needed', 'changed_during_review', 'tampered', 'aggregation_failed', 'budget']);
+export const StopReason = z.enum(['max_iterations', 'no_progress', 'stuck_issue', 'structural_rework_needed', 'changed_during_review', 'tampered', 'aggregation_failed', 'budget', 'git_dir_changed', 'check_changed']);
 export type StopReason = z.infer<typeof StopReason>;
 
 export const Verdict = z.lazy(() =>

@@ -17,6 +17,7 @@ import { readDeclines, readFixRounds, readHistory, readSources } from './observe
 import { readMachineFindings } from './observe-fix';
 import { readReviewedChecks } from './observe-checks';
 import { reviewEndObservation } from './observe-tree';
+import { pinnedObservation } from './pins';
 import { frozenHolds, frozenText, type Store } from './store';
 
 type ReviewerStop = Extract<Event, { kind: 'reviewer-stop' }>;
@@ -104,6 +105,7 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
     fixes: readFixRounds(store.root, n),
     machine: readMachineFindings(store.root, n - 1),
     checks: readReviewedChecks(store.root, n),
+    pinned: pinnedObservation(store.root, store.record?.pins),
     ...end,
   };
 }

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sha256 } from '../state/digest';
 import { openRegular, readRegular, removeFile, writeAtomic } from './files';
+import type { Pins, PinRecord } from '../checks/pins';
 
 export const RECORD_VERSION = 1;
 
@@ -33,9 +34,14 @@ export interface IntegrityRecord {
    * says was put back (a copy of .agents/tmp/ and the record taken earlier, restored by an interpreter).
    */
   generation: number | null;
+  /**
+   * The git dir's files and the files the checks run outside the snapshot, fingerprinted when the loop
+   * started (checks/pins.ts), by absolute path; null: none taken (no loop started since, or older hooks).
+   */
+  pins: PinRecord | null;
 }
 
-export const emptyRecord = (): IntegrityRecord => ({ version: RECORD_VERSION, files: {}, prior: {}, shape: null, generation: null });
+export const emptyRecord = (): IntegrityRecord => ({ version: RECORD_VERSION, files: {}, prior: {}, shape: null, generation: null, pins: null });
 
 /** The git dir of the repository that holds `root`, found on the file system (a worktree's .git file is followed). */
 export function findGitDir(root: string): { gitDir: string; top: string } | null {
@@ -112,7 +118,15 @@ function parseRecord(data: unknown): IntegrityRecord {
   for (const [k, v] of Object.entries(r.files ?? {})) if (typeof v === 'string') files[k] = v;
   for (const [k, v] of Object.entries(r.prior ?? {})) if (Array.isArray(v)) prior[k] = v.filter((d): d is string | null => d === null || typeof d === 'string');
   const generation = typeof r.generation === 'number' && Number.isSafeInteger(r.generation) && r.generation >= 0 ? r.generation : null;
-  return { version: RECORD_VERSION, files, prior, shape: typeof r.shape === 'string' ? r.shape : null, generation };
+  const pins = r.pins && typeof r.pins === 'object' ? { gitDir: parsePins(r.pins.gitDir), checks: parsePins(r.pins.checks) } : null;
+  return { version: RECORD_VERSION, files, prior, shape: typeof r.shape === 'string' ? r.shape : null, generation, pins };
+}
+
+function parsePins(data: unknown): Pins {
+  const pins: Pins = {};
+  if (!data || typeof data !== 'object') return pins;
+  for (const [k, v] of Object.entries(data)) if (v === null || typeof v === 'string') pins[k] = v;
+  return pins;
 }
 
 export function writeRecord(dir: string, record: IntegrityRecord): void {

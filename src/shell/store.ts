@@ -295,6 +295,7 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
   const shape = stateText !== null ? STATE_SHAPE : old.shape;
   const files = { ...old.files };
   const prior: IntegrityRecord['prior'] = {};
+  let pins = old.pins;
   // A file written is replaced by a rename, so until then it holds what it held (or is absent if it was);
   // only a file moved away may also be absent. A commit cut short does not make a deleted state.json fine.
   const touch = (rel: string, digest: string | null) => {
@@ -317,20 +318,21 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
     if (effect.type === 'pin') files[effect.path] = sha256(effect.content);
     if (effect.type === 'archive-run') moved(effect);
     if (effect.type === 'forget') for (const rel of effect.paths) if (rel !== STATE_FILE) delete files[rel];
+    if (effect.type === 'pin-repo') pins = effect.pins;
   }
 
   if (store.dir) {
     // Kept by digest for the rest of this hook too: the round's verdict, computed next, reads them back.
     for (const effect of outcome.effects) if (effect.type === 'freeze') store.objects.set(putObject(store.dir, effect.content), effect.content);
     if (stateText !== null) putObject(store.dir, stateText, stateDigest!);
-    writeRecord(store.dir, { version: old.version, files, prior, shape, generation });
+    writeRecord(store.dir, { version: old.version, files, prior, shape, generation, pins });
   }
   for (const effect of pre) applyFileEffect(store.root, effect, now, bytesOf);
   if (stateText !== null) {
     writeAtomic(statePath(store.root), stateText, tmpRoot(store.root));
   }
   for (const effect of post) applyFileEffect(store.root, effect, now, bytesOf);
-  const record: IntegrityRecord = { version: old.version, files, prior: {}, shape, generation };
+  const record: IntegrityRecord = { version: old.version, files, prior: {}, shape, generation, pins };
   if (store.dir) {
     writeRecord(store.dir, record);
     store.record = record;

@@ -167,6 +167,26 @@ describe('what the user reads', () => {
   });
 });
 
+describe('pinned files outside the snapshot', () => {
+  it('the git dir and what the checks run: the stop details, the fix-stop line and the outcome', () => {
+    const git = [
+      { file: '.git/config', problem: 'changed' as const },
+      { file: '.git/hooks/pre-commit', problem: 'added' as const },
+      { file: '~/.gitconfig', problem: 'deleted' as const },
+    ];
+    const checks = [{ file: 'node_modules/.bin/vitest', problem: 'changed' as const }];
+    const stopped = stateBuilder({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'git_dir_changed', stopDetail: msg.gitDirChangedDetail(git) }).build();
+    const checked = stateBuilder({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'check_changed', stopDetail: msg.checkChangedDetail(checks) }).build();
+    const texts = [
+      msg.notify.pinnedStopped(1, stopped),
+      msg.notify.pinnedStopped(2, checked),
+      msg.outcome(stopped, loopFacts({ state: stopped, verdicts: [], checks: [], totalChange: null, phasesDir: '.agents/tmp/phases/' })),
+      msg.pinList(Array.from({ length: 7 }, (_, i) => ({ file: `.git/hooks/h${i}`, problem: 'added' as const }))),
+    ];
+    expect(texts.join('\n')).toMatchSnapshot();
+  });
+});
+
 describe("the project's checks and Layer-0", () => {
   const failing = { command: 'npm test', exitCode: 1, signal: null, timedOut: false, durationMs: 3200, output: 'not ok 1 - total\n', outputBytes: 17, error: null };
 

@@ -26,7 +26,7 @@ describe('starting a loop', () => {
     const { state, effects } = transition(NONE, start({ maxIterations: 3 }));
     expect(state).toMatchObject({ status: 'in_progress', currentPhase: 'R1', iteration: 1, maxIterations: 3, sessionId: OWNER, base: 'def456', task: 'check a' });
     expect(state!.iterations).toHaveLength(1);
-    expect(types(effects)).toEqual(['archive-previous', 'mkdir', 'write', 'context', 'notify']);
+    expect(types(effects)).toEqual(['archive-previous', 'pin-repo', 'mkdir', 'write', 'context', 'notify']);
     const context = find(effects, 'context')!.text;
     expect(context).toContain('[PHASE R1]');
     expect(context).toContain('Iteration 1/3');
