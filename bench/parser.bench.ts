@@ -53,7 +53,9 @@ const project = fs.mkdtempSync(path.join(os.tmpdir(), 'minions-parser-bench-'));
 spawnSync('git', ['init', '-q'], { cwd: project });
 const hooks = JSON.parse(fs.readFileSync(path.join(root, 'hooks/hooks.json'), 'utf8')).hooks;
 const hookCommand = (event: string, matcher?: string): string => hooks[event].find((h: { matcher?: string }) => h.matcher === matcher).hooks[0].command;
-const env = { ...process.env, CLAUDE_PLUGIN_ROOT: root, CLAUDE_PROJECT_DIR: project };
+// As the host runs hooks: CLAUDE_PLUGIN_DATA holds the live-loop marker and dist/launch.cjs's code cache.
+const pluginData = fs.mkdtempSync(path.join(os.tmpdir(), 'minions-parser-bench-data-'));
+const env = { ...process.env, CLAUDE_PLUGIN_ROOT: root, CLAUDE_PROJECT_DIR: project, CLAUDE_PLUGIN_DATA: pluginData };
 spawnSync('/bin/sh', ['-c', hookCommand('UserPromptSubmit')], { env, input: JSON.stringify({ session_id: 'bench', cwd: project, prompt: '/minions:review bench' }) });
 const gate = (command: string): Command => ({
   argv: ['/bin/sh', '-c', hookCommand('PreToolUse', 'Bash')],
@@ -69,3 +71,4 @@ console.log(`CPU time against a bare node start (${process.version}), median of 
 const targets = results.filter((r) => r.name in GATES).map((r) => ({ target: r.name, measured: times(r.ratio), limit: `≤ ${GATES[r.name]}× a node start`, pass: r.ratio <= GATES[r.name]! }));
 console.log(`\ntargets\n${formatTargets(targets)}`);
 fs.rmSync(project, { recursive: true, force: true });
+fs.rmSync(pluginData, { recursive: true, force: true });
