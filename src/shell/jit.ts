@@ -11,7 +11,8 @@
  *
  * V8 refuses a code cache made under other flags than its own. Two caches are kept whole:
  * - node's built-in one for its own modules: the ones a large round goes on to load are loaded before the
- *   switch (node:child_process for the round's snapshot, about 10 ms to compile from source);
+ *   switch (node:child_process for the round's snapshot, about 10 ms to compile from source, and
+ *   node:crypto for its digests);
  * - the launcher's one for the bundle (launch.ts), written at exit when the call did not run from it: the
  *   flag is set back first, or every later call would refuse that cache and compile the bundle again.
  */
@@ -29,7 +30,7 @@ export function allowJitTuning(): void {
 const flag = (on: boolean): string => (Number(process.versions.v8.split('.')[0]) >= 11 ? (on ? '--turbofan' : '--no-turbofan') : on ? '--opt' : '--no-opt');
 
 /** Node's modules a large round loads after the switch, loaded before it. */
-const LOADED_FIRST = ['node:child_process'];
+const LOADED_FIRST = ['node:child_process', 'node:crypto'];
 
 /** Switches TurboFan off for the rest of this hook (once; nothing when not allowed or not possible). */
 export function tuneForLargeRound(): void {

@@ -145,7 +145,7 @@ export function getObjectBytes(dir: string, digest: string): Buffer | null {
 /**
  * Whether the stored object `digest` holds exactly this text (or these bytes): then it has that digest,
  * found by reading the object rather than hashing the text (the gates' state check runs on every tool
- * call; a review file already hashed is not hashed again). The object is
+ * call, and hashing loads node:crypto; a review file already hashed is not hashed again). The object is
  * not hashed either. Whoever could put other text under that name could as well rewrite record.json
  * beside it with the digest of their own text, so this check trusts the record's folder exactly as the
  * digest check does.

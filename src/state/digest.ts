@@ -1,9 +1,17 @@
-/** sha256 and unique names, by node:crypto. */
-import { hash, randomBytes } from 'node:crypto';
+/**
+ * sha256 and unique names, by node:crypto. It is loaded on the first use, not as a hook starts: with the
+ * streams it pulls in, loading it cost the edit gate (which hashes nothing) about a fifth of a node start,
+ * and the Bash gate about half of one (its --liftoff-only flag keeps node's own modules from their code
+ * cache), measured with bench/hooks.bench.ts against the same hooks loading it lazily.
+ */
+type Crypto = typeof import('node:crypto');
+
+let crypto: Crypto | undefined;
+const load = (): Crypto => (crypto ??= process.getBuiltinModule('node:crypto'));
 
 /** The sha256 of a text (its UTF-8 bytes) or of bytes, hex: how the hooks pin the files and reviews they own. */
 export function sha256(data: string | Uint8Array): string {
-  return hash('sha256', data, 'hex');
+  return load().hash('sha256', data, 'hex');
 }
 
 /**
@@ -11,5 +19,5 @@ export function sha256(data: string | Uint8Array): string {
  * pid, created with O_EXCL) and lock tickets.
  */
 export function randomHex(bytes: number): string {
-  return randomBytes(bytes).toString('hex');
+  return load().randomBytes(bytes).toString('hex');
 }
