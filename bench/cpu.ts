@@ -15,6 +15,8 @@ export interface Command {
   cwd?: string;
   /** Runs before every sample (not measured): puts the project in the state the case needs. */
   setup?: () => void;
+  /** Runs after every sample (not measured): throws when the run did not do the work the case names. */
+  verify?: () => void;
 }
 
 const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -33,6 +35,7 @@ export function cpuMs(command: Command): number {
   });
   if (out.status !== 0) throw new Error(`${command.argv.join(' ')} exited ${out.status}: ${out.stderr}`);
   const [user, system] = out.stderr.trim().split('\n').pop()!.split(' ').map(Number);
+  command.verify?.();
   return (user! + system!) * 1000;
 }
 
@@ -93,3 +96,20 @@ export function caBundleNote(pairs: number): string | null {
   const withIt = measurePairs('with', bareNode, { argv: [process.execPath, '-e', ''] }, pairs);
   return `this environment sets NODE_EXTRA_CA_CERTS=${bundle}: a bare node start costs ${withIt.caseMs.toFixed(1)} ms of CPU with it, ${withIt.baseMs.toFixed(1)} ms without; hooks.json empties it for every hook, and the baseline here leaves it out`;
 }
+
+/** One restated target (docs/performance.md): what was measured, the target, and whether it holds. */
+export interface TargetRow {
+  target: string;
+  measured: string;
+  limit: string;
+  pass: boolean;
+}
+
+export function formatTargets(rows: readonly TargetRow[]): string {
+  const width = Math.max(...rows.map((r) => r.target.length));
+  const measured = Math.max(...rows.map((r) => r.measured.length));
+  return rows.map((r) => `${r.pass ? 'pass' : 'FAIL'}  ${r.target.padEnd(width)}  ${r.measured.padStart(measured)}  (target ${r.limit})`).join('\n');
+}
+
+/** A ratio as the tables print it. */
+export const times = (ratio: number): string => `${ratio.toFixed(2)}×`;

@@ -101,16 +101,20 @@ const builtinDefaults: Plugin = {
   },
 };
 
-/** Builds dist/ (or `outdir`); returns each file's bundled sources, relative to the repository. */
-export async function buildAll(outdir = path.join(root, 'dist')): Promise<Record<string, string[]>> {
+/**
+ * Builds dist/ (or `outdir`); returns each file's bundled sources, relative to the repository. `variant`:
+ * plugins run before the hooks' own (a bench builds the hooks with a part changed, never into dist/).
+ */
+export async function buildAll(outdir = path.join(root, 'dist'), variant: Plugin[] = []): Promise<Record<string, string[]>> {
   fs.rmSync(outdir, { recursive: true, force: true });
   const built = await Promise.all(
     Object.entries(ENTRYPOINTS).map(async ([file, source]) => {
       const result = await build({
         ...common,
         ...FORMATS[file.endsWith('.cjs') ? 'cjs' : 'esm'],
-        ...(file.endsWith('.cjs') ? { plugins: [builtinImports, builtinDefaults] } : {}),
-        ...(file === CLI ? { banner: { js: `#!/usr/bin/env node\n${FORMATS.esm.banner!.js}` } } : {}),
+        ...(file.endsWith('.cjs') ? { plugins: [...variant, builtinImports, builtinDefaults] } : { plugins: variant }),
+        ...(file === CLI ? { banner: { js: `#!/usr/bin/env node
+${FORMATS.esm.banner!.js}` } } : {}),
         metafile: true,
         entryPoints: [path.join(root, source)],
         outfile: path.join(outdir, file),

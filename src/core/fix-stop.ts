@@ -10,7 +10,7 @@ import { layer0Round } from '../checks/layer0-round';
 import { checkFailedFinding, type MachineFinding } from '../checks/machine-finding';
 import { checksReport, type ChecksReport } from '../checks/reports';
 import { describeZodError } from '../review/reviewer-output';
-import { similarity } from '../review/simhash';
+import { similarity } from '../checks/layer0/simhash64';
 import { FixSummary } from '../review/verdict-schema';
 import * as msg from '../messages';
 import { overBudget } from '../report/cost';

@@ -1,6 +1,6 @@
 /**
  * The few pieces of WebAssembly's binary format (https://webassembly.github.io/spec/core/binary/) that
- * the hooks' two hand-assembled modules need: numbers, sections, vectors and exports. Pure.
+ * the hooks' hand-assembled text module (review/text-wasm.ts) needs: numbers, sections, vectors and exports. Pure.
  */
 
 export const I32 = 0x7f;
@@ -46,7 +46,6 @@ export const op = {
   tee: (local: number) => [0x22, local],
   if: [0x04, 0x40],
   else: [0x05],
-  load: (offset = 0) => [0x28, 2, ...uleb(offset)],
   load8U: (offset = 0) => [0x2d, 0, ...uleb(offset)],
   store: (offset = 0) => [0x36, 2, ...uleb(offset)],
   store8: (offset = 0) => [0x3a, 0, ...uleb(offset)],
@@ -58,11 +57,7 @@ export const op = {
   add: [0x6a],
   sub: [0x6b],
   and: [0x71],
-  or: [0x72],
-  xor: [0x73],
   shl: [0x74],
-  shrU: [0x76],
-  rotr: [0x78],
   /** SIMD (0xfd prefix): a 16-byte load, a byte broadcast, bytewise equality, and the mask of the bytes' top bits. */
   v128Load: (offset = 0) => [0xfd, 0x00, 0, ...uleb(offset)],
   i8x16Splat: [0xfd, 0x0f],

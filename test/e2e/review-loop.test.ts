@@ -11,7 +11,7 @@
 import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { similarity } from '../../src/review/simhash';
+import { similarity } from '../../src/checks/layer0/simhash64';
 import { paced } from '../helpers/pace';
 import { copyShippedPlugin, runClaude, systemEvents } from './harness';
 import { contentText, startModelServer } from './model-server';

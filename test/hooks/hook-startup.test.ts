@@ -81,8 +81,10 @@ describe('the node builtins a hook run loads', () => {
     expect(modules.filter((m) => NOT_ON_START.includes(m))).toEqual([]);
   });
 
-  // node:crypto and node:v8 each load node's streams: the gates need neither (state.json is compared with
-  // the hooks' copy, not hashed; the Bash gate's --liftoff-only is on its command line).
+  // node:crypto is loaded on a hook's first digest (state/digest.ts) and node:v8 by the shell parser and
+  // the switch for a large round; each loads node's streams. The gates on everyday input need none of
+  // them (state.json is compared with the hooks' copy, not hashed; the Bash gate's --liftoff-only is on
+  // its command line): bench/hooks.bench.ts measured node:crypto alone at a fifth of a node start here.
   it.each([
     ['the edit gate denying the orchestrator', (l: Loop) => l.gateWrite(l.dir.abs('src/a.ts'), null)],
     ["the edit gate in another session's loop", (l: Loop) => l.gateWrite(l.dir.abs('src/a.ts'), null, { session_id: 'another-session' })],

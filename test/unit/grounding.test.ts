@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { flatten, flattenBytes } from '../../src/review/fingerprint';
 import { EVIDENCE_WINDOW, Grounder, ground, type Sources } from '../../src/review/grounding';
 import { band, heuristicScore, readiness, scale10, scoreFindings, scoreOf } from '../../src/review/scoring';
-import { similarity } from '../../src/review/simhash';
+import { similarity } from '../../src/checks/layer0/simhash64';
 
 const SRC = ['export function page(items, n) {', '  const out = [];', '  for (let i = 0; i <= n; i++) {', '    out.push(items[i]);', '  }', '  return out;', '}', ''].join('\n');
 const BIG = [...Array.from({ length: 40 }, (_, i) => `const v${i} = ${i};`), '  for (let i = 0; i <= n; i++) {'].join('\n');

@@ -1,6 +1,6 @@
 /**
- * A fast 64-bit simhash over word 3-shingles (the features of src/review/simhash.ts, which hashes each
- * shingle with sha256 and is far too slow for megabytes). Words are hashed while they are read, without
+ * The plugin's one simhash: 64 bits over word 3-shingles, for Layer-0's repeated paragraphs and for the
+ * fixpoint rule's near-identical fix summaries (similarity). Words are hashed while they are read, without
  * substrings; the 64 per-bit counts are kept bit-sliced (one 32-bit word per counter bit and half, held
  * in local variables), so adding a shingle costs a few bitwise operations instead of 64 additions.
  * Returned as two 32-bit halves.
@@ -344,3 +344,6 @@ export const popcount64 = (a: number, b: number): number => {
 
 /** 1 − hamming distance / 64. */
 export const similarity64 = (a: { hi: number; lo: number }, b: { hi: number; lo: number }): number => 1 - (popcount(a.hi ^ b.hi) + popcount(a.lo ^ b.lo)) / 64;
+
+/** How alike two texts read, each hashed whole (simhash64): 1 − hamming distance / 64. The fixpoint rule's measure. */
+export const similarity = (a: string, b: string): number => similarity64(simhash64(a), simhash64(b));
