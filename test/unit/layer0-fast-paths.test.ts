@@ -13,7 +13,7 @@ import { balance, worseBalance } from '../../src/checks/layer0/delimiters';
 import { simpleHeading } from '../../src/checks/layer0/headings';
 import { breaksJson, parsesAsJson } from '../../src/checks/layer0/json';
 import { paragraphHashes, popcount, popcount64, proseScan } from '../../src/checks/layer0/simhash64';
-import { changedRegion, countMatches, matchLines, pattern, type Lexer } from '../../src/checks/layer0/text';
+import { changedRegion, clipLine, countMatches, matchLines, pattern, type Lexer } from '../../src/checks/layer0/text';
 import { runLayer0 as referenceLayer0 } from './layer0-reference';
 import { paced } from '../helpers/pace';
 import { balance as referenceBalance } from './layer0-reference/delimiters';
@@ -275,7 +275,7 @@ describe('the fast paths one by one', () => {
     for (let m = re.exec(text); m !== null && m.index < to; m = re.exec(text)) {
       const start = text.lastIndexOf('\n', m.index - 1) + 1;
       const end = text.indexOf('\n', m.index);
-      out.push({ index: m.index, evidence: text.slice(start, end === -1 ? text.length : end).trim() });
+      out.push({ index: m.index, evidence: clipLine(text.slice(start, end === -1 ? text.length : end)) });
       const next = text.indexOf('\n', m.index + Math.max(m[0].length, 1) - 1);
       re.lastIndex = next === -1 ? text.length : next + 1;
     }

@@ -41,7 +41,7 @@ const EMPTY_CATCH = pattern(
 );
 
 /** A test case: it(…), test(…), def test_…, func TestX(, #[test], @Test. */
-const TEST_CASE = pattern(/^[ \t]*(?:(?:it|test|specify)(?:\.[\w$]+(?:\([^\n]*?\))?)*\s*\(|(?:async[ \t]+)?def[ \t]+test\w*|func[ \t]+Test\w*\s*\(|#\[test\]|@Test\b)/gm, null);
+export const TEST_CASE = pattern(/^[ \t]*(?:(?:it|test|specify)(?:\.[\w$]+(?:\([^\n]*?\))?)*\s*\(|(?:async[ \t]+)?def[ \t]+test\w*|func[ \t]+Test\w*\s*\(|#\[test\]|@Test\b)/gm, null);
 
 /** An assertion: assert…(, expect(, require.…(, assert …, .should, t.Error/Fatal…(, assert!/assert_eq!. */
 const ASSERTION = pattern(
