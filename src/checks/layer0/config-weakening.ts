@@ -6,7 +6,7 @@
  */
 import { allValues, valuesOf } from './config-values';
 import type { Layer0Hit } from './hit';
-import { introducedLines, linesOf, lineAround, pattern, type Pattern, type Region } from './text';
+import { introducedLines, linesOf, lineAround, matchLines, pattern, type Pattern, type Region } from './text';
 
 export interface ConfigRule {
   tool: string;
@@ -130,7 +130,7 @@ export const CONFIG_RULES: readonly ConfigRule[] = [
 const CHECK_SCRIPT = /^(?:test|tests|lint|typecheck|type-check|check|ci|verify)(?::[\w:.-]+)?$/;
 /** What makes a script run fewer tests or unable to fail. */
 const SCRIPT_WEAKENERS: readonly [RegExp, string][] = [
-  [/\|\|\s*(?:true|:|exit\s+0)\b|;\s*(?:true|exit\s+0)\s*$|\bexit\s+0\b/, 'cannot fail'],
+  [/\|\|\s*(?:true\b|:(?!\S)|exit\s+0\b)|;\s*true\s*$|\bexit\s+0\b/, 'cannot fail'],
   [/--passWithNoTests\b|--pass-with-no-tests\b|--no-error-on-unmatched-pattern\b/, 'passes with no tests'],
   [/(?:^|\s)(?:-t|-k|--testNamePattern|--testPathPattern|--testPathIgnorePatterns|--grep|--fgrep|--exclude|--ignore|--deselect|--onlyChanged|--changed|--lf|--findRelatedTests|--shard)(?=[\s=]|$)/, 'runs fewer tests'],
 ];
@@ -244,10 +244,23 @@ export function configWeakened(path: string, before: string | null, after: strin
       continue;
     }
     if (rule.lines) {
-      for (const m of introducedLines(rule.lines, before, after, region)) {
-        rule.lines.re.lastIndex = 0;
-        const found = rule.lines.re.exec(m.evidence)?.[0].trim() ?? m.evidence;
-        rule.lines.re.lastIndex = 0;
+      const { re } = rule.lines;
+      const setting = (line: string): string => {
+        re.lastIndex = 0;
+        const found = re.exec(line)?.[0].trim() ?? line;
+        re.lastIndex = 0;
+        return found;
+      };
+      const introduced = introducedLines(rule.lines, before, after, region);
+      // A setting that was there already, on a line that only changed around it (a comma, a move), is not new.
+      const had = counted(introduced.length && before !== null ? matchLines(rule.lines, before).map((m) => setting(m.evidence)) : []);
+      for (const m of introduced) {
+        const found = setting(m.evidence);
+        const n = had.get(found) ?? 0;
+        if (n > 0) {
+          had.set(found, n - 1);
+          continue;
+        }
         hits.push({ check: 'config_weakened', path, line: m.line, evidence: m.evidence, detail: { tool: rule.tool, change: found } });
       }
     }

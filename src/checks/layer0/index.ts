@@ -68,14 +68,14 @@ export function runLayer0(changes: readonly FileChange[], disabled: readonly Lay
     if (isCode(path)) add(testSkipped(path, before, after, region), suppressionAdded(path, before, after, region), emptyCatch(path, before, after, region));
     if (configRulesFor(path).length > 0) add(configWeakened(path, before, after, region));
   }
-  // A test file renamed out of its runner's collection is not a move: its own finding, not a removal;
-  // and a new file the runner does not collect does not make up for tests removed elsewhere.
+  // A test file renamed out of its runner's collection is not a move: its own finding, not a removal.
+  // A file the runner does not collect, new or deleted, neither makes up for tests removed nor loses any.
   const runnerConfigs = new Map(configs);
   for (const c of changes) if ((RUNNER_CONFIG_FILES as readonly string[]).includes(c.path) && c.after.kind === 'text') runnerConfigs.set(c.path, c.after.text);
   const uncollected = uncollectedTests(changes, runnerConfigs);
   add(uncollected.hits);
   const collected = collects(runnerConfigs);
-  const tests = changes.filter((c) => isTestFile(c.path) && isCode(c.path) && !uncollected.pairs.has(c) && !(c.before.kind === 'absent' && collected(c.path) === false));
+  const tests = changes.filter((c) => isTestFile(c.path) && isCode(c.path) && !uncollected.pairs.has(c) && !((c.before.kind === 'absent' || c.after.kind === 'absent') && collected(c.path) === false));
   add(removedFromTests('test_removed', tests, regions), removedFromTests('assertion_removed', tests, regions));
   return hits.filter((h) => !disabled.includes(h.check));
 }
