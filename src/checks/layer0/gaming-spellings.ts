@@ -22,6 +22,17 @@ export interface Ecosystem {
 }
 
 const r = String.raw;
+/** A needle's cheap test for the rows anchored at a line's start: only blanks before it on its line. */
+const lineStart = (text: string, at: number): boolean => {
+  for (let j = at - 1; j >= 0; j--) {
+    const c = text.charCodeAt(j);
+    if (c === 0x0a) return true;
+    if (c !== 0x20 && c !== 0x09) return false;
+  }
+  return true;
+};
+/** Needles of a row anchored at a line's start (its match starts there, however far before the needle). */
+const first = (...words: string[]): NeedleSpec[] => words.map((w) => [w, Infinity, lineStart] as const);
 /** A falsy literal (runIf(false) and the like never run). */
 const FALSY = r`(?:false|0|null|undefined|''|""|\x60\x60|!\s*(?:1|true))`;
 
@@ -37,7 +48,7 @@ export const ECOSYSTEMS: readonly Ecosystem[] = [
       { re: r`(?<![\w$.])f(?:it|describe)\s*\(\s*['"\x60]`, needles: ['fit', 'fdescribe'], example: "fdescribe('cart', () => {" },
       { re: r`\b(?:t|this|ctx)\.(?:skip|todo)\s*\(`, needles: ['.skip', '.todo'], example: "  t.skip('later');", tests: true },
       { re: r`^[ \t]*(?:it|test|describe|suite)\s*\([^\n]*?,\s*\{[^}\n]*?\b(?:skip|todo|only)\s*:\s*(?!(?:false|undefined|null|0)\b)[^\s,})]`, needles: ['skip', 'todo', 'only'], example: "test('adds', { skip: true }, () => {", tests: true },
-      { re: r`^[ \t]*pending\s*\(`, needles: ['pending'], example: "  pending('later');", tests: true },
+      { re: r`^[ \t]*pending\s*\(`, needles: first('pending'), example: "  pending('later');", tests: true },
     ],
     suppressions: [
       { re: r`eslint-disable\b`, needles: ['eslint-disable'], example: '// eslint-disable-next-line no-explicit-any' },
@@ -62,8 +73,8 @@ export const ECOSYSTEMS: readonly Ecosystem[] = [
       { re: r`@(?:unittest\.)?(?:skip|skipIf|skipUnless|expectedFailure)\b`, needles: ['@unittest.', '@skip', '@expectedFailure'], example: '@unittest.skipIf(True, "later")' },
       { re: r`\bskipTest\s*\(`, needles: ['skipTest'], example: '        self.skipTest("later")' },
       { re: r`\braise\s+(?:unittest\.(?:case\.)?)?SkipTest\b`, needles: ['raise'], example: '    raise unittest.SkipTest("later")' },
-      { re: r`^[ \t]*__test__\s*=\s*False\b`, needles: ['__test__'], example: '__test__ = False' },
-      { re: r`^[ \t]*collect_ignore(?:_glob)?\s*(?:\+?=|\.(?:append|extend)\s*\()`, needles: ['collect_ignore'], example: 'collect_ignore = ["test_cart.py"]' },
+      { re: r`^[ \t]*__test__\s*=\s*False\b`, needles: first('__test__'), example: '__test__ = False' },
+      { re: r`^[ \t]*collect_ignore(?:_glob)?\s*(?:\+?=|\.(?:append|extend)\s*\()`, needles: first('collect_ignore'), example: 'collect_ignore = ["test_cart.py"]' },
     ],
     suppressions: [
       { re: r`#[ \t]*(?:(?:flake8|ruff):[ \t]*)?[Nn][Oo][Qq][Aa]\b`, needles: ['#'], example: 'import os  # NOQA' },
@@ -124,9 +135,9 @@ export const ECOSYSTEMS: readonly Ecosystem[] = [
     name: 'Ruby (RSpec, minitest)',
     extensions: ['rb'],
     skips: [
-      { re: r`^[ \t]*x(?:it|describe|context|specify|example|scenario|feature)\b`, needles: ['xit', 'xdescribe', 'xcontext', 'xspecify', 'xexample', 'xscenario', 'xfeature'], example: "  xit 'adds' do" },
-      { re: r`^[ \t]*f(?:it|describe|context|specify|example)\b(?![?!]|[ \t]*=[^=])`, needles: ['fit', 'fdescribe', 'fcontext', 'fspecify', 'fexample'], example: "  fit 'adds' do", tests: true },
-      { re: r`^[ \t]*(?:skip|pending)\b(?![?!]|[ \t]*=[^=])`, needles: ['skip', 'pending'], example: "    skip 'later'", tests: true },
+      { re: r`^[ \t]*x(?:it|describe|context|specify|example|scenario|feature)\b`, needles: first('xit', 'xdescribe', 'xcontext', 'xspecify', 'xexample', 'xscenario', 'xfeature'), example: "  xit 'adds' do" },
+      { re: r`^[ \t]*f(?:it|describe|context|specify|example)\b(?![?!]|[ \t]*=[^=])`, needles: first('fit', 'fdescribe', 'fcontext', 'fspecify', 'fexample'), example: "  fit 'adds' do", tests: true },
+      { re: r`^[ \t]*(?:skip|pending)\b(?![?!]|[ \t]*=[^=])`, needles: first('skip', 'pending'), example: "    skip 'later'", tests: true },
       { re: r`^[ \t]*(?:it|specify|example|scenario|describe|context|feature)\b[^\n]*?(?:\b(?:skip|pending|focus)\s*:(?!:)|:(?:skip|pending|focus)\b)`, needles: ['skip', 'pending', 'focus'], example: "  it 'adds', skip: 'later' do", tests: true },
     ],
     suppressions: [
@@ -165,7 +176,7 @@ export const ECOSYSTEMS: readonly Ecosystem[] = [
   {
     name: 'Shell',
     extensions: ['sh', 'bash', 'zsh'],
-    skips: [{ re: r`^[ \t]*skip\b(?![ \t]*=)`, needles: ['skip'], example: '  skip "later"', tests: true }],
+    skips: [{ re: r`^[ \t]*skip\b(?![ \t]*=)`, needles: first('skip'), example: '  skip "later"', tests: true }],
     suppressions: [{ re: r`#[ \t]*shellcheck[ \t]+disable=`, needles: ['shellcheck'], example: '# shellcheck disable=SC2086' }],
   },
   {
