@@ -1,7 +1,7 @@
 /** What the fixer's stop observes for the pure core: the checks' input, the changed files' texts, the reports. */
 import path from 'node:path';
 import { currentIteration } from '../core/loop-state';
-import { MAX_LAYER0_BYTES, RUNNER_CONFIG_FILES, type FileChange, type Side } from '../checks/layer0';
+import { MAX_LAYER0_BYTES, renamedFrom, RUNNER_CONFIG_FILES, type FileChange, type Side } from '../checks/layer0';
 import type { MachineFinding } from '../checks/machine-finding';
 import { ChecksReport, Layer0Report } from '../checks/reports';
 import type { Verdict } from '../review/verdict-schema';
@@ -40,7 +40,10 @@ export function fixObservation(
   if (!tree || !from) return {};
   const changes = sides(root, from, tree, changedPaths(root, from, tree));
   if (!changes) return {};
-  const files = [...new Set((verdict?.findings ?? []).filter((f) => f.toFixer && f.reporters.includes('layer0')).map((f) => f.file))];
+  // A test file renamed out of its runner's collection is found again only with the file it was renamed from.
+  const open = (verdict?.findings ?? []).filter((f) => f.toFixer && f.reporters.includes('layer0'));
+  const renamed = (f: (typeof open)[number]): string | null => (f.categories.includes('test_uncollected') ? renamedFrom(f.file, f.evidence) : null);
+  const files = [...new Set(open.flatMap((f) => [f.file, renamed(f) ?? f.file]))];
   const recheck = state.baseTree && files.length ? (sides(root, state.baseTree, tree, files) ?? []) : [];
   const runnerConfigs: Record<string, string> = {};
   for (const [rel, blob] of readBlobs(root, tree, RUNNER_CONFIG_FILES)) {

@@ -262,5 +262,12 @@ describe('Layer-0 on a fix that games the runner or the tools', () => {
       ['config_weakened', 'critical', 'tsconfig.json', 3, '"strict": false'],
       ['test_uncollected', 'critical', 'test/cart.test.ts', null, 'renamed test file test/cart.spec.ts to test/cart.test.ts'],
     ]);
+    // The round-2 fixer restores the config and leaves the rename: the rename is still found (with the file it came from).
+    await loop.reviewRound(2, allClean());
+    await loop.dispatch(FIXER);
+    loop.dir.write('tsconfig.json', tsconfig);
+    loop.writeFixSummary(2);
+    await loop.fixerStop();
+    expect(loop.dir.readJson(phase(2, 'layer0.json')).findings.map((f: any) => f.category)).toEqual(['test_uncollected']);
   });
 });

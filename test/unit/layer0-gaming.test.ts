@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runLayer0, type FileChange, type Layer0Check, type Layer0Hit } from '../../src/checks/layer0';
 import { layer0Round } from '../../src/checks/layer0-round';
-import { collects, globToRegExp } from '../../src/checks/layer0/collection';
+import { collects, globToRegExp, renamedFrom } from '../../src/checks/layer0/collection';
 import { valuesOf } from '../../src/checks/layer0/config-values';
 import { CONFIG_RULES, scriptWeakened } from '../../src/checks/layer0/config-weakening';
 import { ECOSYSTEMS } from '../../src/checks/layer0/gaming-spellings';
@@ -414,5 +414,36 @@ describe('properties', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('test_uncollected in a later round', () => {
+  const suite = lines("it('adds', () => {", '  expect(add(1, 2)).toBe(3);', '});');
+  const finding = (file: string, evidence: string) => ({
+    fingerprint: 'f',
+    categories: ['test_uncollected'],
+    file,
+    evidence,
+    reporters: ['layer0'],
+    toFixer: true,
+  });
+
+  it('renamedFrom reads the path back from the evidence, whatever the paths hold', () => {
+    expect(renamedFrom('test/a b to c.tests.js', 'renamed test file test/x to y.test.js to test/a b to c.tests.js')).toBe('test/x to y.test.js');
+    expect(renamedFrom('test/a.tests.js', 'renamed test file test/a.test.js to test/other.js')).toBeNull();
+    expect(renamedFrom('test/a.tests.js', '// TODO')).toBeNull();
+  });
+
+  it('a rename the fixer left in place is found again against the loop start, with the file it came from', () => {
+    const report = layer0Round({
+      iteration: 2,
+      from: null,
+      to: null,
+      changes: [change('src/cart.ts', 'a\n', 'b\n')],
+      recheck: [change('test/x.test.js', suite, null), change('test/x.tests.js', null, suite)],
+      findings: [finding('test/x.tests.js', 'renamed test file test/x.test.js to test/x.tests.js') as never],
+      disabled: [],
+    });
+    expect(report.findings.map((f) => [f.category, f.file])).toEqual([['test_uncollected', 'test/x.tests.js']]);
   });
 });

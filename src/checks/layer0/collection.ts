@@ -156,6 +156,14 @@ export function collects(configs: ReadonlyMap<string, string>): (path: string) =
 
 const casesOf = (text: string): string[] => matchLines(TEST_CASE, text).map((m) => m.evidence);
 
+const renameEvidence = (from: string, to: string): string => `renamed test file ${from} to ${to}`;
+
+/** The path a test_uncollected finding's file was renamed from (its evidence names it), or null. */
+export function renamedFrom(file: string, evidence: string): string | null {
+  const [head, tail] = renameEvidence('\0', file).split('\0') as [string, string];
+  return evidence.startsWith(head) && evidence.endsWith(tail) && evidence.length > head.length + tail.length ? evidence.slice(head.length, evidence.length - tail.length) : null;
+}
+
 /**
  * Test files renamed out of their runner's collection: a file the runner collected is gone, and a new
  * file the runner does not collect holds its text or all its test cases. `pairs`: both sides of each
@@ -181,7 +189,7 @@ export function uncollectedTests(changes: readonly FileChange[], configs: Readon
     });
     if (!a) continue;
     pairs.add(d).add(a);
-    hits.push({ check: 'test_uncollected', path: a.path, line: null, evidence: `renamed test file ${d.path} to ${a.path}`, detail: { from: d.path, tests: cases.length } });
+    hits.push({ check: 'test_uncollected', path: a.path, line: null, evidence: renameEvidence(d.path, a.path), detail: { from: d.path, tests: cases.length } });
   }
   return { hits, pairs };
 }

@@ -14,7 +14,7 @@ import { bytesOf, isCode, isJson, isMarkdown, isProse, isTestFile, lexerFor, reg
 export type { Layer0Hit } from './hit';
 export type { FileChange, Side } from './text';
 export { LAYER0_CHECKS, type Layer0Check } from './names';
-export { RUNNER_CONFIG_FILES } from './collection';
+export { renamedFrom, RUNNER_CONFIG_FILES } from './collection';
 
 /** Files larger than this are only measured (file_size_delta), not read as text. */
 export const MAX_LAYER0_BYTES = 16 * 1024 * 1024;
