@@ -94,6 +94,7 @@ describe('test_skipped: each spelling the brief names', () => {
     ['an RSpec hash of test data', 'spec/cart_spec.rb', '    let(:page) { { skip: 10, take: 5 } }'],
     ['a Ruby skip outside the specs', 'lib/cart.rb', '    skip'],
     ['#[cfg(test)]', 'src/lib.rs', '#[cfg(test)]'],
+    ['a Swift argument named skip outside the tests', 'Sources/Cart.swift', 'let page = fetch(skip: true)'],
   ])('does not fire on %s', (_, path, line) => {
     expect(hits(path, BEFORE, `${BEFORE}${line}\n`, 'test_skipped')).toEqual([]);
   });
@@ -210,6 +211,7 @@ describe('config_weakened', () => {
     ['an ESLint rule raised to error', 'eslint.config.js', lines("rules: { 'no-console': 'warn' }"), lines("rules: { 'no-console': 'error' }")],
     ['a rule that was off already, moved', '.eslintrc.json', lines('{ "rules": {', '  "a": "off",', '  "b": 2', '} }'), lines('{ "rules": {', '  "b": 2,', '  "a": "off"', '} }')],
     ['vitest include widened', 'vitest.config.ts', "test: { include: ['test/**/*.test.ts'] }\n", "test: { include: ['test/**/*.test.ts', 'src/**/*.test.ts'] }\n"],
+    ['a build folder excluded in tsconfig', 'tsconfig.json', '{\n  "exclude": ["node_modules"]\n}\n', '{\n  "exclude": ["node_modules", "dist", "**/coverage/**"]\n}\n'],
     ['vitest exclude reduced', 'vitest.config.ts', "test: { exclude: ['a/**', 'b/**'] }\n", "test: { exclude: ['a/**'] }\n"],
     ['a vite optimizeDeps exclude (not the tests)', 'vite.config.ts', "export default { optimizeDeps: { exclude: ['a'] } };\n", "export default { optimizeDeps: { exclude: ['a', 'b'] } };\n"],
     ['pytest addopts made more verbose', 'pytest.ini', lines('[pytest]', 'addopts = -q'), lines('[pytest]', 'addopts = -ra -q --strict-markers')],

@@ -200,6 +200,13 @@ const beyond = (from: readonly string[], than: readonly string[]): string[] => {
   });
 };
 
+/** Folders no tool is asked to check: ignoring one more of them weakens nothing. */
+const OUTPUT_DIRS = new Set(['node_modules', 'dist', 'build', 'out', 'coverage', '.git', '.next', '.nuxt', '.svelte-kit', 'target', 'vendor', 'tmp', '.cache', '__pycache__', '.venv', 'venv', '.tox', '.mypy_cache', '.pytest_cache']);
+const onlyOutput = (value: string): boolean => {
+  const parts = value.split('/').filter((p) => p !== '' && p !== '.' && !/^[*?]+$/.test(p) && !/^<rootDir>$/.test(p));
+  return parts.length > 0 && parts.every((p) => OUTPUT_DIRS.has(p));
+};
+
 function listHits(path: string, rule: ConfigRule, before: string, after: string): Layer0Hit[] {
   const scoped = (text: string): string => {
     if (!rule.scope) return text;
@@ -228,7 +235,7 @@ function listHits(path: string, rule: ConfigRule, before: string, after: string)
     if (was.length === 0 || valuesOf(a, key).length === 0) continue;
     for (const v of beyond(was, allValues(a, key))) hit(key, 'lost', v);
   }
-  for (const key of rule.gained ?? []) for (const v of beyond(allValues(a, key), allValues(b, key))) hit(key, 'gained', v);
+  for (const key of rule.gained ?? []) for (const v of beyond(allValues(a, key), allValues(b, key))) if (!onlyOutput(v)) hit(key, 'gained', v);
   return hits;
 }
 

@@ -188,7 +188,7 @@ export const ECOSYSTEMS: readonly Ecosystem[] = [
   {
     name: 'Swift/Dart',
     extensions: ['swift', 'dart'],
-    skips: [{ re: r`\bXCTSkip(?:If|Unless)?\b|\bskip\s*:\s*(?:true|['"])`, needles: ['XCTSkip', 'skip'], example: '        throw XCTSkip("later")' }],
+    skips: [{ re: r`\bXCTSkip(?:If|Unless)?\b|\bskip\s*:\s*(?:true|['"])`, needles: ['XCTSkip', 'skip'], example: '        throw XCTSkip("later")', tests: true }],
     suppressions: [{ re: r`\bswiftlint:disable\b|\/\/[ \t]*ignore(?:_for_file)?:`, needles: ['swiftlint:', 'ignore'], example: '// swiftlint:disable force_cast' }],
   },
 ];
