@@ -339,6 +339,10 @@ export function layer0Description(hit: Layer0Hit): string {
       return `The fix added a suppression (${hit.detail.marker}) instead of fixing what the tool reports.`;
     case 'empty_catch':
       return 'The fix added an empty catch (or except: pass) that swallows errors.';
+    case 'test_uncollected':
+      return `The fix renamed the test file ${hit.detail.from} (${plural(hit.detail.tests, 'test')}) to a name its test runner does not collect: its tests no longer run.`;
+    case 'config_weakened':
+      return `The fix weakened the ${hit.detail.tool} configuration (${truncate(hit.detail.change, 120)}) instead of fixing what it reports.`;
   }
 }
 
@@ -354,6 +358,8 @@ const LAYER0_SUGGESTIONS: Record<Layer0Check, string> = {
   assertion_removed: 'Restore the assertion; fix the code so that it holds.',
   suppression_added: 'Fix what the checker reports and remove the suppression.',
   empty_catch: 'Handle the error: narrow the catch to what is expected and rethrow or report the rest.',
+  test_uncollected: "Give the file back a name its runner collects (or widen the runner's pattern to it); fix the code its tests test.",
+  config_weakened: 'Restore the configuration; fix the code so that it passes the stricter setting and runs every test.',
 };
 export const layer0Suggestion = (check: Layer0Check): string => LAYER0_SUGGESTIONS[check];
 

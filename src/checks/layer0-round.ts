@@ -18,13 +18,16 @@ export interface Layer0RoundInput {
   /** The round's merged findings: those with reporter layer0 that were sent to the fixer are rechecked. */
   findings: readonly MergedFinding[];
   disabled: readonly Layer0Check[];
+  /** The test runners' config files now, by path (absent: none read). */
+  runnerConfigs?: Readonly<Record<string, string>>;
 }
 
 export function layer0Round(input: Layer0RoundInput): Layer0Report {
-  const hits = runLayer0(input.changes, input.disabled);
+  const configs = new Map(Object.entries(input.runnerConfigs ?? {}));
+  const hits = runLayer0(input.changes, input.disabled, configs);
   const open = input.findings.filter((f) => f.toFixer && f.reporters.includes('layer0'));
   const same = (h: Layer0Hit) => (f: MergedFinding) => f.file === h.path && f.categories.includes(h.check) && normaliseCode(f.evidence) === normaliseCode(h.evidence);
-  const still = open.length === 0 ? [] : runLayer0(input.recheck, input.disabled).filter((h) => open.some(same(h)));
+  const still = open.length === 0 ? [] : runLayer0(input.recheck, input.disabled, configs).filter((h) => open.some(same(h)));
   const seen = new Set<string>();
   const unique = [...hits, ...still].filter((h) => {
     const key = `${h.check}\0${h.path}\0${normaliseCode(h.evidence)}`;

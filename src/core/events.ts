@@ -190,6 +190,8 @@ export type Event =
       changes?: FileChange[];
       /** Files of this round's open Layer-0 findings: text at the loop's start and now (are they still there?). */
       recheck?: FileChange[];
+      /** The test runners' config files at the project's root now, by path (what each runner collects). */
+      runnerConfigs?: Record<string, string>;
       cost?: CostReading | null;
       /** The project's checks on the tree this round reviewed, for its REVIEW.md. */
       reviewedChecks?: ChecksReport | null;

@@ -98,6 +98,7 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
         to: event.tree ?? null,
         changes: event.changes,
         recheck: event.recheck ?? [],
+        runnerConfigs: event.runnerConfigs ?? {},
         findings: event.verdict?.findings ?? [],
         disabled: state.layer0.disabled as Layer0Check[],
       })

@@ -272,3 +272,33 @@ describe('Layer-0 on the fix', () => {
     ]);
   });
 });
+
+describe('Layer-0 on a fix that games the runner or the tools', () => {
+  it('a test file renamed out of the include the project declares, and "strict": false, are findings', async () => {
+    const spec = "import { it, expect } from 'vitest';\nit('totals', () => {\n  expect(1).toBe(1);\n});\n";
+    const tsconfig = '{\n  "compilerOptions": {\n    "strict": true\n  }\n}\n';
+    // vitest's default pattern collects x.test.ts; this project's include does not: read from the tree, unchanged by the fix.
+    const dir = project({ 'test/cart.spec.ts': spec, 'tsconfig.json': tsconfig, 'vitest.config.ts': "export default { test: { include: ['test/**/*.spec.ts'] } };\n" });
+    dir.git('add', '-A');
+    dir.git('commit', '-q', '-m', 'tests');
+    const loop = new Loop(dir);
+    await toFixer(loop, 'the cart');
+    fix(loop);
+    fs.renameSync(`${loop.root}/test/cart.spec.ts`, `${loop.root}/test/cart.test.ts`);
+    loop.dir.write('tsconfig.json', tsconfig.replace('"strict": true', '"strict": false'));
+    const stopped = await loop.fixerStop();
+    expect(blockReason(stopped)).toBeUndefined();
+    const report = loop.dir.readJson(phase(1, 'layer0.json'));
+    expect(report.findings.map((f: any) => [f.category, f.severity, f.file, f.line, f.evidence])).toEqual([
+      ['config_weakened', 'critical', 'tsconfig.json', 3, '"strict": false'],
+      ['test_uncollected', 'critical', 'test/cart.test.ts', null, 'renamed test file test/cart.spec.ts to test/cart.test.ts'],
+    ]);
+    // The round-2 fixer restores the config and leaves the rename: the rename is still found (with the file it came from).
+    await loop.reviewRound(2, allClean());
+    await loop.dispatch(FIXER);
+    loop.dir.write('tsconfig.json', tsconfig);
+    loop.writeFixSummary(2);
+    await loop.fixerStop();
+    expect(loop.dir.readJson(phase(2, 'layer0.json')).findings.map((f: any) => f.category)).toEqual(['test_uncollected']);
+  });
+});

@@ -8,11 +8,12 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { runLayer0, type FileChange } from '../../src/checks/layer0';
+import { ECOSYSTEMS } from '../../src/checks/layer0/gaming-spellings';
 import { balance, worseBalance } from '../../src/checks/layer0/delimiters';
 import { simpleHeading } from '../../src/checks/layer0/headings';
 import { breaksJson, parsesAsJson } from '../../src/checks/layer0/json';
 import { paragraphHashes, popcount, popcount64, proseScan } from '../../src/checks/layer0/simhash64';
-import { changedRegion, countMatches, matchLines, pattern, type Lexer } from '../../src/checks/layer0/text';
+import { changedRegion, clipLine, countMatches, matchLines, pattern, type Lexer } from '../../src/checks/layer0/text';
 import { runLayer0 as referenceLayer0 } from './layer0-reference';
 import { paced } from '../helpers/pace';
 import { balance as referenceBalance } from './layer0-reference/delimiters';
@@ -32,6 +33,9 @@ const CODE = [
   'eslint-disable', '// eslint-disable-next-line', '@ts-ignore', '@ts-expect-error', '# noqa', '#\n noqa', '# type: ignore', '//nolint', '// NOSONAR', 'istanbul ignore', 'c8\nignore', '#[allow(dead_code)]', '@SuppressWarnings',
   'expect(total).toBe(1);', 'expect\n(x)', 'assert x', 'assert(x)', 'assert_eq!(a, b)', 'require.NoError(t, err)', 'x.should.equal(1)', 't.Errorf("bad")',
   'def test_adds():', 'async def test_b():', 'func TestAdds(t *testing.T) {', '#[test]', '@Test', 'test(\n',
+  // Every spelling of the table, and pieces of them that split across lines or lose a character.
+  ...ECOSYSTEMS.flatMap((e) => [...e.skips, ...e.suppressions].map((s) => s.example)),
+  'skip', 'pending', '\n  skip ', '  pending(', ', { skip: true }', ', {', 'only: 1', '# NOQA', '#\tnoqa', 'fit', "fit('", '.runIf(false)', '.skipIf', 'x.skipIfEmpty(', '//go:build', '@Ignore', '@Disabled', '=', '==',
 ];
 const PROSE_WORDS = 'the cart total adds every line price times its quantity and rounds the sum to whole cents before tax is applied to the order'.split(' ');
 const PROSE = [
@@ -90,6 +94,10 @@ describe('Layer-0 fast paths give the reference hits', () => {
     ['Rust', 'src/lib.rs'],
     ['Ruby', 'lib/cart.rb'],
     ['shell', 'run.sh'],
+    ['an RSpec spec', 'spec/cart_spec.rb'],
+    ['a JUnit test', 'src/test/java/CartTest.java'],
+    ['C', 'src/cart.c'],
+    ['a language the table does not list', 'lib/cart.lua'],
   ])('on %s files', (_, path) => {
     agreesOn(path, CODE, 60, 1500);
   });
@@ -267,7 +275,7 @@ describe('the fast paths one by one', () => {
     for (let m = re.exec(text); m !== null && m.index < to; m = re.exec(text)) {
       const start = text.lastIndexOf('\n', m.index - 1) + 1;
       const end = text.indexOf('\n', m.index);
-      out.push({ index: m.index, evidence: text.slice(start, end === -1 ? text.length : end).trim() });
+      out.push({ index: m.index, evidence: clipLine(text.slice(start, end === -1 ? text.length : end)) });
       const next = text.indexOf('\n', m.index + Math.max(m[0].length, 1) - 1);
       re.lastIndex = next === -1 ? text.length : next + 1;
     }

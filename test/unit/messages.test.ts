@@ -231,6 +231,8 @@ describe("the project's checks and Layer-0", () => {
       assertion_removed: { before: 9, after: 7 },
       suppression_added: { marker: '@ts-ignore' },
       empty_catch: {},
+      test_uncollected: { from: 'test/cart.test.js', tests: 3 },
+      config_weakened: { tool: 'TypeScript', change: '"strict": false' },
     };
     const texts = LAYER0_CHECKS.map((check) => {
       const hit = { check, path: 'src/a.ts', line: 3, evidence: 'x', detail: details[check] } as Layer0Hit;

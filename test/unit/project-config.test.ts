@@ -51,7 +51,7 @@ describe('validateConfig', () => {
     [{ checks: 'npm test' }, '"checks" must be a list of shell commands, e.g. ["npm test"], not "npm test"'],
     [{ checks: ['npm test', ''] }, '"checks[1]" must be a command of 1 to 2000 characters, not ""'],
     [{ checks: ['npm test', 3] }, '"checks[1]" must be a command of 1 to 2000 characters, not 3'],
-    [{ layer0: { disable: ['no_todo'] } }, '"layer0.disable[0]": "no_todo" is not a Layer-0 check; known: no_placeholder, balanced_delimiters, json_valid, no_duplicate_headings, no_text_loop, file_size_delta, test_skipped, test_removed, assertion_removed, suppression_added, empty_catch'],
+    [{ layer0: { disable: ['no_todo'] } }, '"layer0.disable[0]": "no_todo" is not a Layer-0 check; known: no_placeholder, balanced_delimiters, json_valid, no_duplicate_headings, no_text_loop, file_size_delta, test_skipped, test_removed, assertion_removed, suppression_added, empty_catch, test_uncollected, config_weakened'],
     [{ layer0: { off: [] } }, 'unknown key "layer0.off"; known keys: disable'],
     [[], '"(top level)": Invalid input: expected object, received array'],
   ])('%j is refused: %s', (data, error) => {

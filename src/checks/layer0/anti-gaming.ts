@@ -4,20 +4,9 @@
  * added lines are compared with the file before the fix, removals are counted over all the changed
  * test files together (a test moved to another file is not removed). Pure, O(n).
  */
+import { spellingsFor } from './gaming-spellings';
 import type { Layer0Hit } from './hit';
 import { changedRegion, countMatches, introducedLines, matchLines, pattern, type FileChange, type Pattern, type Region, textOf } from './text';
-
-// Each pattern's needles: literal text on the line where each of its matches starts, at or after the
-// start (and how far before the needle a match can start, when that is known).
-const SKIP = pattern(
-  /\b(?:it|test|describe|context|suite|specify)\.(?:skip|todo|only)\b|\bx(?:it|describe|test|context)\s*\(|@pytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.skip\s*\(|@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|\bt\.Skip(?:Now|f)?\s*\(|#\[ignore\b/g,
-  ['.skip', '.todo', '.only', 'xit', 'xdescribe', 'xtest', 'xcontext', '@pytest.mark.', '@unittest.', '.Skip', '#[ignore'],
-);
-
-const SUPPRESSION = pattern(
-  /eslint-disable\b|@ts-(?:ignore|expect-error|nocheck)\b|#\s*noqa\b|#\s*type:\s*ignore\b|\/\/\s*nolint\b|#\s*pylint:\s*disable\b|#\[allow\(|@SuppressWarnings\b|\/\/\s*NOSONAR\b|\b(?:istanbul|c8)\s+ignore\b/g,
-  ['eslint-disable', '@ts-', '#', '//', '@SuppressWarnings', 'istanbul', 'c8'],
-);
 
 /** Past the characters from j that may be blanks (any up to a space: a superset of \s in ASCII). */
 const blanksFrom = (text: string, j: number): number => {
@@ -52,7 +41,7 @@ const EMPTY_CATCH = pattern(
 );
 
 /** A test case: it(…), test(…), def test_…, func TestX(, #[test], @Test. */
-const TEST_CASE = pattern(/^[ \t]*(?:(?:it|test|specify)(?:\.[\w$]+(?:\([^\n]*?\))?)*\s*\(|(?:async[ \t]+)?def[ \t]+test\w*|func[ \t]+Test\w*\s*\(|#\[test\]|@Test\b)/gm, null);
+export const TEST_CASE = pattern(/^[ \t]*(?:(?:it|test|specify)(?:\.[\w$]+(?:\([^\n]*?\))?)*\s*\(|(?:async[ \t]+)?def[ \t]+test\w*|func[ \t]+Test\w*\s*\(|#\[test\]|@Test\b)/gm, null);
 
 /** An assertion: assert…(, expect(, require.…(, assert …, .should, t.Error/Fatal…(, assert!/assert_eq!. */
 const ASSERTION = pattern(
@@ -67,12 +56,18 @@ const markerOf = ({ re }: Pattern, line: string): string => {
   return m?.[0].trim() ?? '';
 };
 
+/** Skips in the spellings of the file's ecosystem (gaming-spellings.ts). */
 export function testSkipped(path: string, before: string | null, after: string, region?: Region): Layer0Hit[] {
-  return introducedLines(SKIP, before, after, region).map((m) => ({ check: 'test_skipped', path, line: m.line, evidence: m.evidence, detail: { marker: markerOf(SKIP, m.evidence) } }));
+  const skips = spellingsFor('skips', path);
+  if (!skips) return [];
+  return introducedLines(skips, before, after, region).map((m) => ({ check: 'test_skipped', path, line: m.line, evidence: m.evidence, detail: { marker: markerOf(skips, m.evidence) } }));
 }
 
+/** Suppressions in the spellings of the file's ecosystem (gaming-spellings.ts). */
 export function suppressionAdded(path: string, before: string | null, after: string, region?: Region): Layer0Hit[] {
-  return introducedLines(SUPPRESSION, before, after, region).map((m) => ({ check: 'suppression_added', path, line: m.line, evidence: m.evidence, detail: { marker: markerOf(SUPPRESSION, m.evidence) } }));
+  const suppressions = spellingsFor('suppressions', path);
+  if (!suppressions) return [];
+  return introducedLines(suppressions, before, after, region).map((m) => ({ check: 'suppression_added', path, line: m.line, evidence: m.evidence, detail: { marker: markerOf(suppressions, m.evidence) } }));
 }
 
 export function emptyCatch(path: string, before: string | null, after: string, region?: Region): Layer0Hit[] {

@@ -13,6 +13,10 @@ export interface Details {
   assertion_removed: { before: number; after: number };
   suppression_added: { marker: string };
   empty_catch: Record<string, never>;
+  /** A test file renamed out of its runner's collection: where it was, and how many test cases it held. */
+  test_uncollected: { from: string; tests: number };
+  /** The tool whose config the fix weakened, and how (a line, a value listed or gone, a script). */
+  config_weakened: { tool: string; change: string };
 }
 
 export type Layer0Hit = {

@@ -6,14 +6,13 @@
  * added lines are compared with the file before the fix, removals are counted over all the changed
  * test files together (a test moved to another file is not removed). Pure, O(n).
  */
+import { spellingsFor } from '../../../src/checks/layer0/gaming-spellings';
 import type { Layer0Hit } from '../../../src/checks/layer0/hit';
 import { changedRegion, countMatches, introducedLines, matchLines, type FileChange, textOf } from './text';
 
-const SKIP =
-  /\b(?:it|test|describe|context|suite|specify)\.(?:skip|todo|only)\b|\bx(?:it|describe|test|context)\s*\(|@pytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.skip\s*\(|@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|\bt\.Skip(?:Now|f)?\s*\(|#\[ignore\b/g;
-
-const SUPPRESSION =
-  /eslint-disable\b|@ts-(?:ignore|expect-error|nocheck)\b|#\s*noqa\b|#\s*type:\s*ignore\b|\/\/\s*nolint\b|#\s*pylint:\s*disable\b|#\[allow\(|@SuppressWarnings\b|\/\/\s*NOSONAR\b|\b(?:istanbul|c8)\s+ignore\b/g;
+// The spellings are the table's (src/checks/layer0/gaming-spellings.ts): what is compared here is how they are searched.
+const SKIP = (path: string): RegExp | undefined => spellingsFor('skips', path)?.re;
+const SUPPRESSION = (path: string): RegExp | undefined => spellingsFor('suppressions', path)?.re;
 
 /** catch (e) {} (comments only count as empty), .catch(() => {}), and Python's except …: pass. */
 const EMPTY_CATCH =
@@ -33,11 +32,15 @@ const markerOf = (pattern: RegExp, line: string): string => {
 };
 
 export function testSkipped(path: string, before: string | null, after: string): Layer0Hit[] {
-  return introducedLines(SKIP, before, after).map((m) => ({ check: 'test_skipped', path, line: m.line, evidence: m.evidence, detail: { marker: markerOf(SKIP, m.evidence) } }));
+  const re = SKIP(path);
+  if (!re) return [];
+  return introducedLines(re, before, after).map((m) => ({ check: 'test_skipped', path, line: m.line, evidence: m.evidence, detail: { marker: markerOf(re, m.evidence) } }));
 }
 
 export function suppressionAdded(path: string, before: string | null, after: string): Layer0Hit[] {
-  return introducedLines(SUPPRESSION, before, after).map((m) => ({ check: 'suppression_added', path, line: m.line, evidence: m.evidence, detail: { marker: markerOf(SUPPRESSION, m.evidence) } }));
+  const re = SUPPRESSION(path);
+  if (!re) return [];
+  return introducedLines(re, before, after).map((m) => ({ check: 'suppression_added', path, line: m.line, evidence: m.evidence, detail: { marker: markerOf(re, m.evidence) } }));
 }
 
 export function emptyCatch(path: string, before: string | null, after: string): Layer0Hit[] {

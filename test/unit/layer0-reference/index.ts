@@ -30,6 +30,8 @@ export const LAYER0_SEVERITY: Record<Layer0Check, 'critical' | 'warning' | 'info
   assertion_removed: 'critical',
   suppression_added: 'warning',
   empty_catch: 'warning',
+  test_uncollected: 'critical',
+  config_weakened: 'critical',
 };
 
 /** Every check that applies to each changed file, then the removals over all changed test files. */
