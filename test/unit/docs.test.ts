@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REVIEW_FLAGS } from '../../src/core/args';
-import { STALE_AFTER_MS } from '../../src/core/loop-state';
+import { MAX_CHECK_SENDBACKS, MAX_IDLE_BLOCKS, STALE_AFTER_MS } from '../../src/core/loop-state';
 import { CHECKS_BUDGET_SECONDS, MAX_CHECKS, NUMERIC_OPTIONS } from '../../src/config/options';
 import { validateConfig } from '../../src/config/project-config';
 import { LAYER0_CHECKS } from '../../src/checks/layer0/names';
@@ -108,6 +108,13 @@ describe('the figures the README states are the code\'s', () => {
   it('a loop counts as running for two hours after its last update', () => {
     expect(STALE_AFTER_MS).toBe(2 * 60 * 60 * 1000);
     expect(README).toMatch(/updated\s+in the last two hours/);
+  });
+
+  it('a broken check sends the fixer back twice, and an idle session pauses the loop at its second stop', () => {
+    expect(MAX_CHECK_SENDBACKS).toBe(2);
+    expect(README).toMatch(/sends the fixer back, at most\s+twice/);
+    expect(MAX_IDLE_BLOCKS).toBe(2);
+    expect(README).toMatch(/stops twice without\s+progress/);
   });
 
   it('the .minions.json example is valid and shows every key', () => {
