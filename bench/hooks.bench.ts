@@ -186,7 +186,7 @@ const cases: Case[] = [
     restore('r1'),
     /^$/,
   ),
-  // Other shell syntax (here a command substitution) loads the tree-sitter parser (WebAssembly): reported, not budgeted (README, Bash gate).
+  // Other shell syntax (here a command substitution) loads the tree-sitter parser (WebAssembly): reported, not budgeted (docs/performance.md).
   hookCase(
     'Bash gate, shell syntax (parser loaded)',
     false,
