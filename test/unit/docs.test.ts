@@ -11,6 +11,7 @@ import { MAX_CHECK_SENDBACKS, MAX_IDLE_BLOCKS, STALE_AFTER_MS } from '../../src/
 import { CHECKS_BUDGET_SECONDS, MAX_CHECKS, NUMERIC_OPTIONS } from '../../src/config/options';
 import { validateConfig } from '../../src/config/project-config';
 import { LAYER0_CHECKS } from '../../src/checks/layer0/names';
+import { ROUND_FILES } from '../../src/state/paths';
 import { StopReason } from '../../src/review/verdict-schema';
 import { stopReasonText } from '../../src/messages';
 
@@ -126,6 +127,12 @@ describe('the figures the README states are the code\'s', () => {
     const known = /known keys: (.*)$/.exec(refusal.ok ? '' : refusal.errors[0]!)?.[1]?.split(', ') ?? [];
     expect(known).toContain('checks');
     expect([...Object.keys(JSON.parse(example!) as object), '$schema'].sort()).toEqual(known.sort());
+  });
+
+  it.each(Object.entries(ROUND_FILES))('the files under .agents/: review-N/%s, marked "hooks only" when only the hooks write it', (name, writer) => {
+    const line = README.split('\n').find((l) => l.startsWith(`.agents/tmp/phases/review-N/${name} `));
+    expect(line, name).toBeDefined();
+    expect(line!.endsWith('(hooks only)'), line).toBe(writer === 'hooks');
   });
 
   it('names every Layer-0 check', () => {
