@@ -190,7 +190,7 @@ function prepare(c: Case): { subject: Command; dir: string; store: string } {
     fs.utimesSync(path.join(dir, rel), anHourAgo, anHourAgo);
   }
   // Committed: the round's diff.patch (what changed since the loop began) stays small, so the case
-  // measures the aggregation; a 50 MB change would be measured by the patch (see the README).
+  // measures the aggregation; a 50 MB change would measure the patch instead.
   const git = (...args: string[]) => spawnSync('git', args, { cwd: dir, env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
   git('add', '-A');
   git('commit', '-qm', 'bench project');

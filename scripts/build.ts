@@ -131,19 +131,58 @@ ${FORMATS.esm.banner!.js}` } } : {}),
 
 /**
  * What a user's install holds, relative to the repository root: the bundles, the agents, commands,
- * hooks and skill, the manifest and icon, README and LICENSE. No package.json and no lockfile: the host
+ * hooks and skill, the manifest and icon, and LICENSE. No package.json and no lockfile: the host
  * installs a plugin's npm dependencies only when its folder has a package.json with a lockfile, and
  * this folder has nothing to install.
  */
-export const SHIPPED = ['.claude-plugin/plugin.json', '.claude-plugin/icon.png', 'README.md', 'LICENSE', 'agents', 'commands', 'hooks', 'skills', 'dist'];
+export const SHIPPED = ['.claude-plugin/plugin.json', '.claude-plugin/icon.png', 'LICENSE', 'agents', 'commands', 'hooks', 'skills', 'dist'];
+
+/** Files assemblePlugin writes into the folder rather than copies: a short README (pluginReadme). */
+export const WRITTEN = ['README.md'];
 
 /** The shipped folder the marketplace entry (`"source": "./plugin"`) points at. */
 export const PLUGIN_DIR = 'plugin';
 
-/** Copies SHIPPED from `from` (a repository root) into `dest`, replacing what was there. */
+/** The documents of the repository the plugin's README points to, each with what it is for. */
+export const REPOSITORY_DOCS: readonly (readonly [string, string])[] = [
+  ['README.md', 'install, update, uninstall, use, the outcomes and troubleshooting'],
+  ['docs/internals.md', 'how the loop works: the state machine, grounding, checks, snapshots, the record'],
+  ['docs/security.md', 'what the gates prevent, what is detected afterwards, what neither covers'],
+  ['docs/performance.md', 'what the hooks cost, and the commands that measure it'],
+  ['docs/CONTRIBUTING.md', 'build, test and release'],
+  ['CHANGELOG.md', 'what each version changed'],
+];
+
+/**
+ * plugin/README.md: what this folder is and where the documentation is, not a copy of the repository's
+ * README (which would ship a second, stale copy of every page with each install).
+ */
+export function pluginReadme(manifest: { version: string; homepage?: string }): string {
+  const where = manifest.homepage ? ` (${manifest.homepage.replace(/#.*$/, '')})` : '';
+  return [
+    '# minions',
+    '',
+    'A bounded review → fix loop inside your own Claude Code session: `/minions:review <what to review>` runs',
+    'five read-only reviewer agents in parallel and one fixer, and repeats until a review is clean, the',
+    "project's checks still pass and the fix raised nothing, or a budget is spent. The plugin's hooks own the",
+    'loop, not the model.',
+    '',
+    `This folder is version ${manifest.version} of the plugin as Claude Code loads it: the hook bundles, agents,`,
+    'commands, hooks and skill. It is built by `npm run build` in the minions repository; do not edit it.',
+    '',
+    `The documentation is in that repository${where} and in your clone of it:`,
+    '',
+    ...REPOSITORY_DOCS.map(([file, what]) => `- \`${file}\`: ${what}`),
+    '',
+  ].join('\n');
+}
+
+/** Copies SHIPPED from `from` (a repository root) into `dest`, replacing what was there, and writes WRITTEN. */
 export function assemblePlugin(from = root, dest = path.join(root, PLUGIN_DIR)): void {
   fs.rmSync(dest, { recursive: true, force: true });
   for (const rel of SHIPPED) fs.cpSync(path.join(from, rel), path.join(dest, rel), { recursive: true });
+  const manifest = JSON.parse(fs.readFileSync(path.join(from, '.claude-plugin', 'plugin.json'), 'utf8')) as { version: string; homepage?: string };
+  fs.writeFileSync(path.join(dest, 'README.md'), pluginReadme(manifest));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

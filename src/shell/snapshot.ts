@@ -13,7 +13,7 @@
  * skip files are forced (FORCED_CONFIG, and the file system's own answers for fileMode, symlinks and
  * ignoreCase), the work tree is named (core.worktree, core.bare), every filter driver configured now is
  * blanked and those of the loop's start put back, and excludes (.git/info/exclude, core.excludesFile) are
- * those of the loop's start. What is left: see README, "Tree snapshots".
+ * those of the loop's start. What is left: docs/security.md, "Not covered by either".
  */
 import { execFileSync } from './child-process';
 import fs from 'node:fs';

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { ASSETS, ENTRYPOINTS, PLUGIN_DIR, SHIPPED, assemblePlugin } from '../../scripts/build';
+import { ASSETS, ENTRYPOINTS, PLUGIN_DIR, REPOSITORY_DOCS, SHIPPED, WRITTEN, assemblePlugin } from '../../scripts/build';
 import { REPO_ROOT } from '../helpers/run';
 import { removeTestdirs, tempDir } from '../helpers/testdir';
 
@@ -50,8 +50,20 @@ describe('plugin/ (what the marketplace entry installs)', () => {
 
   it('holds only what runs: nothing for the host to install, no sources, no tests', () => {
     const top = fs.readdirSync(path.join(REPO_ROOT, PLUGIN_DIR)).sort();
-    expect(top).toEqual([...new Set(SHIPPED.map((rel) => rel.split('/')[0]!))].sort());
+    expect(top).toEqual([...new Set([...SHIPPED, ...WRITTEN].map((rel) => rel.split('/')[0]!))].sort());
     for (const absent of ['package.json', 'package-lock.json', 'npm-shrinkwrap.json', 'bun.lock', 'node_modules', 'src', 'test']) expect(top).not.toContain(absent);
+  });
+
+  it("ships a short README that points to the repository's documents, each of which exists, not a copy of README.md", () => {
+    const readme = fs.readFileSync(path.join(REPO_ROOT, PLUGIN_DIR, 'README.md'), 'utf8');
+    const version = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, '.claude-plugin', 'plugin.json'), 'utf8')) as { version: string }).version;
+    expect(readme).not.toBe(fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8'));
+    expect(readme.split('\n').length).toBeLessThanOrEqual(40);
+    expect(readme).toContain(`version ${version}`);
+    for (const [doc] of REPOSITORY_DOCS) {
+      expect(readme).toContain(`\`${doc}\``);
+      expect(fs.existsSync(path.join(REPO_ROOT, doc)), doc).toBe(true);
+    }
   });
 
   it('is where the marketplace entry points', () => {
