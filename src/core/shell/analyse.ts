@@ -56,6 +56,15 @@ function throughNewLinks(effects: ShellEffect[]): ShellEffect[] {
   });
 }
 
+/**
+ * Names that change what a command name runs, wherever they stand (quotes and backslashes removed): the
+ * hash table and the aliases through their arrays (`BASH_CMDS[cat]=/bin/rm`, read under expand_aliases),
+ * a function passed in the environment (`env 'BASH_FUNC_cat%%=() { …; }' bash -c cat`), a library every
+ * program loads first, and an indirect assignment (`${!n:=…}`), whose name is chosen when it runs. Also
+ * refused where they are only read: no command of a review needs them.
+ */
+const REBINDING = /\bBASH_(?:CMDS|ALIASES|FUNC_)|\b(?:LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES)\b|\$\{![^}]*=/;
+
 /** Text in which bash runs code the tree holds as words: a backquote, or `$(` after a single quote (literal to the grammar, not to bash in "${…}", $((…)) and the like). */
 const HIDDEN_CODE = /`|'[^']*\$\(/;
 
@@ -131,6 +140,12 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
   // Set for this script and every one after it: an exported variable reaches later git commands.
   options.gitEnv ??= gitEnvSet(source);
   options.tmpdir ||= /\bTMPDIR\b/.test(source);
+  // What a command name runs, rebound by name (the hash table, the aliases, an exported function, a preloaded library).
+  const rebinding = REBINDING.exec(source.replace(/["'\\]/g, ''));
+  if (rebinding) {
+    effects.push({ kind: 'opaque', command: rebinding[0], why: 'rebinds-command' });
+    return false;
+  }
   // `set -o allexport`, `shopt -so allexport`, SHELLOPTS=allexport: every assignment after it is exported.
   if (/\ballexport\b/.test(source)) options.hidden.env ??= 'allexport';
   const words: WordContext = { home: options.home, gitNames: depth === 0 && /merge-base|rev-parse/.test(source) && namesSafe(source, script.root) };
@@ -159,7 +174,12 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
     const scratch: ShellEffect[] = [];
     const moves = items.map((item) => item.kind === 'command' && runInvocation(invocation(item, cwd, words, options.fds), runner(scratch)) !== undefined);
     for (const item of items) if (item.kind === 'opaque') effects.push({ kind: 'opaque', command: item.node.text.slice(0, 80), why: 'dynamic-code' });
-    for (const item of items) if (item.kind === 'hidden-export') options.hidden.env ??= item.node.text.slice(0, 80);
+    for (const item of items) {
+      if (item.kind !== 'hidden-export') continue;
+      options.hidden.env ??= item.node.text.slice(0, 80);
+      // A name chosen when it runs may be BASH_CMDS[cat] or BASH_ALIASES[ls]: what a later command runs.
+      effects.push({ kind: 'opaque', command: item.node.text.slice(0, 80), why: 'rebinds-command' });
+    }
     const anyMove = moves.some(Boolean);
     // CDPATH, and `shopt -s cdable_vars` (`cd d` goes to $d), send a cd where its word does not say.
     const lost = items.some((item, k) => moves[k] && (!item.site.top || item.site.inFunction)) || (anyMove && (source.includes('CDPATH') || source.includes('cdable_vars')));

@@ -228,11 +228,20 @@ function inPlaceInterpreter(valued: string, attached: Record<string, RegExp> = {
   };
 }
 
+/**
+ * gawk edits its file operands in place when the inplace extension runs: `-i inplace`, or any other
+ * library or extension that includes or loads it. A library's name says nothing of its content (gawk
+ * searches AWKPATH, `.` first, which the command may set; a path may hold a copy of inplace.awk under
+ * any name), so every `-i`/`--include`, `-l`/`--load` and `@include`/`@load` in the program makes the
+ * file operands written: no library is taken as read-only. A program file (`-f`) is a script: what it
+ * does is seen afterwards.
+ */
 function awk(args: Value[]): Writes {
-  const s = scanOptions(args, { short: 'fvFiEe', long: ['file', 'assign', 'field-separator', 'include', 'exec', 'source', 'load'] });
-  const includes = optionValues(s, 'i', 'include');
-  if (!includes.some((v) => v.kind !== 'literal' || /^inplace(\.awk)?$/.test(v.text))) return NONE;
+  const s = scanOptions(args, { short: 'fvFiEel', long: ['file', 'assign', 'field-separator', 'include', 'exec', 'source', 'load'] });
   const hasProgram = hasOption(s, 'f', 'file', 'e', 'source', 'E', 'exec');
+  const programs = hasProgram ? optionValues(s, 'e', 'source') : s.operands.slice(0, 1);
+  const extended = hasOption(s, 'i', 'include', 'l', 'load') || programs.some((v) => v.kind !== 'literal' || /@\s*(?:include|load)\b/.test(v.text));
+  if (!extended) return NONE;
   return targetsOf(hasProgram ? s.operands : s.operands.slice(1), false);
 }
 
@@ -770,6 +779,29 @@ function declaredNames(args: readonly Value[]): string | null {
   return null;
 }
 /**
+ * A builtin that assigns the variable a computed word names (`printf -v "$v"`, `read "$v"`, `mapfile
+ * "$a"`, `declare "$n=…"` run through `command`): it may be BASH_CMDS[cat] (see REBINDING in analyse.ts).
+ */
+function assignsComputedName(name: string, args: readonly Value[]): boolean {
+  const computed = (vs: readonly (Value | null)[]): boolean => vs.some((v) => v !== null && v.kind !== 'literal');
+  switch (name) {
+    case 'printf':
+      return computed(optionValues(scanOptions(args, { short: 'v', stopAtOperand: true }), 'v'));
+    case 'read': {
+      const s = scanOptions(args, { short: 'adinNptu' });
+      return computed(s.operands) || computed(optionValues(s, 'a'));
+    }
+    case 'mapfile':
+    case 'readarray':
+      return computed(scanOptions(args, { short: 'dnOsuCc' }).operands);
+    case 'getopts':
+      return computed(args.slice(1, 2));
+    default:
+      return DECLARING.has(name) && args.some((v) => v.kind !== 'literal');
+  }
+}
+
+/**
  * Builtins that evaluate an argument as a variable name or an arithmetic expression. An array subscript
  * in it is expanded then, quotes or not: `let 'a[$(rm x)]=1'`, `printf -v 'a[$(rm x)]' y`, `test -v …`.
  */
@@ -872,6 +904,10 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
     const hidden = declaredNames(args);
     if (hidden) runner.hideEnv(`${name} ${hidden}`);
   }
+  if (assignsComputedName(name, args)) {
+    runner.emit({ kind: 'opaque', command: text, why: 'rebinds-command' });
+    return undefined;
+  }
   if (EVALUATING.has(name) && args.some((v) => v.kind === 'literal' && SUBSCRIPT_CODE.test(v.text))) {
     runner.emit({ kind: 'opaque', command: text, why: 'dynamic-code' });
     return undefined;
@@ -919,7 +955,11 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
       return undefined;
     case 'hash':
       // `hash -p /bin/rm ls`: later `ls` runs rm.
-      if (args.some((v) => v.kind !== 'literal' || /^-\w*p/.test(v.text))) runner.emit({ kind: 'opaque', command: text, why: 'alias' });
+      if (args.some((v) => v.kind !== 'literal' || /^-\w*p/.test(v.text))) runner.emit({ kind: 'opaque', command: text, why: 'rebinds-command' });
+      return undefined;
+    case 'enable':
+      // `enable -f lib.so name` loads a builtin from a shared object: the name then runs its code.
+      if (args.some((v) => v.kind !== 'literal' || /^-\w*f/.test(v.text))) runner.emit({ kind: 'opaque', command: text, why: 'rebinds-command' });
       return undefined;
     case 'mapfile':
     case 'readarray':
