@@ -4,6 +4,7 @@
  * heredocs), every redirection, and the code inside `bash -c`, `eval`, `trap`, `xargs sh -c` …, parsed
  * again. Pure: the parser is passed in.
  */
+import path from 'node:path';
 import { SHELL_CODE_VARIABLES, SUBSCRIPT_CODE, joinKeepingDots, resolvePath, runInvocation, type Cwd, type Invocation, type Runner, type Stdin } from './commands';
 import type { Descriptor, ShellEffect } from './effects';
 import { gitEnvSet } from './git';
@@ -46,10 +47,15 @@ const LINKERS = new Set(['ln', 'link', 'cp', 'mv', 'rsync', 'tar', 'unzip', 'cpi
 function throughNewLinks(effects: ShellEffect[]): ShellEffect[] {
   const links = effects.flatMap((e) => (e.kind === 'write' && LINKERS.has(e.command) && e.target.kind !== 'dynamic' ? [e.target.kind === 'glob' ? e.target.pattern : e.target.path] : []));
   if (links.length === 0) return effects;
-  const below = (p: string): boolean => links.some((l) => p.startsWith(`${l.replace(/\/+$/, '')}/`));
+  // Paths keep their `..` (see joinKeepingDots): compared as written and as text without them.
+  const forms = (p: string): string[] => [p, path.posix.normalize(p)].map((f) => f.replace(/\/+$/, ''));
+  const below = (p: string): boolean => links.some((l) => forms(l).some((lf) => forms(p).some((pf) => pf.startsWith(`${lf}/`))));
   return effects.map((e) => {
     // git run in such a link, or below it, runs wherever it leads.
-    if (e.kind === 'git-cwd' && e.dir.kind === 'path') return below(e.dir.path) || links.includes(e.dir.path) ? { ...e, dir: { kind: 'dynamic', text: e.dir.path } } : e;
+    if (e.kind === 'git-cwd' && e.dir.kind === 'path') {
+      const dir = e.dir.path;
+      return below(dir) || links.some((l) => forms(l).some((lf) => forms(dir).includes(lf))) ? { ...e, dir: { kind: 'dynamic', text: dir } } : e;
+    }
     if (e.kind !== 'write' || e.target.kind === 'dynamic') return e;
     const p = e.target.kind === 'glob' ? e.target.pattern : e.target.path;
     return below(p) ? { ...e, target: { kind: 'dynamic', text: p } } : e;
@@ -174,12 +180,7 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
     const scratch: ShellEffect[] = [];
     const moves = items.map((item) => item.kind === 'command' && runInvocation(invocation(item, cwd, words, options.fds), runner(scratch)) !== undefined);
     for (const item of items) if (item.kind === 'opaque') effects.push({ kind: 'opaque', command: item.node.text.slice(0, 80), why: 'dynamic-code' });
-    for (const item of items) {
-      if (item.kind !== 'hidden-export') continue;
-      options.hidden.env ??= item.node.text.slice(0, 80);
-      // A name chosen when it runs may be BASH_CMDS[cat] or BASH_ALIASES[ls]: what a later command runs.
-      effects.push({ kind: 'opaque', command: item.node.text.slice(0, 80), why: 'rebinds-command' });
-    }
+    for (const item of items) if (item.kind === 'hidden-export') options.hidden.env ??= item.node.text.slice(0, 80);
     const anyMove = moves.some(Boolean);
     // CDPATH, and `shopt -s cdable_vars` (`cd d` goes to $d), send a cd where its word does not say.
     const lost = items.some((item, k) => moves[k] && (!item.site.top || item.site.inFunction)) || (anyMove && (source.includes('CDPATH') || source.includes('cdable_vars')));
@@ -195,6 +196,9 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
       const after = runInvocation(invocation(item, at, words, options.fds), runner(effects));
       if (after && here !== null) here = after.cwd === null ? null : [...new Set([...here, ...after.cwd])]; // the cd may fail
     }
+    // A name chosen when it runs may be BASH_CMDS[cat] or BASH_ALIASES[ls]: what a later command runs.
+    // Last, so that a more telling refusal of the same command (git, a hidden export) is the one shown.
+    for (const item of items) if (item.kind === 'hidden-export') effects.push({ kind: 'opaque', command: item.node.text.slice(0, 80), why: 'rebinds-command' });
     return anyMove;
   } catch (err) {
     if (!(err instanceof GrammarMismatch)) throw err;
