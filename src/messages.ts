@@ -428,7 +428,9 @@ export const deny = {
     `Run the commands themselves, spelled out${editsCode ? ', or make the change with Edit' : ''}` +
     (why === 'dynamic-command' && command.startsWith('git ')
       ? ': a revision may be written in place as `$(git merge-base main HEAD)` or `$(git rev-parse HEAD)`, not through a variable; a path, as the path itself.'
-      : '.'),
+      : why === 'rebinds-command'
+        ? ': call each program by its own name or path, with variables named literally, and leave the hash table, aliases and builtins as they are.'
+        : '.'),
   gateUnavailable: (problem: string): string =>
     `minions: the Bash gate could not check this command (${truncate(problem, 160)}), so it is refused while the review loop runs. ` +
     'Use the Read, Grep and Glob tools, or /minions:cancel to end the loop.',

@@ -164,7 +164,7 @@ describe.concurrent('the refusals say what is refused and what to do instead', (
     ['exec 3<.git; echo x > /dev/fd/3/config', /cannot tell where `\/dev\/fd\/3\/config` leads \(descriptor 3 is not one the command opens itself\), so the write is refused\. Name the file by its own path/],
     ['echo x 3<.git >/dev/fd/3/config', /may not write .*\/\.git\/config: the git directory/],
     ['echo x > hl/../config', /may not write .*\/\.git\/config: the git directory/],
-    ['BASH_CMDS[cat]=/bin/rm; cat .git/config', /changes what a command name runs .*, so the gate cannot check it while the review loop runs\. Run the commands themselves, spelled out/],
+    ['BASH_CMDS[cat]=/bin/rm; cat .git/config', /changes what a command name runs .*, so the gate cannot check it while the review loop runs\. Run the commands themselves, spelled out: call each program by its own name or path/],
     ["gawk -i inplace '{print}' src/a.ts", /is read-only; shell commands that write or delete project files are refused/],
     ["gawk -i /usr/share/awk/inplace.awk '{print}' src/a.ts", /is read-only; shell commands that write or delete project files are refused/],
   ] as [string, RegExp][])('%s', async (command, reason) => {
