@@ -424,6 +424,9 @@ export const deny = {
   dynamicTarget: (who: string, word: string, editsCode: boolean): string =>
     `minions: ${who} — the gate cannot tell which file \`${truncate(word, 80)}\` is until the command runs, so the write is refused. ` +
     `Name the files literally${editsCode ? ', or make the change with Edit' : ''}.`,
+  undecidedTarget: (who: string, word: string, why: string, editsCode: boolean): string =>
+    `minions: ${who} — the gate cannot tell where \`${truncate(word, 80)}\` leads (${truncate(why, 160)}), so the write is refused. ` +
+    `Name the file by its own path, not through /dev/fd, /dev/stdin, /proc/self or a descriptor the command does not open itself${editsCode ? ', or make the change with Edit' : ''}.`,
   unparseable: (who: string, why: string, editsCode: boolean): string =>
     `minions: ${who} — the Bash gate could not read this command (${truncate(why, 120)}), so it is refused while the review loop runs. ` +
     `Split it into simpler commands in plain bash${editsCode ? ', or make the change with Edit or Write' : ''}.`,
@@ -432,7 +435,9 @@ export const deny = {
     `Run the commands themselves, spelled out${editsCode ? ', or make the change with Edit' : ''}` +
     (why === 'dynamic-command' && command.startsWith('git ')
       ? ': a revision may be written in place as `$(git merge-base main HEAD)` or `$(git rev-parse HEAD)`, not through a variable; a path, as the path itself.'
-      : '.'),
+      : why === 'rebinds-command'
+        ? ': call each program by its own name or path, with variables named literally, and leave the hash table, aliases and builtins as they are.'
+        : '.'),
   gateUnavailable: (problem: string): string =>
     `minions: the Bash gate could not check this command (${truncate(problem, 160)}), so it is refused while the review loop runs. ` +
     'Use the Read, Grep and Glob tools, or /minions:cancel to end the loop.',
@@ -451,6 +456,8 @@ const OPAQUE: Record<OpaqueReason, string> = {
   'other-repository': 'points git at a git directory, index or work tree of its own choosing, whose configuration can run a program',
   'hidden-environment': 'exports variables under names the gate cannot read (computed, or every one under set -a), which can make git or a shell run a program',
   'too-deep': 'nests code inside code too deeply',
+  'rebinds-command':
+    'changes what a command name runs (the hash table BASH_CMDS, BASH_ALIASES, a BASH_FUNC_…%% function in the environment, a builtin loaded with enable -f, or a variable whose name is computed)',
 };
 
 /** How a refusal names an agent of the owning session that is not one of the loop's. */

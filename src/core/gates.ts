@@ -87,7 +87,11 @@ export function editGate(state: State | null, sessionId: string, agentType: stri
 // ── Bash ────────────────────────────────────────────────────────────────────────
 
 /** A write target after the shell resolved it for real (symlinks followed): absolute, POSIX. */
-export type WriteTarget = { kind: 'path' | 'glob' | 'tree'; abs: string } | { kind: 'dynamic'; text: string };
+export type WriteTarget =
+  | { kind: 'path' | 'glob' | 'tree'; abs: string }
+  | { kind: 'dynamic'; text: string }
+  /** Through a descriptor, /proc or a link the gate cannot follow for the command's own process: why. */
+  | { kind: 'undecided'; text: string; why: string };
 export type BashEffect =
   | Exclude<ShellEffect, { kind: 'write' | 'git-cwd' }>
   | { kind: 'write'; command: string; target: WriteTarget; recursive: boolean }
@@ -134,7 +138,7 @@ function hookOwnedPlaces(state: State, root: string): string[] {
  */
 export const inGitDir = (place: Place): boolean => place.segments.some((seg) => seg.toLowerCase() === '.git');
 
-const placeOf = (t: Exclude<WriteTarget, { kind: 'dynamic' }>, recursive: boolean): Place => ({
+const placeOf = (t: Extract<WriteTarget, { abs: string }>, recursive: boolean): Place => ({
   segments: segmentsOf(t.abs),
   glob: t.kind === 'glob',
   recursive: recursive || t.kind === 'tree',
@@ -165,7 +169,7 @@ export function bashGate(state: State | null, sessionId: string, agentType: stri
     if (e.kind === 'git') return denyWith(e.via ? msg.deny.gitAlias(who, e.via, e.sub) : e.known ? msg.deny.gitMutation(who, e.sub) : msg.deny.gitUnknown(who, e.sub));
   }
   for (const e of effects) {
-    if (e.kind !== 'write' || e.target.kind === 'dynamic') continue;
+    if (e.kind !== 'write' || e.target.kind === 'dynamic' || e.target.kind === 'undecided') continue;
     const place = placeOf(e.target, e.recursive);
     const rel = relOf(e.target.abs);
     if ((e.target.kind === 'path' && rel !== null && isHookOwned(rel)) || hookOwned.some((area) => touches(place, area))) return denyWith(msg.deny.stateFile());
@@ -175,7 +179,7 @@ export function bashGate(state: State | null, sessionId: string, agentType: stri
     if (e.kind === 'unparseable') return denyWith(msg.deny.unparseable(who, e.why, editsCode));
     if (e.kind === 'opaque') return denyWith(msg.deny.opaque(who, e.command, e.why, editsCode));
     // Outside the project, the directory (or one above it) may be a repository of the command's making.
-    if (e.kind === 'git-cwd' && (e.dir.kind === 'dynamic' || relOf(e.dir.abs) === null)) return denyWith(msg.deny.gitOutside(who, e.command, e.dir.kind === 'dynamic' ? e.dir.text : e.dir.abs));
+    if (e.kind === 'git-cwd' && (!('abs' in e.dir) || relOf(e.dir.abs) === null)) return denyWith(msg.deny.gitOutside(who, e.command, 'abs' in e.dir ? e.dir.abs : e.dir.text));
   }
   for (const e of effects) {
     if (e.kind === 'write-unknown') {
@@ -184,6 +188,8 @@ export function bashGate(state: State | null, sessionId: string, agentType: stri
     }
     if (e.kind !== 'write') continue;
     if (e.target.kind === 'dynamic') return denyWith(msg.deny.dynamicTarget(who, e.target.text, editsCode));
+    // Refused for every role: where it leads may be the git dir or .agents/, which no agent writes.
+    if (e.target.kind === 'undecided') return denyWith(msg.deny.undecidedTarget(who, e.target.text, e.target.why, editsCode));
     const place = placeOf(e.target, e.recursive);
     if (editsCode) {
       if (touches(place, agentsDir)) return denyWith(msg.deny.fixerShellWrite(fixSummaryFile(state.iteration), e.target.abs));

@@ -39,17 +39,23 @@ const WORD_FIELDS = new Set(['name', 'argument']);
 function convert(n: TsNode, field: string | null, flaw: { found: boolean; why?: string }): SyntaxNode {
   if (n.type === 'ERROR' || n.isMissing) flaw.found = true;
   const children: SyntaxNode[] = [];
-  let previous: { end: number; field: string | null } | null = null;
+  let previous: { end: number; field: string | null; last: string | null } | null = null;
   for (let i = 0; i < n.childCount; i++) {
     const c = n.child(i);
     if (!c) continue;
     const childField = n.fieldNameForChild(i);
+    // tree-sitter-bash 0.25 reads `cp a b 0<.git` as the argument 0 and `<.git`; bash reads the
+    // redirection of descriptor 0 (and the command's last operand is b).
+    if (previous?.field === 'body' && childField === 'redirect' && previous.end === c.startIndex && previous.last === 'number') {
+      flaw.found = true;
+      flaw.why ??= `the parser reads the descriptor of ${JSON.stringify(n.text.slice(0, 60))} as a word`;
+    }
     // tree-sitter-bash 0.25 splits `--output=`…`z` after `=`; bash reads one word there.
     if (previous && WORD_FIELDS.has(previous.field ?? '') && childField === 'argument' && previous.end === c.startIndex) {
       flaw.found = true;
       flaw.why ??= `the parser splits ${JSON.stringify(n.text.slice(0, 60))} inside a word`;
     }
-    previous = { end: c.endIndex, field: childField };
+    previous = { end: c.endIndex, field: childField, last: c.childCount > 0 ? (c.child(c.childCount - 1)?.type ?? null) : null };
     children.push(convert(c, childField, flaw));
   }
   return { type: n.type, named: n.isNamed, field, text: n.text, children };

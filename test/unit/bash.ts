@@ -1,4 +1,5 @@
 /** The Bash gate at the unit level: the real parser (loaded once), a project at a fixed path, no file system. */
+import path from 'node:path';
 import { bashGate, type BashEffect, type BashPlaces, type GateDecision, type WriteTarget } from '../../src/core/gates';
 import { analyseCommand } from '../../src/core/shell/analyse';
 import type { PathArg, ShellEffect } from '../../src/core/shell/effects';
@@ -17,8 +18,8 @@ export const analyse = (command: string, cwd = ROOT): ShellEffect[] => analyseCo
 /** As analyse, with every script read by the parser (none by the plain fast path). */
 export const analyseParsed = (command: string, cwd = ROOT): ShellEffect[] => analyseCommand(command, { parse, cwd, home: HOME, plain: false });
 
-/** What the shell hands the gate when no path is a symlink. */
-const asTarget = (t: PathArg): WriteTarget => (t.kind === 'dynamic' ? t : { kind: t.kind, abs: t.kind === 'glob' ? t.pattern : t.path });
+/** What the shell hands the gate when no path is a symlink (then the kernel takes `..` as text). */
+const asTarget = (t: PathArg): WriteTarget => (t.kind === 'dynamic' ? t : { kind: t.kind, abs: path.posix.normalize(t.kind === 'glob' ? t.pattern : t.path) });
 export const asGateEffects = (effects: readonly ShellEffect[]): BashEffect[] =>
   effects.map((e) => (e.kind === 'write' ? { ...e, target: asTarget(e.target) } : e.kind === 'git-cwd' ? { ...e, dir: asTarget(e.dir) } : e));
 
@@ -49,12 +50,13 @@ export function outcomeOf(d: GateDecision): Outcome {
 
 /** The written targets of a command, as paths relative to the project (or absolute outside it). */
 export function writes(command: string, cwd = ROOT): string[] {
-  return analyse(command, cwd).flatMap((e) => {
+  const shown = analyse(command, cwd).flatMap((e) => {
     if (e.kind === 'write-unknown') return [`?${e.command}`];
     if (e.kind !== 'write') return [];
     const t = e.target;
-    const p = t.kind === 'dynamic' ? `$${t.text}` : t.kind === 'glob' ? t.pattern : t.path;
+    const p = t.kind === 'dynamic' ? `$${t.text}` : path.posix.normalize(t.kind === 'glob' ? t.pattern : t.path);
     const shown = p.startsWith(`${ROOT}/`) ? p.slice(ROOT.length + 1) : p === ROOT ? '.' : p;
     return [`${t.kind === 'tree' ? 'tree:' : ''}${shown}${e.recursive && t.kind !== 'tree' ? ' (recursive)' : ''}`];
   });
+  return [...new Set(shown)];
 }

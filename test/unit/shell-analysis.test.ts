@@ -146,14 +146,14 @@ describe('what a command writes', () => {
     ['cp -t dest a b', ['dest (recursive)']],
     ['cp -s a b', ['a (recursive)', 'b (recursive)']],
     ['mv a b', ['a (recursive)', 'b (recursive)']],
-    ['ln -s .agents/tmp/state.json link', ['.agents/tmp/state.json', 'link', '.agents/tmp/state.json']],
+    ['ln -s .agents/tmp/state.json link', ['.agents/tmp/state.json', 'link']],
     // A relative target of a symbolic link is read from the link's directory (or from inside the last
     // operand, when that is a directory): both places, and the target as written.
     ['ln -s ../.agents/tmp src/t', ['/work/.agents/tmp', 'src/t', 'src/.agents/tmp', '.agents/tmp']],
-    ['ln -s ../.agents/tmp src', ['/work/.agents/tmp', 'src', '.agents/tmp', '/work/.agents/tmp']],
+    ['ln -s ../.agents/tmp src', ['/work/.agents/tmp', 'src', '.agents/tmp']],
     ['ln -sf ../../.agents/tmp/state.json src/deep/s.json', ['/.agents/tmp/state.json', 'src/deep/s.json', 'src/.agents/tmp/state.json', '.agents/tmp/state.json']],
     ['ln -s -t src/lib ../../.git', ['/.git', 'src/lib', '.git']],
-    ['ln -s lib/x.js y', ['lib/x.js', 'y', 'lib/x.js']],
+    ['ln -s lib/x.js y', ['lib/x.js', 'y']],
     ['ln -sr .agents/tmp src/t', ['.agents/tmp', 'src/t']],
     ['ln -s /abs/x src/t', ['/abs/x', 'src/t']],
     ['ln a b', ['a', 'b']],
@@ -575,7 +575,8 @@ describe('git, whatever the spelling', () => {
     'for PATH in ./e; do /usr/bin/git diff $(git merge-base a b); done',
     'source ./f; git -C . diff $(git merge-base a b)',
   ])('%j stays refused', (command) => {
-    expect(git(command)).toContainEqual(expect.objectContaining({ kind: 'opaque', why: 'dynamic-command' }));
+    // Refused as computed, or earlier, as rebinding what a command name runs.
+    expect(git(command)).toContainEqual(expect.objectContaining({ kind: 'opaque', why: expect.stringMatching(/^(?:dynamic|rebinds)-command$/) }));
   });
 });
 
@@ -597,7 +598,7 @@ describe('what the gate cannot see', () => {
     ['{ echo rm a; } | { bash; }', 'stdin-code'],
     ['cat f | tee >(sh)', 'stdin-code'],
     ['coproc sh', 'stdin-code'],
-    ['hash -p /bin/rm ls; ls src', 'alias'],
+    ['hash -p /bin/rm ls; ls src', 'rebinds-command'],
     ['cat <<EOF | sh\nrm a\nEOF', 'stdin-code'],
     ['bash <<EOF\n$(echo rm) a\nEOF', 'stdin-code'],
     ["alias ls='rm -rf'", 'alias'],
@@ -741,5 +742,93 @@ describe('words, options, sed scripts, places', () => {
     ['/p/.agents/tmp/state.json/x', false, false, true],
   ])('writing %s (glob %s, recursive %s) touches the state file: %s', (place, glob, recursive, expected) => {
     expect(touches({ segments: segmentsOf(place), glob, recursive }, area)).toBe(expected);
+  });
+});
+
+describe('what the command sets up for /dev/fd, /dev/stdin and /proc/self (the descriptors of the process that opens a target)', () => {
+  /** The descriptors of the first write's process, 0–4, as text. */
+  const fdsOf = (command: string): string[] => {
+    const w = analyse(command).find((e) => e.kind === 'write');
+    if (!w || w.kind !== 'write' || !w.via) throw new Error(`no write in ${command}`);
+    return [0, 1, 2, 3, 4].map((fd) => {
+      const d = w.via!.fds[fd];
+      return !d || d.kind === 'unknown' ? '?' : d.kind === 'stream' ? 'stream' : d.paths.map((p) => (p.startsWith(`${ROOT}/`) ? p.slice(ROOT.length + 1) : p)).join('|');
+    });
+  };
+  // A descriptor any redirection of the command opens (the write's own `>` too) is no longer the tool's stream.
+  it.each([
+    ['echo x > /dev/fd/3/a', ['stream', '?', 'stream', '?', '?']],
+    ['echo x 3<.git > /dev/fd/3/a', ['stream', '?', 'stream', '.git', '?']],
+    // Applied left to right: the write comes before the descriptor is opened.
+    ['echo x > /dev/fd/3/a 3<.git', ['stream', '?', 'stream', '?', '?']],
+    ['echo x 3<.git 4<&3 > /dev/fd/4/a', ['stream', '?', 'stream', '.git', '.git']],
+    ['cp a /dev/fd/3/x 3<src/../.agents', ['stream', 'stream', 'stream', 'src/../.agents', '?']],
+    ['cat < .git > /dev/stdin/x', ['.git', '?', 'stream', '?', '?']],
+    ['cat <<<x > /dev/stdin', ['stream', 'stream', 'stream', '?', '?']],
+    ['echo x 2>&1 >/dev/stdout', ['stream', 'stream', 'stream', '?', '?']],
+    ['echo x >/dev/null 2>/dev/stderr; echo y > /dev/stdout', ['stream', 'stream', 'stream', '?', '?']],
+    // A descriptor moved anywhere in the command is no longer known to be the tool's own stream.
+    ['exec 1<.git/config; echo x > /dev/stdout', ['stream', '?', 'stream', '?', '?']],
+    ['{ echo x > /dev/stdout; } 1<.git/config', ['stream', '?', 'stream', '?', '?']],
+    ['echo y 2>log; echo x > /dev/stderr', ['stream', '?', '?', '?', '?']],
+    ['echo x 2>&1 1<.git/config; echo y > /dev/stderr', ['stream', '?', '?', '?', '?']],
+  ] as [string, string[]][])('%s → %j', (command, expected) => {
+    expect(fdsOf(command)).toEqual(expected);
+  });
+
+  it('the redirection of a descriptor the grammar reads as a word (`cp a b 0<.git`) is not read at all', () => {
+    expect(analyse('cp /dev/null /dev/fd/0/config 0<.git')).toEqual([{ kind: 'unparseable', why: expect.stringContaining('reads the descriptor') }]);
+    expect(analyse('cat a 1>b')).toContainEqual(expect.objectContaining({ kind: 'write', target: { kind: 'path', path: `${ROOT}/b` } }));
+  });
+
+  it('keeps `..` for the file system to resolve after links; cd keeps both of bash’s readings', () => {
+    expect(writes('echo x > hl/../config')).toEqual(['config']);
+    expect(analyse('echo x > hl/../config')).toContainEqual(expect.objectContaining({ target: { kind: 'path', path: `${ROOT}/hl/../config` } }));
+    expect(analyse('cd hl/.. && echo x > c').flatMap((e) => (e.kind === 'write' && e.target.kind === 'path' ? [e.target.path] : []))).toEqual([`${ROOT}/c`, `${ROOT}/hl/../c`]);
+  });
+});
+
+describe('what rebinds a command name, refused', () => {
+  it.each([
+    'BASH_CMDS[cat]=/bin/rm; cat x',
+    'BASH_CMDS=([cat]=/bin/rm); cat x',
+    "declare 'BASH_CMDS[cat]=/bin/rm'",
+    'B"ASH_CMDS"[cat]=/bin/rm; cat x',
+    "shopt -s expand_aliases; BASH_ALIASES[cat]='rm -f'",
+    "env 'BASH_FUNC_cat%%=() { rm -f x; }' bash -c cat",
+    "bash -c 'BASH_CMDS[ls]=/bin/rm; ls x'",
+    'hash -p /bin/rm cat',
+    'enable -f ./evil.so cat',
+    'enable -f /usr/lib/bash/sleep sleep',
+    'LD_PRELOAD=./x.so cat y',
+    'printf -v "$n" %s /bin/rm',
+    'read -r "$n" <<< /bin/rm',
+    'mapfile "$a" < list',
+    'declare "$n=/bin/rm"',
+    'command declare "$n=/bin/rm"',
+    'export "$n=x"',
+    ': ${!n:=/bin/rm}',
+  ])('%s', (command) => {
+    expect(analyse(command)).toContainEqual(expect.objectContaining({ kind: 'opaque', why: expect.stringMatching(/^(?:rebinds-command|dynamic-command)$/) }));
+  });
+  it.each(['printf -v out %s x', 'read -r line < f', 'declare -a arr=(1 2)', 'enable -n echo', 'hash -r', 'export FOO=1; npm test'])('%s passes', (command) => {
+    expect(analyse(command).filter((e) => e.kind === 'opaque')).toEqual([]);
+  });
+});
+
+describe('gawk extensions edit their operands in place', () => {
+  it.each([
+    ["gawk -i inplace '{print}' f", ['f']],
+    ["gawk -i /usr/share/awk/inplace.awk '{print}' f", ['f']],
+    ["gawk -i ./copy.awk '{print}' f g", ['f', 'g']],
+    ["gawk --include=getopt '{print}' f", ['f']],
+    ["gawk -l inplace -f prog.awk f", ['f']],
+    ["gawk --load=./x.so '{print}' f", ['f']],
+    ["gawk '@include \"inplace\"; {print}' f", ['f']],
+    ["gawk '@load \"inplace\"\n{print}' f", ['f']],
+    ["awk '{print}' f", []],
+    ['awk -f prog.awk f', []],
+  ] as [string, string[]][])('%j → %j', (command, expected) => {
+    expect(writes(command)).toEqual(expected);
   });
 });

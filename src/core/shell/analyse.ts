@@ -4,8 +4,9 @@
  * heredocs), every redirection, and the code inside `bash -c`, `eval`, `trap`, `xargs sh -c` …, parsed
  * again. Pure: the parser is passed in.
  */
-import { SHELL_CODE_VARIABLES, SUBSCRIPT_CODE, resolvePath, runInvocation, type Cwd, type Invocation, type Runner, type Stdin } from './commands';
-import type { ShellEffect } from './effects';
+import path from 'node:path';
+import { SHELL_CODE_VARIABLES, SUBSCRIPT_CODE, joinKeepingDots, resolvePath, runInvocation, type Cwd, type Invocation, type Runner, type Stdin } from './commands';
+import type { Descriptor, ShellEffect } from './effects';
 import { gitEnvSet } from './git';
 import { plainScript, type Parse, type SyntaxNode } from './syntax';
 import { GrammarMismatch, wordValues, type Value, type WordContext } from './words';
@@ -31,7 +32,7 @@ const MAX_DEPTH = 8;
 
 export function analyseCommand(source: string, options: AnalyseOptions): ShellEffect[] {
   const effects: ShellEffect[] = [];
-  analyseScript(source, [options.cwd], 0, { ...options, gitEnv: null, hidden: { env: null } }, effects);
+  analyseScript(source, [options.cwd], 0, { ...options, gitEnv: null, hidden: { env: null }, fds: { touched: new Set(), dups: [] } }, effects);
   return throughNewLinks(effects);
 }
 
@@ -46,15 +47,29 @@ const LINKERS = new Set(['ln', 'link', 'cp', 'mv', 'rsync', 'tar', 'unzip', 'cpi
 function throughNewLinks(effects: ShellEffect[]): ShellEffect[] {
   const links = effects.flatMap((e) => (e.kind === 'write' && LINKERS.has(e.command) && e.target.kind !== 'dynamic' ? [e.target.kind === 'glob' ? e.target.pattern : e.target.path] : []));
   if (links.length === 0) return effects;
-  const below = (p: string): boolean => links.some((l) => p.startsWith(`${l.replace(/\/+$/, '')}/`));
+  // Paths keep their `..` (see joinKeepingDots): compared as written and as text without them.
+  const forms = (p: string): string[] => [p, path.posix.normalize(p)].map((f) => f.replace(/\/+$/, ''));
+  const below = (p: string): boolean => links.some((l) => forms(l).some((lf) => forms(p).some((pf) => pf.startsWith(`${lf}/`))));
   return effects.map((e) => {
     // git run in such a link, or below it, runs wherever it leads.
-    if (e.kind === 'git-cwd' && e.dir.kind === 'path') return below(e.dir.path) || links.includes(e.dir.path) ? { ...e, dir: { kind: 'dynamic', text: e.dir.path } } : e;
+    if (e.kind === 'git-cwd' && e.dir.kind === 'path') {
+      const dir = e.dir.path;
+      return below(dir) || links.some((l) => forms(l).some((lf) => forms(dir).includes(lf))) ? { ...e, dir: { kind: 'dynamic', text: dir } } : e;
+    }
     if (e.kind !== 'write' || e.target.kind === 'dynamic') return e;
     const p = e.target.kind === 'glob' ? e.target.pattern : e.target.path;
     return below(p) ? { ...e, target: { kind: 'dynamic', text: p } } : e;
   });
 }
+
+/**
+ * Names that change what a command name runs, wherever they stand (quotes and backslashes removed): the
+ * hash table and the aliases through their arrays (`BASH_CMDS[cat]=/bin/rm`, read under expand_aliases),
+ * a function passed in the environment (`env 'BASH_FUNC_cat%%=() { …; }' bash -c cat`), a library every
+ * program loads first, and an indirect assignment (`${!n:=…}`), whose name is chosen when it runs. Also
+ * refused where they are only read: no command of a review needs them.
+ */
+const REBINDING = /\bBASH_(?:CMDS|ALIASES|FUNC_)|\b(?:LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES)\b|\$\{![^}]*=/;
 
 /** Text in which bash runs code the tree holds as words: a backquote, or `$(` after a single quote (literal to the grammar, not to bash in "${…}", $((…)) and the like). */
 const HIDDEN_CODE = /`|'[^']*\$\(/;
@@ -76,7 +91,18 @@ function joinedAcrossLines(source: string): boolean {
  * script of the command, even where HOME makes a copy): the first spelling that exports variables the
  * gate cannot name.
  */
-type Context = AnalyseOptions & { gitEnv: string | null; tmpdir?: boolean; hidden: { env: string | null } };
+type Context = AnalyseOptions & { gitEnv: string | null; tmpdir?: boolean; hidden: { env: string | null }; fds: FdsSeen };
+
+/**
+ * The descriptors some redirection of the command (any script of it) opens or moves: `touched`, and
+ * `dups` (N, M) for `N>&M`. A descriptor 0–2 that none touches, nor copies from one touched, is the
+ * tool's own stream wherever the command runs; any other is known only where the command opens it
+ * itself (see descriptorsOf).
+ */
+interface FdsSeen {
+  touched: Set<number>;
+  dups: [number, number][];
+}
 
 interface Site {
   /** In the script's own sequence of statements: a `cd` here moves every later statement. */
@@ -86,8 +112,9 @@ interface Site {
 }
 type Item =
   /** `extra`: the command's arguments that the grammar files under a heredoc (`rm <<EOF file`). */
-  | { kind: 'command'; node: SyntaxNode; site: Site; stdin: Stdin; extra: SyntaxNode[] }
-  | { kind: 'redirect'; node: SyntaxNode; site: Site }
+  | { kind: 'command'; node: SyntaxNode; site: Site; stdin: Stdin; extra: SyntaxNode[]; redirects: SyntaxNode[] }
+  /** `before`: the redirections of the same statement bash applies before this one. */
+  | { kind: 'redirect'; node: SyntaxNode; site: Site; before: SyntaxNode[] }
   /** Code bash runs that the tree holds as text: a quoted subscript in `[[ 'a[$(rm x)]' -eq 1 ]]`. */
   | { kind: 'opaque'; node: SyntaxNode; site: Site }
   /** A declaration that may export a variable the gate cannot name (`export "$n=…"`, `export GIT_{DIR,X}=…`). */
@@ -119,11 +146,18 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
   // Set for this script and every one after it: an exported variable reaches later git commands.
   options.gitEnv ??= gitEnvSet(source);
   options.tmpdir ||= /\bTMPDIR\b/.test(source);
+  // What a command name runs, rebound by name (the hash table, the aliases, an exported function, a preloaded library).
+  const rebinding = REBINDING.exec(source.replace(/["'\\]/g, ''));
+  if (rebinding) {
+    effects.push({ kind: 'opaque', command: rebinding[0], why: 'rebinds-command' });
+    return false;
+  }
   // `set -o allexport`, `shopt -so allexport`, SHELLOPTS=allexport: every assignment after it is exported.
   if (/\ballexport\b/.test(source)) options.hidden.env ??= 'allexport';
   const words: WordContext = { home: options.home, gitNames: depth === 0 && /merge-base|rev-parse/.test(source) && namesSafe(source, script.root) };
   try {
     const items = collect(script.root, words);
+    noteDescriptors(script.root, words, options.fds);
     const runner = (into: ShellEffect[]): Runner => ({
       home: options.home,
       get gitEnv() {
@@ -144,7 +178,7 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
     });
     // Pass 1: which statements may move the shell (cd, pushd, eval "cd …", source …)?
     const scratch: ShellEffect[] = [];
-    const moves = items.map((item) => item.kind === 'command' && runInvocation(invocation(item, cwd, words), runner(scratch)) !== undefined);
+    const moves = items.map((item) => item.kind === 'command' && runInvocation(invocation(item, cwd, words, options.fds), runner(scratch)) !== undefined);
     for (const item of items) if (item.kind === 'opaque') effects.push({ kind: 'opaque', command: item.node.text.slice(0, 80), why: 'dynamic-code' });
     for (const item of items) if (item.kind === 'hidden-export') options.hidden.env ??= item.node.text.slice(0, 80);
     const anyMove = moves.some(Boolean);
@@ -155,13 +189,16 @@ function analyseScript(source: string, cwd: Cwd, depth: number, options: Context
     for (const item of items) {
       const at = item.site.inFunction ? (anyMove ? null : cwd) : here;
       if (item.kind === 'redirect') {
-        redirect(item.node, at, words, effects);
+        redirect(item.node, at, words, effects, descriptorsOf(item.before, at, words, options.fds));
         continue;
       }
       if (item.kind !== 'command') continue;
-      const after = runInvocation(invocation(item, at, words), runner(effects));
+      const after = runInvocation(invocation(item, at, words, options.fds), runner(effects));
       if (after && here !== null) here = after.cwd === null ? null : [...new Set([...here, ...after.cwd])]; // the cd may fail
     }
+    // A name chosen when it runs may be BASH_CMDS[cat] or BASH_ALIASES[ls]: what a later command runs.
+    // Last, so that a more telling refusal of the same command (git, a hidden export) is the one shown.
+    for (const item of items) if (item.kind === 'hidden-export') effects.push({ kind: 'opaque', command: item.node.text.slice(0, 80), why: 'rebinds-command' });
     return anyMove;
   } catch (err) {
     if (!(err instanceof GrammarMismatch)) throw err;
@@ -225,9 +262,13 @@ function collect(root: SyntaxNode, words: WordContext): Item[] {
         const own = n.children.filter((c) => c.field === 'redirect' || c.type.endsWith('_redirect'));
         // `{ bash; } <<EOF`: whatever reads standard input inside the body reads the redirection.
         const input = own.some((r) => r.type !== 'file_redirect' || r.children.some((c) => !c.named && c.type.startsWith('<')));
+        const body = n.children.find((c) => c.field === 'body');
+        const simple = body?.type === 'command';
+        // A simple command's own redirections follow those written before its name.
+        const leading = simple ? body.children.filter((c) => c.field === 'redirect') : [];
         for (const c of n.children) {
-          if (c.field !== 'body') visit(c, { ...site, top: false }, []);
-          else if (c.type === 'command') visit(c, site, own);
+          if (c.field !== 'body') visit(c, { ...site, top: false }, [...leading, ...own.slice(0, own.indexOf(c))]);
+          else if (simple) visit(c, site, own);
           else visit(c, { ...site, piped: site.piped || input }, []);
         }
         return;
@@ -235,16 +276,19 @@ function collect(root: SyntaxNode, words: WordContext): Item[] {
       case 'pipeline':
         n.children.forEach((c, k) => visit(c, { ...site, top: false, piped: site.piped || isPipe(n.children[k - 1]) }, []));
         return;
-      case 'command':
+      case 'command': {
+        const leading = n.children.filter((c) => c.field === 'redirect');
         items.push({
           kind: 'command',
           node: n,
           site,
-          stdin: stdinOf([...n.children.filter((c) => c.field === 'redirect'), ...redirects], site.piped, words),
+          stdin: stdinOf([...leading, ...redirects], site.piped, words),
           extra: redirects.filter((r) => r.type === 'heredoc_redirect').flatMap((r) => r.children.filter((c) => c.field === 'argument')),
+          redirects: [...leading, ...redirects],
         });
-        for (const c of n.children) visit(c, { ...site, top: false }, []);
+        for (const c of n.children) visit(c, { ...site, top: false }, c.field === 'redirect' ? leading.slice(0, leading.indexOf(c)) : []);
         return;
+      }
       case 'process_substitution':
         // What runs inside >(…) reads the output written to it.
         for (const c of n.children) visit(c, { ...site, top: false, piped: site.piped || n.text.startsWith('>(') }, []);
@@ -289,7 +333,7 @@ function collect(root: SyntaxNode, words: WordContext): Item[] {
         for (const c of n.children) visit(c, { ...site, top: false, inFunction: true }, []);
         return;
       case 'file_redirect':
-        items.push({ kind: 'redirect', node: n, site });
+        items.push({ kind: 'redirect', node: n, site, before: redirects });
         for (const c of n.children) visit(c, { ...site, top: false }, []);
         return;
       case 'heredoc_redirect':
@@ -354,7 +398,7 @@ function stdinOf(redirects: SyntaxNode[], piped: boolean, words: WordContext): S
   return piped ? { kind: 'pipe' } : { kind: 'none' };
 }
 
-function invocation(item: Extract<Item, { kind: 'command' }>, cwd: Cwd, words: WordContext): Invocation {
+function invocation(item: Extract<Item, { kind: 'command' }>, cwd: Cwd, words: WordContext, seen: FdsSeen): Invocation {
   const argv: Value[] = [];
   const assigned: string[] = [];
   for (const c of item.node.children) {
@@ -365,14 +409,14 @@ function invocation(item: Extract<Item, { kind: 'command' }>, cwd: Cwd, words: W
     else if (c.type === 'variable_assignment') assigned.push(c.children.find((p) => p.field === 'name')?.text ?? '');
   }
   for (const c of item.extra) argv.push(...wordValues(c, words));
-  return { argv, assigned, cwd, stdin: item.stdin };
+  return { argv, assigned, cwd, stdin: item.stdin, fds: descriptorsOf(item.redirects, cwd, words, seen) };
 }
 
 /** Operators that open a file for writing; `>&` does too unless its target is a descriptor. */
 const WRITING = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
 const NOT_WRITING = new Set(['<', '<&', '>&-', '<&-', '<<', '<<-', '<<<']);
 
-function redirect(n: SyntaxNode, cwd: Cwd, words: WordContext, effects: ShellEffect[]): void {
+function redirect(n: SyntaxNode, cwd: Cwd, words: WordContext, effects: ShellEffect[], fds: Record<number, Descriptor>): void {
   const op = n.children.find((c) => !c.named)?.type ?? '>';
   if (NOT_WRITING.has(op)) return;
   const dest = n.children.find((c) => c.field === 'destination');
@@ -380,5 +424,91 @@ function redirect(n: SyntaxNode, cwd: Cwd, words: WordContext, effects: ShellEff
   const values = wordValues(dest, words);
   if (op === '>&' && values.length === 1 && values[0]!.kind === 'literal' && /^(\d+|-)$/.test(values[0]!.text)) return;
   if (!WRITING.has(op) && op !== '>&') effects.push({ kind: 'unparseable', why: `unknown redirection ${op}` });
-  for (const v of values) for (const target of resolvePath(v, cwd)) effects.push({ kind: 'write', command: n.text, target, recursive: false });
+  for (const v of values) for (const target of resolvePath(v, cwd)) effects.push({ kind: 'write', command: n.text, target, recursive: false, via: { fds, cwd } });
+}
+
+// ── Descriptors ─────────────────────────────────────────────────────────────────
+
+const DUPLICATING = new Set(['>&', '<&']);
+
+/** The descriptors a redirection sets (`&>` both 1 and 2), its operator and its destination's words. */
+function redirection(r: SyntaxNode, words: WordContext): { fds: number[] | null; op: string; values: Value[] } {
+  const op = r.children.find((c) => !c.named)?.type ?? '>';
+  const given = r.children.find((c) => c.field === 'descriptor' || c.type === 'file_descriptor');
+  const dest = r.children.find((c) => c.field === 'destination' || (r.type === 'herestring_redirect' && c.named && c.type !== 'file_descriptor'));
+  const values = dest && r.type === 'file_redirect' ? wordValues(dest, words) : [];
+  if (given) return { fds: /^\d+$/.test(given.text) ? [Number(given.text)] : null, op, values };
+  if (op === '&>' || op === '&>>' || (op === '>&' && !(values.length === 1 && values[0]!.kind === 'literal' && /^(\d+|-)$/.test(values[0]!.text)))) return { fds: [1, 2], op, values };
+  return { fds: [op.startsWith('<') ? 0 : 1], op, values };
+}
+
+/**
+ * The descriptor a redirection copies: `N>&M`, or a path naming one of the shell's own (`>/dev/stderr`
+ * reopens what 2 holds). null: none.
+ */
+function copiedFrom(op: string, dest: string | null): number | null {
+  if (dest === null) return null;
+  if (DUPLICATING.has(op)) return /^\d+$/.test(dest) ? Number(dest) : null;
+  const named = /^\/(?:dev\/(?:fd\/(\d+)|(stdin|stdout|stderr))|proc\/(?:self|thread-self)\/fd\/(\d+))$/.exec(dest.replace(/\/+/g, '/'));
+  if (!named) return null;
+  return named[2] ? ['stdin', 'stdout', 'stderr'].indexOf(named[2]) : Number(named[1] ?? named[3]);
+}
+
+const literalText = (vs: readonly Value[]): string | null => (vs.length === 1 && vs[0]!.kind === 'literal' ? vs[0]!.text : null);
+
+/**
+ * Notes every descriptor a redirection of this script opens or moves (`{var}>` names one the gate
+ * cannot number: all of 0–2 then). /dev/null, heredocs and here-strings leave a descriptor a stream;
+ * `N>&M` makes N what M is.
+ */
+function noteDescriptors(root: SyntaxNode, words: WordContext, seen: FdsSeen): void {
+  const walk = (n: SyntaxNode): void => {
+    if (n.type === 'file_redirect' || n.type === 'heredoc_redirect' || n.type === 'herestring_redirect') {
+      const r = redirection(n, words);
+      const dest = literalText(r.values);
+      if (r.fds === null) [0, 1, 2].forEach((fd) => seen.touched.add(fd));
+      else if (n.type !== 'file_redirect' || dest === '/dev/null' || dest === '-') {
+        // a stream, or closed
+      } else if (copiedFrom(r.op, dest) !== null) for (const fd of r.fds) seen.dups.push([fd, copiedFrom(r.op, dest)!]);
+      else for (const fd of r.fds) seen.touched.add(fd);
+    }
+    n.children.forEach(walk);
+  };
+  walk(root);
+}
+
+/** Whether descriptor `fd` (0–2) is, wherever the command stands, still the tool's own stream. */
+function toolStream(fd: number, seen: FdsSeen): boolean {
+  if (fd > 2) return false;
+  const touched = new Set(seen.touched);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [to, from] of seen.dups) if (!touched.has(to) && (touched.has(from) || from > 2)) touched.add(to), (grew = true);
+  }
+  return !touched.has(fd);
+}
+
+/**
+ * What descriptors 0–9 hold for a command whose own redirections (those bash has applied so far) are
+ * `redirects`: set by them, or else the tool's stream (see toolStream), or else unknown.
+ */
+function descriptorsOf(redirects: readonly SyntaxNode[], cwd: Cwd, words: WordContext, seen: FdsSeen): Record<number, Descriptor> {
+  const fds: Record<number, Descriptor> = {};
+  for (let fd = 0; fd <= 9; fd++) fds[fd] = toolStream(fd, seen) ? { kind: 'stream' } : { kind: 'unknown' };
+  for (const n of redirects) {
+    const r = redirection(n, words);
+    if (r.fds === null) continue; // `{var}>`: a descriptor of 10 or more, never one the gate decided
+    const dest = literalText(r.values);
+    let held: Descriptor;
+    if (n.type !== 'file_redirect' || dest === '-') held = { kind: 'stream' };
+    else if (copiedFrom(r.op, dest) !== null) held = fds[copiedFrom(r.op, dest)!] ?? { kind: 'unknown' };
+    else if (cwd === null && r.values.some((v) => v.kind !== 'literal' || !v.text.startsWith('/'))) held = { kind: 'unknown' };
+    else if (r.values.length !== 1 || r.values[0]!.kind !== 'literal') held = { kind: 'unknown' };
+    else {
+      const text = r.values[0]!.text;
+      held = { kind: 'paths', paths: text.startsWith('/') ? [joinKeepingDots('/', text)] : (cwd ?? []).map((d) => joinKeepingDots(d, text)) };
+    }
+    for (const fd of r.fds) fds[fd] = held;
+  }
+  return fds;
 }

@@ -3,7 +3,7 @@
  * `xargs`, `sudo`, shells' `-c` strings), which files it writes, which git it runs. Pure tables.
  */
 import path from 'node:path';
-import { hasOption, optionValues, scanOptions, type OptionSpec, type PathArg, type Scanned, type ShellEffect } from './effects';
+import { hasOption, optionValues, scanOptions, type Descriptor, type OptionSpec, type PathArg, type Scanned, type ShellEffect, type Surroundings } from './effects';
 import { GIT_PROGRAM_ENV, GIT_REPOSITORY_ENV, analyseGit } from './git';
 import { readSedScript } from './sed';
 import type { Value } from './words';
@@ -19,6 +19,8 @@ export interface Invocation {
   assigned: string[];
   cwd: Cwd;
   stdin: Stdin;
+  /** What its descriptors hold (its own redirections applied): where `/dev/fd/N` leads. */
+  fds: Record<number, Descriptor>;
 }
 
 export interface Runner {
@@ -49,28 +51,44 @@ const allLiteral = (vs: readonly Value[]): vs is { kind: 'literal'; text: string
 /** `rm`, `/bin/rm`, `RM` (case-insensitive file systems) → `rm`. */
 export const commandName = (text: string): string => posix.basename(text).toLowerCase();
 
-/** Where a word points, for each directory the command may run in. */
+/**
+ * `dir/text` as one absolute path, empty and `.` segments dropped, `..` kept: the kernel follows a
+ * symlink before it applies the `..` after it (`link/../x` is x beside the link's target), which only
+ * the file system can tell, so the shell side resolves them (src/shell/kernel-path.ts).
+ */
+export const joinKeepingDots = (dir: string, text: string): string =>
+  `/${[...(text.startsWith('/') ? [] : dir.split('/')), ...text.split('/')].filter((s) => s !== '' && s !== '.').join('/')}`;
+
+/** Where a word points, for each directory the command may run in (absolute, `..` kept: see joinKeepingDots). */
 export function resolvePath(v: Value, cwd: Cwd): PathArg[] {
   const text = show(v);
   if (v.kind === 'dynamic') return [{ kind: 'dynamic', text }];
   if (text === '') return [];
   const place = (p: string): PathArg => (v.kind === 'glob' ? { kind: 'glob', pattern: p } : { kind: 'path', path: p });
-  if (text.startsWith('/')) return [place(posix.resolve('/', text))];
+  if (text.startsWith('/')) return [place(joinKeepingDots('/', text))];
   if (cwd === null) return [{ kind: 'dynamic', text }];
-  return cwd.map((dir) => place(posix.resolve(dir, text)));
+  return cwd.map((dir) => place(joinKeepingDots(dir, text)));
 }
 
 /** `$PWD`, as a word: the directory the shell is in, unless the command sets PWD itself. */
 const PWD_WORD = /^"?\$(?:PWD|\{PWD\})"?$/;
 
-/** The directories after `cd <value>` from each of `cwd`. */
+const hasDotDot = (p: string): boolean => p.split('/').includes('..');
+
+/**
+ * The directories after `cd <value>` from each of `cwd`. Bash's cd removes `..` as text (`cd -L`, its
+ * default) when the directory that names exists, and otherwise, or with `cd -P` or `set -P`, goes where
+ * the file system leads: both are kept, `..` unresolved in the second (see joinKeepingDots). From a
+ * directory reached that way, bash's text is its real path, which only the file system knows.
+ */
 function chdir(cwd: Cwd, v: Value | undefined, home: string | null, pwdSet = true): Cwd {
   if (cwd === null) return null;
   if (v === undefined) return home ? [home] : null;
   if (v.kind === 'dynamic' && !pwdSet && PWD_WORD.test(v.text)) return cwd;
   if (v.kind !== 'literal' || v.text === '-' || v.text === '') return null;
   const t = v.text;
-  return [...new Set(cwd.map((d) => posix.resolve(d, t)))];
+  if (hasDotDot(t) && cwd.some(hasDotDot)) return null;
+  return [...new Set(cwd.flatMap((d) => [...(hasDotDot(d) ? [] : [posix.resolve(d, t)]), joinKeepingDots(d, t)]))];
 }
 
 // ── What a command writes ───────────────────────────────────────────────────────
@@ -210,11 +228,20 @@ function inPlaceInterpreter(valued: string, attached: Record<string, RegExp> = {
   };
 }
 
+/**
+ * gawk edits its file operands in place when the inplace extension runs: `-i inplace`, or any other
+ * library or extension that includes or loads it. A library's name says nothing of its content (gawk
+ * searches AWKPATH, `.` first, which the command may set; a path may hold a copy of inplace.awk under
+ * any name), so every `-i`/`--include`, `-l`/`--load` and `@include`/`@load` in the program makes the
+ * file operands written: no library is taken as read-only. A program file (`-f`) is a script: what it
+ * does is seen afterwards.
+ */
 function awk(args: Value[]): Writes {
-  const s = scanOptions(args, { short: 'fvFiEe', long: ['file', 'assign', 'field-separator', 'include', 'exec', 'source', 'load'] });
-  const includes = optionValues(s, 'i', 'include');
-  if (!includes.some((v) => v.kind !== 'literal' || /^inplace(\.awk)?$/.test(v.text))) return NONE;
+  const s = scanOptions(args, { short: 'fvFiEel', long: ['file', 'assign', 'field-separator', 'include', 'exec', 'source', 'load'] });
   const hasProgram = hasOption(s, 'f', 'file', 'e', 'source', 'E', 'exec');
+  const programs = hasProgram ? optionValues(s, 'e', 'source') : s.operands.slice(0, 1);
+  const extended = hasOption(s, 'i', 'include', 'l', 'load') || programs.some((v) => v.kind !== 'literal' || /@\s*(?:include|load)\b/.test(v.text));
+  if (!extended) return NONE;
   return targetsOf(hasProgram ? s.operands : s.operands.slice(1), false);
 }
 
@@ -752,6 +779,29 @@ function declaredNames(args: readonly Value[]): string | null {
   return null;
 }
 /**
+ * A builtin that assigns the variable a computed word names (`printf -v "$v"`, `read "$v"`, `mapfile
+ * "$a"`, `declare "$n=…"` run through `command`): it may be BASH_CMDS[cat] (see REBINDING in analyse.ts).
+ */
+function assignsComputedName(name: string, args: readonly Value[]): boolean {
+  const computed = (vs: readonly (Value | null)[]): boolean => vs.some((v) => v !== null && v.kind !== 'literal');
+  switch (name) {
+    case 'printf':
+      return computed(optionValues(scanOptions(args, { short: 'v', stopAtOperand: true }), 'v'));
+    case 'read': {
+      const s = scanOptions(args, { short: 'adinNptu' });
+      return computed(s.operands) || computed(optionValues(s, 'a'));
+    }
+    case 'mapfile':
+    case 'readarray':
+      return computed(scanOptions(args, { short: 'dnOsuCc' }).operands);
+    case 'getopts':
+      return computed(args.slice(1, 2));
+    default:
+      return DECLARING.has(name) && args.some((v) => v.kind !== 'literal');
+  }
+}
+
+/**
  * Builtins that evaluate an argument as a variable name or an arithmetic expression. An array subscript
  * in it is expanded then, quotes or not: `let 'a[$(rm x)]=1'`, `printf -v 'a[$(rm x)]' y`, `test -v …`.
  */
@@ -769,7 +819,7 @@ const ASSIGNMENT_WORD = /^([^=]+?)\+?=/;
 /** Shells whose language the gate does not parse. */
 const FOREIGN_SHELLS = new Set(['fish', 'pwsh', 'powershell', 'nu', 'elvish', 'xonsh', 'tcsh', 'csh', 'rc', 'es']);
 /** Paths that hand a shell code from a pipe or another process. */
-const STREAM = /^\/(?:dev\/(?:stdin|fd\/\d+)|proc\/[^/]+\/fd\/\d+)$/;
+const STREAM = /^\/(?:dev\/(?:stdin|fd\/(?:\d+|pipe:process-substitution))|proc\/[^/]+\/fd\/\d+)$/;
 
 // ── One command ─────────────────────────────────────────────────────────────────
 
@@ -808,7 +858,7 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
     // script writes what the session shows to its file (./typescript by default) and its logs; without
     // -c it runs a shell, which reads its commands from script's own input.
     const s = scanOptions(args, { short: 'cEIOBTm', long: ['command', 'echo', 'log-in', 'log-out', 'log-io', 'log-timing', 'logging-format'] });
-    emitWrites('script', targetsOf([s.operands[0] ?? lit('typescript'), ...optionValues(s, 'I', 'log-in', 'O', 'log-out', 'B', 'log-io', 'T', 'log-timing')], false), inv.cwd, runner, text);
+    emitWrites('script', targetsOf([s.operands[0] ?? lit('typescript'), ...optionValues(s, 'I', 'log-in', 'O', 'log-out', 'B', 'log-io', 'T', 'log-timing')], false), inv, runner, text);
     if (!hasOption(s, 'c', 'command') && inv.stdin.kind !== 'none') runner.emit({ kind: 'opaque', command: text, why: 'stdin-code' });
   }
   const wrapper = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
@@ -824,10 +874,10 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
       else code(u.code);
       return undefined;
     }
-    if (name === 'flock') emitWrites(`flock`, targetsOf(scanOptions(args, { short: 'wEc', stopAtOperand: true }).operands.slice(0, 1), false), inv.cwd, runner);
-    if (name === 'strace' || name === 'ltrace') emitWrites(name, targetsOf(optionValues(scanOptions(args, { short: 'oeEpPsSuaIbX', stopAtOperand: true }), 'o'), false), inv.cwd, runner);
-    if (name === 'valgrind') emitWrites(name, valgrindWrites(args), inv.cwd, runner, text);
-    if (name === 'ssh-agent') emitWrites(name, targetsOf(optionValues(scanOptions(args, { short: 'aEOPt', stopAtOperand: true }), 'a'), false), inv.cwd, runner);
+    if (name === 'flock') emitWrites(`flock`, targetsOf(scanOptions(args, { short: 'wEc', stopAtOperand: true }).operands.slice(0, 1), false), inv, runner);
+    if (name === 'strace' || name === 'ltrace') emitWrites(name, targetsOf(optionValues(scanOptions(args, { short: 'oeEpPsSuaIbX', stopAtOperand: true }), 'o'), false), inv, runner);
+    if (name === 'valgrind') emitWrites(name, valgrindWrites(args), inv, runner, text);
+    if (name === 'ssh-agent') emitWrites(name, targetsOf(optionValues(scanOptions(args, { short: 'aEOPt', stopAtOperand: true }), 'a'), false), inv, runner);
     if (u.argv.length === 0) return undefined;
     const cwd = u.base ? chdir(inv.cwd, u.base, runner.home) : inv.cwd;
     const argv = u.appendDynamic ? [...u.argv, { kind: 'dynamic', text: '<input>' } as Value] : u.argv;
@@ -853,6 +903,10 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
   if (DECLARING.has(name)) {
     const hidden = declaredNames(args);
     if (hidden) runner.hideEnv(`${name} ${hidden}`);
+  }
+  if (assignsComputedName(name, args)) {
+    runner.emit({ kind: 'opaque', command: text, why: 'rebinds-command' });
+    return undefined;
   }
   if (EVALUATING.has(name) && args.some((v) => v.kind === 'literal' && SUBSCRIPT_CODE.test(v.text))) {
     runner.emit({ kind: 'opaque', command: text, why: 'dynamic-code' });
@@ -901,7 +955,11 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
       return undefined;
     case 'hash':
       // `hash -p /bin/rm ls`: later `ls` runs rm.
-      if (args.some((v) => v.kind !== 'literal' || /^-\w*p/.test(v.text))) runner.emit({ kind: 'opaque', command: text, why: 'alias' });
+      if (args.some((v) => v.kind !== 'literal' || /^-\w*p/.test(v.text))) runner.emit({ kind: 'opaque', command: text, why: 'rebinds-command' });
+      return undefined;
+    case 'enable':
+      // `enable -f lib.so name` loads a builtin from a shared object: the name then runs its code.
+      if (args.some((v) => v.kind !== 'literal' || /^-\w*f/.test(v.text))) runner.emit({ kind: 'opaque', command: text, why: 'rebinds-command' });
       return undefined;
     case 'mapfile':
     case 'readarray':
@@ -930,7 +988,7 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
       return undefined;
     case 'find': {
       const f = find(args);
-      emitWrites('find', f.writes, inv.cwd, runner, text);
+      emitWrites('find', f.writes, inv, runner, text);
       for (const argv of f.exec) again(argv, { cwd: f.execdir ? null : inv.cwd, stdin: { kind: 'none' } });
       return undefined;
     }
@@ -959,7 +1017,7 @@ export function runInvocation(inv: Invocation, runner: Runner, depth = 0): CwdAf
   if (writes && name === 'mktemp' && !runner.tmpdirSet && !inv.assigned.includes('TMPDIR')) {
     writes = { ...writes, targets: (writes.targets ?? []).filter((t) => !(t.v.kind === 'dynamic' && t.v.text === '$TMPDIR')) };
   }
-  if (writes) emitWrites(name, writes, inv.cwd, runner, text);
+  if (writes) emitWrites(name, writes, inv, runner, text);
   else if (args.some((v) => v.kind === 'literal' && FIXING_FLAGS.test(v.text))) runner.emit({ kind: 'write-unknown', command: text });
   return undefined;
 }
@@ -974,16 +1032,18 @@ function runGit(args: Value[], inv: Invocation, runner: Runner, dashed: string |
   const command = `git ${args.map(show).join(' ')}`;
   for (const dir of cwd ?? [null]) runner.emit({ kind: 'git-cwd', command, dir: dir === null ? { kind: 'dynamic', text: result.chdir.map(show).join(' ') || '$PWD' } : { kind: 'path', path: dir } });
   if (result.kind === 'write-unknown') runner.emit({ kind: 'write-unknown', command });
-  else emitWrites('git', targetsOf(result.outputs, false), cwd, runner);
+  else emitWrites('git', targetsOf(result.outputs, false), { cwd, fds: inv.fds }, runner);
 }
 
-function emitWrites(command: string, writes: Writes, cwd: Cwd, runner: Runner, text = command): void {
+function emitWrites(command: string, writes: Writes, at: Pick<Invocation, 'cwd' | 'fds'>, runner: Runner, text = command): void {
   if (writes.program) runner.emit({ kind: 'opaque', command: writes.program, why: 'program-option' });
   if (writes.unknown) runner.emit({ kind: 'write-unknown', command: text });
-  const base = (writes.base ?? []).reduce<Cwd>((c, v) => chdir(c, v, runner.home), cwd);
+  const base = (writes.base ?? []).reduce<Cwd>((c, v) => chdir(c, v, runner.home), at.cwd);
+  // A program that changes its own directory (`tar -C`) may open /proc/self/cwd there.
+  const via: Surroundings = { fds: at.fds, cwd: writes.base?.length ? null : at.cwd };
   for (const t of writes.targets ?? []) {
     for (const target of resolvePath(t.v, base)) {
-      runner.emit({ kind: 'write', command, target: t.tree && target.kind === 'path' ? { kind: 'tree', path: target.path } : target, recursive: t.recursive });
+      runner.emit({ kind: 'write', command, target: t.tree && target.kind === 'path' ? { kind: 'tree', path: target.path } : target, recursive: t.recursive, via });
     }
   }
 }

@@ -20,10 +20,27 @@ export type OpaqueReason =
   | 'program-option' // an option that names a program to run (`git -c core.pager=…`, `sort --compress-program`)
   | 'other-repository' // git pointed at a git dir, index or work tree the command chooses (`GIT_DIR=…`, `--git-dir`)
   | 'hidden-environment' // variables exported under names the gate cannot read (`set -a`, `export "$n=…"`), then git or a shell
-  | 'too-deep'; // code inside code inside code …
+  | 'too-deep' // code inside code inside code …
+  | 'rebinds-command'; // changes what a command name runs: BASH_CMDS, BASH_ALIASES, BASH_FUNC_*%%, enable -f, a computed variable name
+
+/**
+ * What one of the command's descriptors holds when it runs, as far as its text tells: a file the command
+ * opens itself (`3<.git`, absolute paths with `..` kept), a stream (a pipe, a heredoc, the tool's own
+ * output), or something the gate cannot know (opened by an earlier `exec`, around a compound command …).
+ */
+export type Descriptor = { kind: 'paths'; paths: string[] } | { kind: 'stream' } | { kind: 'unknown' };
+
+/**
+ * What `/dev/fd/N`, `/dev/stdin`, `/proc/self/fd/N` and `/proc/self/cwd` mean to the process that opens
+ * a written path: its descriptors (those not listed are unknown) and the directories it may run in.
+ */
+export interface Surroundings {
+  fds: Record<number, Descriptor>;
+  cwd: readonly string[] | null;
+}
 
 export type ShellEffect =
-  | { kind: 'write'; command: string; target: PathArg; recursive: boolean }
+  | { kind: 'write'; command: string; target: PathArg; recursive: boolean; via?: Surroundings }
   /** The command chooses the paths itself (patch, tar -x, npm install, a formatter's --write). */
   | { kind: 'write-unknown'; command: string }
   /** A git subcommand that is not known to be read-only; `via` names the alias that led to it. */

@@ -77,6 +77,12 @@ function doubleQuotedText(inner: string, whole: string): Char[] {
   return out;
 }
 
+/**
+ * The word `<(…)` and `>(…)` become: a pipe's `/dev/fd/N`, whatever N bash picks. Written as a name no
+ * file has, so that the shell side knows the word for a pipe (src/shell/kernel-path.ts).
+ */
+export const PROCESS_SUBSTITUTION = '/dev/fd/pipe:process-substitution';
+
 const EXPANSIONS = new Set(['simple_expansion', 'expansion', 'command_substitution', 'arithmetic_expansion']);
 const hasExpansion = (n: SyntaxNode): boolean => n.children.some((c) => EXPANSIONS.has(c.type) || hasExpansion(c));
 
@@ -117,7 +123,7 @@ function chars(n: SyntaxNode): Chars {
     }
     case 'process_substitution':
       // Its value is a pipe's path; the command inside is analysed where it stands.
-      return quoted('/dev/fd/63');
+      return quoted(PROCESS_SUBSTITUTION);
     case 'simple_expansion':
     case 'expansion':
     case 'command_substitution':
