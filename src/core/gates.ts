@@ -22,7 +22,13 @@ export const gatesSession = (state: State | null, sessionId: string): state is S
  * plugin's own files); `abs` names it in the refusal. `linked`: the file has other hard links, so
  * writing it writes them too; never an agent's own output.
  */
-export type Target = ({ inside: false } | { inside: true; rel: string }) & { guarded?: 'hooks' | 'protected' | null; abs?: string; linked?: boolean };
+export type Target = ({ inside: false } | { inside: true; rel: string }) & {
+  guarded?: 'hooks' | 'protected' | null;
+  abs?: string;
+  linked?: boolean;
+  /** The path leads through a descriptor, /proc or a stream the gate cannot resolve for the host's own process: why. */
+  undecided?: string;
+};
 
 /** Files only the hooks write, whoever asks. */
 export function isHookOwned(rel: string): boolean {
@@ -60,6 +66,7 @@ export function editGate(state: State | null, sessionId: string, agentType: stri
   if (target.guarded === 'hooks') return refuse(msg.deny.hooksRecord(target.abs ?? ''));
   if (target.inside && isHookOwned(target.rel)) return refuse(msg.deny.stateFile());
   if (!state || state.sessionId !== sessionId || !isActive(state)) return PASS;
+  if (target.undecided !== undefined) return refuse(msg.deny.undecidedTarget(whoOf(roleOf(agentType)), target.abs ?? '', target.undecided, false));
   if (target.guarded === 'protected' || (target.abs && inGitDir({ segments: segmentsOf(target.abs), glob: false, recursive: false }))) {
     return refuse(msg.deny.protectedWrite(whoOf(roleOf(agentType)), target.abs ?? ''));
   }

@@ -122,8 +122,10 @@ describe.concurrent('the edit gate, paths spelled to slip past it', () => {
     expect(denyReason(await gate(dir, dir.abs('src/state-link.json'), FIXER, { tool: 'Edit' }))).toMatch(REASON.hookOwned);
   });
 
-  it('/proc/self/cwd and /proc/self/root (the hook runs in the project, as the host does)', async () => {
+  it('/proc/self/cwd is the host process\'s directory, which the gate cannot see: refused while a loop runs; /proc/self/root is /', async () => {
+    const undecided = /^minions: .+ — the gate cannot tell where `\/proc\/self\/cwd\/[^`]+` leads \(the directory the command runs in is not known\), so the write is refused\./;
     expect(denyReason(await gate(r1, '/proc/self/cwd/src/a.ts', null))).toMatch(REASON.orchestrator);
+    expect(denyReason(await gate(r2, '/proc/self/cwd/src/a.ts', FIXER))).toMatch(undecided);
     expect(denyReason(await gate(r2, `/proc/self/cwd/${STATE}`, FIXER))).toMatch(REASON.hookOwned);
     expect(denyReason(await gate(r1, `/proc/self/root${r1.root}/src/a.ts`, null))).toMatch(REASON.orchestrator);
     expect(denyReason(await gate(r2, `/proc/self/root${r2.root}/.git/config`, FIXER))).toMatch(REASON.protected);

@@ -23,7 +23,7 @@ afterAll(removeTestdirs);
 
 type Tool = 'Write' | 'Edit' | 'MultiEdit' | 'NotebookEdit';
 /** own = answered allow (the plugin's own file); pass = no answer; the rest = denied with that reason. */
-type Expect = 'own' | 'pass' | 'hook-owned' | 'record' | 'protected' | 'reviewer' | 'fixer' | 'orchestrator';
+type Expect = 'own' | 'pass' | 'hook-owned' | 'record' | 'protected' | 'reviewer' | 'fixer' | 'orchestrator' | 'undecided';
 type Fixture = 'R1' | 'R2' | 'R1-symlinked-phase-dir';
 
 interface Case {
@@ -50,6 +50,7 @@ const REASONS: Record<Exclude<Expect, 'own' | 'pass'>, RegExp> = {
   fixer: /^minions R[12]: (the fixer runs only in R2\.|the fixer may edit project files outside \.agents\/ and \.git\/, and its summar(y|ies) \/\S+\/\.agents\/tmp\/phases\/review-1\/r2-fix-summary\.md)/,
   orchestrator: /^minions R[12] \(Iteration 1\/3\): while the review loop runs, project files are changed only by minions:review-fixer in R2\./,
   record: /^minions: \/\S+ is part of the hooks' record of the review loop \(in the git directory or the plugin's data folder\); nobody edits it\./,
+  undecided: /^minions: .+ — the gate cannot tell where `[^`]+` leads \(.+\), so the write is refused\./,
   protected: /^minions: .+ may not write \/\S+: the git directory and git's configuration, the plugin's own files and its records are not the loop's to change\./,
 };
 
@@ -117,6 +118,13 @@ const R2_CASES: [string, Case][] = [
   ['fixer: a relative path against a cwd in src/', { file: 'cart.ts', who: FIXER, cwd: 'src', expect: 'pass' }],
   ['fixer: a new file in a directory that does not exist yet', { file: '@/src/new/deeper/x.ts', who: FIXER, expect: 'pass' }],
   ['fixer: through a symlink pointing to src/', { file: '@/link-src/a.ts', who: FIXER, expect: 'pass' }],
+  ['fixer: a link into .git, then `..` (the kernel follows the link first: .git/config)', { file: '@/link-hooks/../config', who: FIXER, expect: 'protected' }],
+  ['fixer: a link to .agents/tmp/phases, then `..` (the kernel reaches .agents/tmp/state.json)', { file: '@/link-phases/../state.json', who: FIXER, expect: 'hook-owned' }],
+  ['fixer: a link inside src/ to .git/hooks, then `..` (.git/config, not src/config)', { file: '@/src/link-hooks/../config', who: FIXER, expect: 'protected' }],
+  ['fixer: through /proc/self/cwd (the host process\'s directory, which the gate cannot see)', { file: '/proc/self/cwd/src/a.ts', who: FIXER, expect: 'undecided' }],
+  ['fixer: through /dev/fd/3 (a descriptor of the host process)', { file: '/dev/fd/3/config', who: FIXER, expect: 'undecided' }],
+  ['fixer: through /proc/thread-self/fd/0', { file: '/proc/thread-self/fd/0/x', who: FIXER, expect: 'undecided' }],
+  ['fixer: to /dev/stdout', { file: '/dev/stdout', who: FIXER, expect: 'undecided' }],
   ['fixer: its summary', { file: `@/${SUMMARY}`, who: FIXER, expect: 'own' }],
   ['fixer: its summary, relative to a cwd in src/', { file: `../${SUMMARY}`, who: FIXER, cwd: 'src', expect: 'own' }],
   ['fixer: its per-finding answers (r2-fix-summary.json)', { file: `@/${ANSWERS}`, who: FIXER, expect: 'own' }],
@@ -161,6 +169,9 @@ describe.concurrent('the edit gate', () => {
     fs.symlinkSync(outside, path.join(root, 'link-out'));
     await loop.start('--max-iterations 3 gate');
     fs.symlinkSync('.agents/tmp', path.join(root, 'link-tmp'));
+    fs.symlinkSync('.agents/tmp/phases', path.join(root, 'link-phases'));
+    fs.symlinkSync('.git/hooks', path.join(root, 'link-hooks'));
+    fs.symlinkSync('../.git/hooks', path.join(root, 'src', 'link-hooks'));
     await loop.dispatchReviewers();
     // Traps: the pedant's output path points at src/a.ts, the witness's dangles into src/.
     fs.symlinkSync('../../../../src/a.ts', loop.dir.abs(OWN('pedant')));
@@ -191,7 +202,7 @@ describe.concurrent('the edit gate', () => {
       : c.file.startsWith('@into/')
         ? path.join(outside, `into-${path.basename(dir.root)}`, c.file.slice(6))
         : c.file.startsWith('@/')
-          ? path.join(dir.root, c.file.slice(2))
+          ? `${dir.root}/${c.file.slice(2)}` // as written: the host passes `..` on, and the kernel reads it after links
           : c.file;
     const common: InAgent = { cwd: c.cwd ? path.join(dir.root, c.cwd) : dir.root, ...(c.who ? { agentType: c.who } : {}) };
     const build = { Write: writeTool, Edit: editTool, MultiEdit: multiEditTool, NotebookEdit: notebookEditTool }[c.tool ?? 'Write'];
