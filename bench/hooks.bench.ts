@@ -7,7 +7,7 @@
  * - the idle path (no loop) starts no node process;
  * - the gates, Stop, SubagentStop and prompts in a running loop: at most 2× a node start, as CPU;
  * - the Bash gate with its parser loaded, and the loop start (once per loop, with its git snapshot): 3.5×;
- * - the Bash gate's parser-free reading (src/core/shell/syntax.ts) stays only while it saves at least a
+ * - the Bash gate's parser-free reading (src/bash/syntax.ts) stays only while it saves at least a
  *   third of the gate's CPU on everyday commands: each is measured against the same gate built with that
  *   reading turned off (every command through the parser), in interleaved pairs.
  *
@@ -218,7 +218,7 @@ const cases: Case[] = [
     restore('r1'),
     /^$/,
   ),
-  // Whole words in quotes are read without the parser (src/core/shell/syntax.ts).
+  // Whole words in quotes are read without the parser (src/bash/syntax.ts).
   hookCase(
     'Bash gate, words in quotes (no parser)',
     IN_LOOP,

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { grounderFor } from '../src/review/grounding';
-import { parseReview } from '../src/review/reviewer-output';
+import { parseReview } from '../src/protocol/reviewer-output';
 import { readSources } from '../src/shell/sources';
 import { allowJitTuning, tuneForLargeRound } from '../src/shell/jit';
 import { snapshotWithDiff } from '../src/shell/snapshot';

@@ -1,5 +1,5 @@
 /** Every model-facing and user-facing text of the plugin. */
-import { FIXER_TYPE, REVIEWERS, agentType, type Reviewer } from './core/agents';
+import { FIXER_TYPE, REVIEWERS, agentType, type Reviewer } from './protocol/agents';
 import {
   absolute,
   changedDuringReviewFile,
@@ -16,15 +16,15 @@ import {
   checksFile,
   layer0File,
   STATE_FILE,
-} from './state/paths';
+} from './protocol/paths';
 import type { Counts, IterationRecord, PatchNote, PitfallNote, State, VerdictSummary } from './state/schema';
-import type { Severity } from './review/reviewer-output';
-import type { EscalationOutcome, EscalationReason, Verdict } from './review/verdict-schema';
-import type { OpaqueReason } from './core/shell/effects';
-import { sanitize } from './core/sanitize';
+import type { Severity } from './protocol/reviewer-output';
+import type { EscalationOutcome, EscalationReason, Verdict } from './protocol/verdict-schema';
+import type { OpaqueReason } from './bash/effects';
+import { sanitize } from './protocol/sanitize';
 import type { Tamper } from './core/events';
 import type { PinChange } from './checks/pins';
-import type { CheckOutcome, CheckRun } from './checks/check-runs';
+import type { CheckOutcome, CheckRun } from './protocol/check-runs';
 import type { Layer0Check, Layer0Hit } from './checks/layer0';
 import type { CostTotal } from './report/cost';
 import type { LoopFacts } from './report/facts';
@@ -645,7 +645,7 @@ export const refuse = {
   noLoop: (): string => `${PREFIX} no review loop is running in this project.`,
 };
 
-/** One line of at most `max` characters, made safe to show (see core/sanitize.ts): every piece of model or user text goes through it. */
+/** One line of at most `max` characters, made safe to show (see protocol/sanitize.ts): every piece of model or user text goes through it. */
 export const truncate = (text: string, max: number): string => sanitize(text, { max });
 /** A verdict's readiness as people read it, the same everywhere: READY, ALMOST, NOT READY. */
 export const readinessText = (readiness: string): string => readiness.replace(/_/g, ' ');

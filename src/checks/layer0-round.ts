@@ -3,7 +3,7 @@
  * of the round's open Layer-0 findings against the loop's start (a finding the fixer left in place is
  * still there, even though it was no longer new this round). Pure.
  */
-import type { MergedFinding } from '../review/verdict-schema';
+import type { MergedFinding } from '../protocol/verdict-schema';
 import { normaliseCode } from '../review/fingerprint';
 import { runLayer0, type FileChange, type Layer0Check, type Layer0Hit } from './layer0';
 import { layer0Finding } from './machine-finding';

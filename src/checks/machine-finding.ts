@@ -4,12 +4,12 @@
  * the aggregation, merged and fingerprinted like a reviewer's. The texts come from src/messages.ts.
  */
 import * as z from 'zod/mini';
-import { MACHINE_REPORTERS } from '../core/agents';
+import { MACHINE_REPORTERS } from '../protocol/agents';
 import * as msg from '../messages';
-import { Severity } from '../review/reviewer-output';
+import { Severity } from '../protocol/reviewer-output';
 import { LAYER0_SEVERITY, type Layer0Hit } from './layer0';
-import type { CheckRun } from './check-runs';
-import { described, positiveInt } from '../zod';
+import type { CheckRun } from '../protocol/check-runs';
+import { described, positiveInt } from '../protocol/zod';
 
 export const MachineFinding = z.lazy(() =>
   z.object({

@@ -4,8 +4,8 @@
  * each (schema/*.schema.json are generated from them). Builders are pure.
  */
 import * as z from 'zod/mini';
-import { count, described, positiveInt } from '../zod';
-import { CheckStatus, statusOf, tailOf, type CheckOutcome, type CheckRun } from './check-runs';
+import { count, described, positiveInt } from '../protocol/zod';
+import { CheckStatus, statusOf, tailOf, type CheckOutcome, type CheckRun } from '../protocol/check-runs';
 import { MachineFinding } from './machine-finding';
 
 export const CheckEntry = z.lazy(() =>

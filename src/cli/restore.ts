@@ -16,7 +16,7 @@ import { changedPaths, hasTree, restorePaths, snapshotTree } from '../shell/snap
 import { ownTmp, readText, writeInTmp } from '../shell/files';
 import { withLock } from '../shell/store';
 import { RestoreLog, type RestoreEntry } from '../state/restore-log';
-import { restoresFile } from '../state/paths';
+import { restoresFile } from '../protocol/paths';
 import type { State } from '../state/schema';
 
 export interface CliResult {

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { LAYER0_CHECKS, type Layer0Check } from '../checks/layer0/names';
-import { described } from '../zod';
+import { described } from '../protocol/zod';
 import { MAX_CHECKS, MAX_CHECK_LENGTH, MAX_TOKENS, NUMERIC_DEFAULTS, NUMERIC_OPTIONS, type NumericKey, type NumericOption, type NumericSettings } from './options';
 
 export const CONFIG_FILE = '.minions.json';

@@ -1,5 +1,5 @@
 /** PreToolUse on Agent: during R1 and R2 the owning session dispatches only the phase's minions agents. */
-import { isFixer, isPluginAgent, reviewerOf } from './agents';
+import { isFixer, isPluginAgent, reviewerOf } from '../protocol/agents';
 import type { Event, Outcome } from './events';
 import { currentIteration, isActive, updateIteration } from './loop-state';
 import * as msg from '../messages';

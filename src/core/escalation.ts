@@ -4,10 +4,10 @@
  */
 import type { EscalationStart } from './round-start';
 import { classOf } from '../review/classes';
-import type { ClassAttempt, EscalationReason, FixSummary, Verdict } from '../review/verdict-schema';
+import type { ClassAttempt, EscalationReason, FixSummary, Verdict } from '../protocol/verdict-schema';
 import * as msg from '../messages';
 import type { State } from '../state/schema';
-import { absolute, escalationFile, fixDeltaFile, fixSummaryFile, fixSummaryJsonFile } from '../state/paths';
+import { absolute, escalationFile, fixDeltaFile, fixSummaryFile, fixSummaryJsonFile } from '../protocol/paths';
 
 /** `state` is the round the fixer just finished; `verdict` its review. */
 export function escalationAfterFix(state: State, verdict: Verdict | null, answers: FixSummary | null): EscalationStart | null {

@@ -1,12 +1,12 @@
 /** The core's vocabulary: what the shell observed (events), what it must do (effects), what it loaded. */
-import type { Reviewer } from './agents';
+import type { Reviewer } from '../protocol/agents';
 import type { Command } from './args';
 import type { FixRound } from '../review/classes';
 import type { Sources } from '../review/grounding';
 import type { ReviewReading } from '../review/reading';
-import type { Verdict } from '../review/verdict-schema';
+import type { Verdict } from '../protocol/verdict-schema';
 import type { State, AgentCost } from '../state/schema';
-import type { CheckRun } from '../checks/check-runs';
+import type { CheckRun } from '../protocol/check-runs';
 import type { FileChange } from '../checks/layer0';
 import type { MachineFinding } from '../checks/machine-finding';
 import type { PinChange, PinRecord } from '../checks/pins';

@@ -4,19 +4,19 @@ import type { Effect, Event, Outcome } from './events';
 import { MAX_CHECK_SENDBACKS, MAX_OUTPUT_FAILURES, advanceIteration, currentIteration, escapedJson, json, updateIteration } from './loop-state';
 import { pinnedStop } from './pinned';
 import { startRound } from './round-start';
-import { outcomeOf, regressions, tailOf } from '../checks/check-runs';
+import { outcomeOf, regressions, tailOf } from '../protocol/check-runs';
 import type { Layer0Check } from '../checks/layer0';
 import { layer0Round } from '../checks/layer0-round';
 import { checkFailedFinding, type MachineFinding } from '../checks/machine-finding';
 import { checksReport, type ChecksReport } from '../checks/reports';
-import { describeZodError } from '../review/reviewer-output';
+import { describeZodError } from '../protocol/reviewer-output';
 import { similarity } from '../checks/layer0/simhash64';
-import { FixSummary } from '../review/verdict-schema';
+import { FixSummary } from '../protocol/verdict-schema';
 import * as msg from '../messages';
 import { overBudget } from '../report/cost';
 import { renderReviewReport } from '../report/review-md';
 import type { State } from '../state/schema';
-import { absolute, checkLogFile, checksFile, fixSummaryFile, fixSummaryJsonFile, layer0File, reviewDir, reviewReportFile } from '../state/paths';
+import { absolute, checkLogFile, checksFile, fixSummaryFile, fixSummaryJsonFile, layer0File, reviewDir, reviewReportFile } from '../protocol/paths';
 
 /** A stop of the fixer this round is waiting for (not late, not repeated, not from before a dispatch). */
 const awaited = (state: State): boolean => {

@@ -1,12 +1,12 @@
 /** The edit and Bash gates' policies. Pure: paths arrive already resolved, commands already analysed, by the shell. */
 import path from 'node:path';
-import { FIXER_TYPE, agentType as agentTypeName, isFixer, reviewerOf, type Reviewer } from './agents';
+import { FIXER_TYPE, agentType as agentTypeName, isFixer, reviewerOf, type Reviewer } from '../protocol/agents';
 import { isActive } from './loop-state';
-import type { ShellEffect } from './shell/effects';
-import { segmentsOf, touches, type Place } from './shell/touches';
+import type { ShellEffect } from '../bash/effects';
+import { segmentsOf, touches, type Place } from '../bash/touches';
 import * as msg from '../messages';
 import type { State } from '../state/schema';
-import { ARCHIVE_DIR, BASELINE_DIR, HOOK_ROUND_FILES, LOCK_FILE, PHASES_DIR, REPORT_FILE, RESTORES_DIR, STATE_FILE, absolute, isCheckLog, findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile } from '../state/paths';
+import { ARCHIVE_DIR, BASELINE_DIR, HOOK_ROUND_FILES, LOCK_FILE, PHASES_DIR, REPORT_FILE, RESTORES_DIR, STATE_FILE, absolute, isCheckLog, findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile } from '../protocol/paths';
 
 export type GateDecision = { allow: true } | { allow: false; reason: string };
 const ALLOW: GateDecision = { allow: true };

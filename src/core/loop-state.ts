@@ -1,7 +1,7 @@
 /** Small state helpers shared by the phase handlers. Pure, and light: the gates import this, not the handlers. */
-import { REVIEWERS, type Reviewer } from './agents';
+import { REVIEWERS, type Reviewer } from '../protocol/agents';
 import type { Effect, Loaded, Outcome } from './events';
-import { escapeInvisible } from './sanitize';
+import { escapeInvisible } from '../protocol/sanitize';
 import * as msg from '../messages';
 import type { IterationRecord, ReviewerRun, State } from '../state/schema';
 

@@ -7,7 +7,7 @@
 import type { PinnedChanges } from './events';
 import type { PinChange } from '../checks/pins';
 import * as msg from '../messages';
-import type { StopReason, Verdict } from '../review/verdict-schema';
+import type { StopReason, Verdict } from '../protocol/verdict-schema';
 
 /** The stop the pinned changes call for at this point: null when none. `verdict`: the round would otherwise go there (DONE only matters for the checks). */
 export function pinnedStop(pinned: PinnedChanges | null | undefined, next: Verdict['next'] | 'fix-end'): { stopReason: StopReason; stopDetail: string } | null {

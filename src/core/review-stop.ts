@@ -1,15 +1,15 @@
 /** SubagentStop of a reviewer: validate its review and record it, frozen; the fifth one starts the round's verdict. */
-import { REVIEWERS } from './agents';
+import { REVIEWERS } from '../protocol/agents';
 import type { Effect, Event, Outcome } from './events';
 import { MAX_OUTPUT_FAILURES, currentIteration, json, setReviewer, updateIteration } from './loop-state';
 import { identityOf } from '../review/aggregate';
 import { ground } from '../review/grounding';
 import { encodeReading, holdReading, type ReadingRow } from '../review/reading';
-import { extractJsonFromMessage, parseReview } from '../review/reviewer-output';
+import { extractJsonFromMessage, parseReview } from '../protocol/reviewer-output';
 import * as msg from '../messages';
 import { sha256 } from '../state/digest';
 import type { ReviewerRun, State } from '../state/schema';
-import { absolute, reviewerFile } from '../state/paths';
+import { absolute, reviewerFile } from '../protocol/paths';
 
 export function onReviewerStop(state: State, event: Extract<Event, { kind: 'reviewer-stop' }>): Outcome {
   const { reviewer } = event;

@@ -3,7 +3,7 @@ import type { Effect, PatchText, RoundPatches } from './events';
 import { updateIteration } from './loop-state';
 import * as msg from '../messages';
 import type { IterationRecord, PatchNote, State } from '../state/schema';
-import { diffFile, escalationFile, fixDeltaFile } from '../state/paths';
+import { diffFile, escalationFile, fixDeltaFile } from '../protocol/paths';
 
 /** How many changed files the state keeps by name (the patch's header lists them all). */
 const NOTED_FILES = 20;

@@ -4,19 +4,19 @@
  * timeout, a crash) is noticed by the next one, which computes the verdict again from the same frozen
  * reviews, or ends the round with a clear reason instead of re-dispatching a reviewer forever.
  */
-import { REVIEWERS, type Reviewer } from './agents';
+import { REVIEWERS, type Reviewer } from '../protocol/agents';
 import type { Effect, Event, Outcome } from './events';
 import { advanceIteration, currentIteration, json, updateIteration } from './loop-state';
 import { withPinned } from './pinned';
 import { startRound } from './round-start';
 import { aggregateRound } from '../review/aggregate';
-import type { FindingClass, MergedFinding, Verdict } from '../review/verdict-schema';
+import type { FindingClass, MergedFinding, Verdict } from '../protocol/verdict-schema';
 import * as msg from '../messages';
 import { overBudget } from '../report/cost';
 import { MAX_LISTED } from '../report/markdown';
 import { renderReviewReport } from '../report/review-md';
 import type { ClassNote, State, VerdictSummary } from '../state/schema';
-import { absolute, changedDuringReviewFile, findingsFile, fixDeltaFile, fixSummaryFile, fixSummaryJsonFile, reviewDir, reviewReportFile, verdictFile } from '../state/paths';
+import { absolute, changedDuringReviewFile, findingsFile, fixDeltaFile, fixSummaryFile, fixSummaryJsonFile, reviewDir, reviewReportFile, verdictFile } from '../protocol/paths';
 
 /** An aggregation that died is tried once more, then the round is stopped. */
 export const MAX_AGGREGATION_ATTEMPTS = 2;

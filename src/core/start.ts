@@ -5,8 +5,8 @@ import { startRound } from './round-start';
 import { DEFAULT_RULES, type StopRules } from '../review/aggregate';
 import * as msg from '../messages';
 import { STATE_VERSION, type State } from '../state/schema';
-import { BASELINE_DIR, baselineChecksFile, baselineLogFile, reviewDir, PHASES_DIR } from '../state/paths';
-import { outcomeOf, type CheckRun } from '../checks/check-runs';
+import { BASELINE_DIR, baselineChecksFile, baselineLogFile, reviewDir, PHASES_DIR } from '../protocol/paths';
+import { outcomeOf, type CheckRun } from '../protocol/check-runs';
 import { checksReport } from '../checks/reports';
 
 export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command' }>): Outcome {

@@ -1,6 +1,6 @@
 /** `minions status --json`: the loop as one typed, machine-readable object. Pure; the CLI finds the state. */
-import { REVIEWERS, type Reviewer } from './agents';
-import { fixSummaryFile, verdictFile } from '../state/paths';
+import { REVIEWERS, type Reviewer } from '../protocol/agents';
+import { fixSummaryFile, verdictFile } from '../protocol/paths';
 import type { LoopFacts, LoopHeader } from '../report/facts';
 import type { Counts, ReviewerRun, State } from '../state/schema';
 

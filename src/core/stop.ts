@@ -1,11 +1,11 @@
 /** Stop: re-inject the phase prompt while the loop runs, or let the session go. */
-import { FIXER_TYPE, REVIEWERS } from './agents';
+import { FIXER_TYPE, REVIEWERS } from '../protocol/agents';
 import type { Event, Outcome } from './events';
 import { MAX_IDLE_BLOCKS, isActive, missingReviewers, phasePrompt, progressKey, updateIteration } from './loop-state';
 import * as msg from '../messages';
 import { loopFacts } from '../report/facts';
 import type { IterationRecord, State } from '../state/schema';
-import { PHASES_DIR } from '../state/paths';
+import { PHASES_DIR } from '../protocol/paths';
 
 export function onStop(state: State, event: Extract<Event, { kind: 'stop' }>): Outcome {
   if (!isActive(state)) {

@@ -2,7 +2,7 @@
 import { isActive, stateOf } from '../core/loop-state';
 import { StopPayload } from '../shell/payloads';
 import { runHook } from '../shell/run-hook';
-import { PHASES_DIR } from '../state/paths';
+import { PHASES_DIR } from '../protocol/paths';
 import { transact } from '../shell/transact';
 
 void runHook({

@@ -1,5 +1,5 @@
 /** SubagentStop: validates a reviewer's output or the fixer's summary, runs the project's checks and Layer-0 on a fix, aggregates, advances the phase. */
-import { isFixer, reviewerOf } from '../core/agents';
+import { isFixer, reviewerOf } from '../protocol/agents';
 import { fixerStopRunsChecks } from '../core/fix-stop';
 import { isActive, stateOf } from '../core/loop-state';
 import { changedFiles } from '../shell/git';

@@ -2,7 +2,7 @@
  * The project's checks as the reports see them: the verification step's `checks.json` (src/checks/reports.ts,
  * the one schema of that file) and the outcomes the state keeps, tallied for the ranking. Pure.
  */
-import type { CheckOutcome } from '../checks/check-runs';
+import type { CheckOutcome } from '../protocol/check-runs';
 import type { CheckEntry } from '../checks/reports';
 import type { State } from '../state/schema';
 import type { ChecksTally } from './rank';

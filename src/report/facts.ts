@@ -3,8 +3,8 @@
  * best round; what remains open, contested and escalated; the total change. REPORT.md, the outcome line,
  * /minions:status and `minions status --json` all render these same facts. Pure.
  */
-import { REPORT_NAME } from '../state/paths';
-import type { EscalationOutcome, MergedFinding, Verdict } from '../review/verdict-schema';
+import { REPORT_NAME } from '../protocol/paths';
+import type { EscalationOutcome, MergedFinding, Verdict } from '../protocol/verdict-schema';
 import type { Counts, IterationRecord, State } from '../state/schema';
 import { loopCost, roundCost, type CostTotal } from './cost';
 import { bestStanding, gapBelow, type ChecksTally, type Gap, type Standing } from './rank';

@@ -4,10 +4,10 @@
  * fixer's answers. A pure renderer of the verdict; the hooks write it when the verdict is written, and
  * again when the fixer has answered.
  */
-import { REVIEWERS } from '../core/agents';
+import { REVIEWERS } from '../protocol/agents';
 import { countsText, readinessText, replacedNote, rewrittenNote, stopReasonText } from '../messages';
-import type { FixSummary, MergedFinding, Verdict } from '../review/verdict-schema';
-import { UNSNAPSHOTTED, changedDuringReviewFile, findingsFile, fixSummaryFile, fixSummaryJsonFile, verdictFile } from '../state/paths';
+import type { FixSummary, MergedFinding, Verdict } from '../protocol/verdict-schema';
+import { UNSNAPSHOTTED, changedDuringReviewFile, findingsFile, fixSummaryFile, fixSummaryJsonFile, verdictFile } from '../protocol/paths';
 import type { ChecksReport, Layer0Report } from '../checks/reports';
 import { MAX_LISTED, code, duration, inline, listed, plural, table, where } from './markdown';
 

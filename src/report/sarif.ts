@@ -4,7 +4,7 @@
  * earlier rounds had open that the last round no longer has (baselineState "absent"). Pure.
  */
 import type { Log, ReportingDescriptor, Result } from 'sarif';
-import type { FixSummary, MergedFinding, Verdict } from '../review/verdict-schema';
+import type { FixSummary, MergedFinding, Verdict } from '../protocol/verdict-schema';
 
 export const SARIF_SCHEMA = 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';
 /** The key of the finding's fingerprint in partialFingerprints: stable across line shifts and rewording. */

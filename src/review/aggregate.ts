@@ -2,17 +2,17 @@
  * One round's verdict from five reviews: merged findings with one identity across reviewers and rounds,
  * grounding, scores, re-review statuses, pattern memory and the stop rules. Pure.
  */
-import { REPORTERS, REVIEWERS, type Reporter, type Reviewer } from '../core/agents';
+import { REPORTERS, REVIEWERS, type Reporter, type Reviewer } from '../protocol/agents';
 import type { MachineFinding } from '../checks/machine-finding';
 import * as msg from '../messages';
 import { classify, escalationOutcomes, stuckEscalations, type FixRound } from './classes';
 import { IdentityIndex, clusterKeys } from './clusters';
 import { fingerprintOf, normaliseCategory, normaliseCode, normaliseFile, type IdentityKey } from './fingerprint';
 import { grounderFor, isCommandEvidence, type Grounding, type Sources } from './grounding';
-import { Finding, countBySeverity, parseReview, type Diagnosis, type ParsedReview, type Severity } from './reviewer-output';
+import { Finding, countBySeverity, parseReview, type Diagnosis, type ParsedReview, type Severity } from '../protocol/reviewer-output';
 import { coversReview, type ReviewReading } from './reading';
 import { heuristicScore, scoreFindings, scoreOf } from './scoring';
-import type { EscalationReason, MergedFinding, Pitfall, StatusRow, StopReason, Verdict } from './verdict-schema';
+import type { EscalationReason, MergedFinding, Pitfall, StatusRow, StopReason, Verdict } from '../protocol/verdict-schema';
 
 export interface StopRules {
   /** structural_rework_needed: more than this many critical findings in one round. */

@@ -3,8 +3,8 @@
  * that misses another copy counts as the same class coming back, not as a new finding. Pure.
  */
 import { MIN_CONTAINED } from './fingerprint';
-import type { Diagnosis } from './reviewer-output';
-import type { ClassAttempt, ClassRung, EscalationOutcome, EscalationReason, FindingClass, FixEntry, MergedFinding, Verdict } from './verdict-schema';
+import type { Diagnosis } from '../protocol/reviewer-output';
+import type { ClassAttempt, ClassRung, EscalationOutcome, EscalationReason, FindingClass, FixEntry, MergedFinding, Verdict } from '../protocol/verdict-schema';
 
 /** The fixer's answers of one earlier round (its r2-fix-summary.json). */
 export interface FixRound {

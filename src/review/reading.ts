@@ -11,7 +11,7 @@
  */
 import { fingerprintOf, knownFingerprint, type IdentityKey } from './fingerprint';
 import type { Grounding, Reading } from './grounding';
-import type { Finding, ParsedReview } from './reviewer-output';
+import type { Finding, ParsedReview } from '../protocol/reviewer-output';
 
 export interface ReadingRow {
   grounding: Grounding;

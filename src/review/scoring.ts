@@ -1,5 +1,5 @@
 /** Deterministic scores: seed 000's 0.0–1.0 bands and seed 003's 0–10 readiness scale. Pure. */
-import type { Severity } from './reviewer-output';
+import type { Severity } from '../protocol/reviewer-output';
 
 export const PENALTY: Record<Severity, number> = { critical: 0.45, warning: 0.1, info: 0.02 };
 export type Band = 'accept' | 'accept_with_warnings' | 'repair' | 'escalate';

@@ -1,8 +1,8 @@
 /** What a Bash command does, observed for the gate: the analysis (parser loaded only when needed), write targets resolved for real. */
 import path from 'node:path';
 import type { BashEffect, BashPlaces, WriteTarget } from '../core/gates';
-import { NeedsParser, analyseCommand } from '../core/shell/analyse';
-import type { PathArg, Surroundings } from '../core/shell/effects';
+import { NeedsParser, analyseCommand } from '../bash/analyse';
+import type { PathArg, Surroundings } from '../bash/effects';
 import { resolveLikeKernel } from './kernel-path';
 import { realpathLoose } from './project';
 import { hardLinksOf, homeDir, protectedPlaces } from './protected-places';

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
-import type { Parse, Script, SyntaxNode } from '../core/shell/syntax';
+import type { Parse, Script, SyntaxNode } from '../bash/syntax';
 
 export const PARSER_WASM = ['web-tree-sitter.wasm', 'tree-sitter-bash.wasm'] as const;
 

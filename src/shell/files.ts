@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as msg from '../messages';
 import { randomHex } from '../state/digest';
-import { AGENTS_DIR, TMP_DIR } from '../state/paths';
+import { AGENTS_DIR, TMP_DIR } from '../protocol/paths';
 
 /** The folder under a destination tree (.agents/tmp, the record) that holds its temporary files. */
 export const TEMP_DIR = '.tmp';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import type { FoundLoop } from '../core/status';
 import * as msg from '../messages';
-import { ARCHIVE_DIR, PHASES_DIR, STATE_FILE } from '../state/paths';
+import { ARCHIVE_DIR, PHASES_DIR, STATE_FILE } from '../protocol/paths';
 import { readText } from './files';
 import { load, migrate } from './store';
 

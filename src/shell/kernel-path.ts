@@ -6,8 +6,8 @@
  * descriptors and directory, as the command sets them up (Surroundings), not from the hook's own.
  */
 import fs from 'node:fs';
-import type { Descriptor, Surroundings } from '../core/shell/effects';
-import { PROCESS_SUBSTITUTION } from '../core/shell/words';
+import type { Descriptor, Surroundings } from '../bash/effects';
+import { PROCESS_SUBSTITUTION } from '../bash/words';
 
 export type KernelPath =
   /** A file or directory (absolute, no `.`, `..` or symlink in the part that exists). */

@@ -1,7 +1,7 @@
 /** The project's checks on the tree a round reviewed, as the verification step recorded them. */
 import path from 'node:path';
 import { ChecksReport } from '../checks/reports';
-import { baselineChecksFile, checksFile } from '../state/paths';
+import { baselineChecksFile, checksFile } from '../protocol/paths';
 import { readParsed } from './observe';
 
 /**

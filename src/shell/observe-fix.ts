@@ -4,9 +4,9 @@ import { currentIteration } from '../core/loop-state';
 import { MAX_LAYER0_BYTES, renamedFrom, RUNNER_CONFIG_FILES, type FileChange, type Side } from '../checks/layer0';
 import type { MachineFinding } from '../checks/machine-finding';
 import { ChecksReport, Layer0Report } from '../checks/reports';
-import type { Verdict } from '../review/verdict-schema';
+import type { Verdict } from '../protocol/verdict-schema';
 import type { State } from '../state/schema';
-import { checksFile, layer0File } from '../state/paths';
+import { checksFile, layer0File } from '../protocol/paths';
 import { readParsed } from './observe';
 import { changedPaths, readBlobs } from './snapshot';
 

@@ -1,15 +1,15 @@
 /** What the hooks observe for a reviewer's stop and for the round's verdict: the reviews as recorded, not as they are now. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { REVIEWERS, type Reviewer } from '../core/agents';
+import { REVIEWERS, type Reviewer } from '../protocol/agents';
 import type { Event } from '../core/events';
 import { currentIteration } from '../core/loop-state';
 import { lastOwnWrite } from '../core/own-write';
 import type { Sources } from '../review/grounding';
 import { decodeReading, heldReading, type ReviewReading } from '../review/reading';
-import { extractJsonFromMessage } from '../review/reviewer-output';
+import { extractJsonFromMessage } from '../protocol/reviewer-output';
 import { sha256 } from '../state/digest';
-import { reviewerFile } from '../state/paths';
+import { reviewerFile } from '../protocol/paths';
 import type { State } from '../state/schema';
 import { readRegular, readText } from './files';
 import { tuneForLargeRound } from './jit';

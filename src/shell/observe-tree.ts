@@ -1,7 +1,7 @@
 /** What the hooks observe of the project tree at phase boundaries, for the pure core. */
 import type { RoundPatches } from '../core/events';
 import { currentIteration } from '../core/loop-state';
-import { UNSNAPSHOTTED } from '../state/paths';
+import { UNSNAPSHOTTED } from '../protocol/paths';
 import type { State } from '../state/schema';
 import { EMPTY_TREE, commitTreeSpec, diffTrees, headCommit, snapshotWithDiff, type Patch } from './snapshot';
 

@@ -2,8 +2,8 @@
 import path from 'node:path';
 import { readText } from './files';
 import type { FixRound } from '../review/classes';
-import { FixEntryFields, Verdict } from '../review/verdict-schema';
-import { fixSummaryFile, fixSummaryJsonFile, verdictFile } from '../state/paths';
+import { FixEntryFields, Verdict } from '../protocol/verdict-schema';
+import { fixSummaryFile, fixSummaryJsonFile, verdictFile } from '../protocol/paths';
 
 export { readSources } from './sources';
 

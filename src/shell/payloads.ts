@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../zod';
+import '../protocol/zod';
 
 /**
  * The host's hook payloads (stdin), as measured on Claude Code 2.1.x. Unknown fields are ignored.

@@ -7,7 +7,7 @@ import { spawn } from './child-process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { CheckRun } from '../checks/check-runs';
+import type { CheckRun } from '../protocol/check-runs';
 import { CHECKS_BUDGET_SECONDS } from '../config/options';
 
 /** The full output kept of one check: its last bytes (a failing test suite's summary is at the end). */

@@ -1,7 +1,7 @@
 /** The one hook runner: stdin → payload → (lock → load → transition → save → effects) → stdout. */
 import type * as z from 'zod/mini';
 import type { Effect, Event, Loaded } from '../core/transition';
-import { describeZodError } from '../zod';
+import { describeZodError } from '../protocol/zod';
 import { HookFailure } from './errors';
 import { allowJitTuning } from './jit';
 import { readStdin, renderOutput, reportError, writeStdout, type HookEventName } from './io';

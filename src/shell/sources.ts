@@ -9,7 +9,7 @@ import { normaliseFile } from '../review/fingerprint';
 import type { FileReading, Source, Sources } from '../review/grounding';
 import type { FileBytes } from '../review/source-index';
 import { IN_PLACE_FROM, scannableBuffer, streamedLineStarts } from '../review/text-scan';
-import { parseReview } from '../review/reviewer-output';
+import { parseReview } from '../protocol/reviewer-output';
 import { openDescriptor, readRegular } from './files';
 import { realpathLoose, relativeInside } from './project';
 

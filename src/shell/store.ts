@@ -5,13 +5,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { REVIEWERS } from '../core/agents';
+import { REVIEWERS } from '../protocol/agents';
 import type { Effect, Loaded, Outcome, Tamper } from '../core/events';
 import { currentIteration } from '../core/loop-state';
-import { describeZodError } from '../zod';
+import { describeZodError } from '../protocol/zod';
 import { sha256 } from '../state/digest';
 import { stateProblems } from '../state/invariants';
-import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, REPORT_FILE, STATE_FILE, TMP_DIR, isRecorded, reviewerFile } from '../state/paths';
+import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, REPORT_FILE, STATE_FILE, TMP_DIR, isRecorded, reviewerFile } from '../protocol/paths';
 import { State, STATE_SHAPE, STATE_VERSION } from '../state/schema';
 import { openRegular, ownDir, ownTmp, readRegular, readText, sweepTemps, writeAtomic } from './files';
 import { reportError } from './io';

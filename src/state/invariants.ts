@@ -3,7 +3,7 @@
  * breaks one of these; a state that does was written by something else (or forged together with the
  * record), and a running loop with such a state is stopped as tampered. Pure.
  */
-import { REVIEWERS } from '../core/agents';
+import { REVIEWERS } from '../protocol/agents';
 import type { State } from './schema';
 
 const STATUS_OF = { R1: 'in_progress', R2: 'in_progress', DONE: 'done', STOPPED: 'stopped', CANCELLED: 'cancelled' } as const;

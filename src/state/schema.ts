@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { REVIEWERS } from '../core/agents';
-import { ClassRung, EscalationReason } from '../review/verdict-schema';
-import { CheckOutcome } from '../checks/check-runs';
-import { count, positiveInt } from '../zod';
+import { REVIEWERS } from '../protocol/agents';
+import { ClassRung, EscalationReason } from '../protocol/verdict-schema';
+import { CheckOutcome } from '../protocol/check-runs';
+import { count, positiveInt } from '../protocol/zod';
 
 /** The state file, `.agents/tmp/state.json`: written by the hooks alone. */
 export const STATE_VERSION = 1;

@@ -1,6 +1,6 @@
 /**
  * `git diff $(git merge-base main HEAD)`: the Bash gate reads a word of such substitutions as object
- * names, never an option (src/core/shell/words.ts, printsNames). Held to real bash and git here: for
+ * names, never an option (src/bash/words.ts, printsNames). Held to real bash and git here: for
  * generated substitutions, wherever the analysis takes a word for names, bash expands it in a real
  * repository into fields none of which starts with "-" (so none can be `--output=<file>`).
  */

@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FIXER_TYPE, REVIEWERS, type Reviewer } from '../../src/core/agents';
+import { FIXER_TYPE, REVIEWERS, type Reviewer } from '../../src/protocol/agents';
 import { parseCommand } from '../../src/core/args';
 import { editGate } from '../../src/core/gates';
 import { isActive, stateOf } from '../../src/core/loop-state';

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REPORTERS, REVIEWERS, type Reviewer } from '../../src/core/agents';
+import { REPORTERS, REVIEWERS, type Reviewer } from '../../src/protocol/agents';
 import { DEFAULT_RULES, aggregateRound, identityOf, mergeCluster, type Reported, type RoundInput } from '../../src/review/aggregate';
 import { fingerprintOf } from '../../src/review/fingerprint';
 import { ground, type Sources } from '../../src/review/grounding';
 import { decodeReading, encodeReading, type ReviewReading } from '../../src/review/reading';
-import { parseReview } from '../../src/review/reviewer-output';
-import type { Finding } from '../../src/review/reviewer-output';
-import type { Verdict } from '../../src/review/verdict-schema';
+import { parseReview } from '../../src/protocol/reviewer-output';
+import type { Finding } from '../../src/protocol/reviewer-output';
+import type { Verdict } from '../../src/protocol/verdict-schema';
 import * as msg from '../../src/messages';
 import { json } from '../../src/core/loop-state';
 import { verdictJson } from '../../src/core/round';

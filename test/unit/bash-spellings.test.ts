@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { plainScript, type SyntaxNode } from '../../src/core/shell/syntax';
+import { plainScript, type SyntaxNode } from '../../src/bash/syntax';
 import { HOME, ROOT, analyse, analyseParsed, decide, outcomeOf, parse } from './bash';
 import { stateBuilder } from './builders';
 import { paced } from '../helpers/pace';

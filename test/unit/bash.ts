@@ -1,8 +1,8 @@
 /** The Bash gate at the unit level: the real parser (loaded once), a project at a fixed path, no file system. */
 import path from 'node:path';
 import { bashGate, type BashEffect, type BashPlaces, type GateDecision, type WriteTarget } from '../../src/core/gates';
-import { analyseCommand } from '../../src/core/shell/analyse';
-import type { PathArg, ShellEffect } from '../../src/core/shell/effects';
+import { analyseCommand } from '../../src/bash/analyse';
+import type { PathArg, ShellEffect } from '../../src/bash/effects';
 import type { State } from '../../src/state/schema';
 import { loadBashParser } from '../../src/shell/bash-parser';
 import { OWNER } from './builders';

@@ -1,8 +1,8 @@
 /** Builders for pure unit tests: states, events and reviewer outputs as plain data. */
-import { REVIEWERS, type Reviewer } from '../../src/core/agents';
+import { REVIEWERS, type Reviewer } from '../../src/protocol/agents';
 import { newIteration } from '../../src/core/loop-state';
 import { currentIteration, initialState, transition, type Event, type Loaded, type Outcome } from '../../src/core/transition';
-import type { Finding } from '../../src/review/reviewer-output';
+import type { Finding } from '../../src/protocol/reviewer-output';
 import type { Sources } from '../../src/review/grounding';
 import type { ClassNote, IterationRecord, PatchNote, ReviewerRun, State } from '../../src/state/schema';
 

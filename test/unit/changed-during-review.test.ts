@@ -1,8 +1,8 @@
 /** A round reviewed while the project changed: never DONE on that tree. Tables over aggregateRound and transition. */
 import { describe, expect, it } from 'vitest';
-import { REVIEWERS, type Reviewer } from '../../src/core/agents';
+import { REVIEWERS, type Reviewer } from '../../src/protocol/agents';
 import { transition, type Event } from '../../src/core/transition';
-import { UNSNAPSHOTTED } from '../../src/state/paths';
+import { UNSNAPSHOTTED } from '../../src/protocol/paths';
 import type { State } from '../../src/state/schema';
 import { DEFAULT_RULES, aggregateRound, type RoundInput } from '../../src/review/aggregate';
 import { NOW, OWNER, SOURCES, finding, fixerStop, answers, reviewJson, reviewerStop, stateBuilder, throughRound } from './builders';

@@ -4,11 +4,11 @@
  * the review is clean, the checks still pass and Layer-0 found nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { regressions, statusOf, tailOf, type CheckOutcome, type CheckRun } from '../../src/checks/check-runs';
+import { regressions, statusOf, tailOf, type CheckOutcome, type CheckRun } from '../../src/protocol/check-runs';
 import type { FileChange } from '../../src/checks/layer0';
 import { checkFailedFinding, layer0Finding, type MachineFinding } from '../../src/checks/machine-finding';
 import { ChecksReport, Layer0Report } from '../../src/checks/reports';
-import { REVIEWERS } from '../../src/core/agents';
+import { REVIEWERS } from '../../src/protocol/agents';
 import { fixerStopRunsChecks } from '../../src/core/fix-stop';
 import { transition, type Effect, type Event, type Loaded } from '../../src/core/transition';
 import { DEFAULT_RULES, aggregateRound } from '../../src/review/aggregate';

@@ -1,12 +1,12 @@
 /** Finding classes and seed 003's escalation ladder, in the aggregation: pure tables. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REVIEWERS, type Reviewer } from '../../src/core/agents';
+import { REVIEWERS, type Reviewer } from '../../src/protocol/agents';
 import { DEFAULT_RULES, aggregateRound, type RoundInput } from '../../src/review/aggregate';
 import { classShape, sameClass, type FixRound } from '../../src/review/classes';
 import type { Sources } from '../../src/review/grounding';
-import type { Diagnosis, Finding } from '../../src/review/reviewer-output';
-import type { Verdict } from '../../src/review/verdict-schema';
+import type { Diagnosis, Finding } from '../../src/protocol/reviewer-output';
+import type { Verdict } from '../../src/protocol/verdict-schema';
 import { NOW } from './builders';
 
 // The same swallowed error copied into three loaders, and an unrelated off-by-one.

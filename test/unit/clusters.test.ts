@@ -4,7 +4,7 @@ import { identityOf } from '../../src/review/aggregate';
 import { IdentityIndex, clusterKeys } from '../../src/review/clusters';
 import { MIN_CONTAINED, sameDefect, type IdentityKey } from '../../src/review/fingerprint';
 import type { Sources } from '../../src/review/grounding';
-import type { Finding } from '../../src/review/reviewer-output';
+import type { Finding } from '../../src/protocol/reviewer-output';
 import { paced } from '../helpers/pace';
 
 const key = (text: string, file = 'a.ts', family = 'correctness'): IdentityKey => ({ file, family, text });

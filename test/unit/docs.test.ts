@@ -11,8 +11,8 @@ import { MAX_CHECK_SENDBACKS, MAX_IDLE_BLOCKS, STALE_AFTER_MS } from '../../src/
 import { CHECKS_BUDGET_SECONDS, MAX_CHECKS, NUMERIC_OPTIONS } from '../../src/config/options';
 import { validateConfig } from '../../src/config/project-config';
 import { LAYER0_CHECKS } from '../../src/checks/layer0/names';
-import { ROUND_FILES } from '../../src/state/paths';
-import { StopReason } from '../../src/review/verdict-schema';
+import { ROUND_FILES } from '../../src/protocol/paths';
+import { StopReason } from '../../src/protocol/verdict-schema';
 import { stopReasonText } from '../../src/messages';
 
 const ROOT = path.join(__dirname, '../..');

@@ -16,7 +16,7 @@ import { identityOf } from '../../src/review/aggregate';
 import { clusterKeys } from '../../src/review/clusters';
 import { fingerprintOf, flatten } from '../../src/review/fingerprint';
 import { Grounder, type Sources } from '../../src/review/grounding';
-import type { Finding } from '../../src/review/reviewer-output';
+import type { Finding } from '../../src/protocol/reviewer-output';
 import { readSources } from '../../src/shell/sources';
 import { removeTestdirs, tempDir, writeFiles } from '../helpers/testdir';
 import { paced } from '../helpers/pace';

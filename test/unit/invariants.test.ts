@@ -1,6 +1,6 @@
 /** The state's invariants beyond its schema: a table of sound states and of one break each. */
 import { describe, expect, it } from 'vitest';
-import { REVIEWERS } from '../../src/core/agents';
+import { REVIEWERS } from '../../src/protocol/agents';
 import { stateProblems } from '../../src/state/invariants';
 import type { State } from '../../src/state/schema';
 import { stateBuilder } from './builders';

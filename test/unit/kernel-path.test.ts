@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Surroundings } from '../../src/core/shell/effects';
+import type { Surroundings } from '../../src/bash/effects';
 import { observeBash } from '../../src/shell/bash-effects';
 import { resolveLikeKernel, type PathFs } from '../../src/shell/kernel-path';
 

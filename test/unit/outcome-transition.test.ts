@@ -1,6 +1,6 @@
 /** The outcome in the pure core: costs recorded per agent, the budget rule, REVIEW.md as a write effect, REPORT.md at the end. */
 import { describe, expect, it } from 'vitest';
-import { REVIEWERS } from '../../src/core/agents';
+import { REVIEWERS } from '../../src/protocol/agents';
 import { transition, type Effect, type Event } from '../../src/core/transition';
 import { renderReviewReport } from '../../src/report/review-md';
 import { loopFacts } from '../../src/report/facts';

@@ -1,7 +1,7 @@
 /** The pins of files outside the snapshot: which names a check runs, what changed, and what the core makes of it. Tables over pure code. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REVIEWERS } from '../../src/core/agents';
+import { REVIEWERS } from '../../src/protocol/agents';
 import { transition, type Effect } from '../../src/core/transition';
 import { withPinned, pinnedStop } from '../../src/core/pinned';
 import { checkNames, mergeChanges, pinChanges, simpleCommands, type PinChange, type Pins } from '../../src/checks/pins';

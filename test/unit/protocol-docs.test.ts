@@ -1,15 +1,15 @@
 /**
  * The command, the skill, the agents and the phase prompts describe one protocol: the files they name are
- * the files src/state/paths.ts defines, each agent is pointed at the files the hooks hand it, and the
+ * the files src/protocol/paths.ts defines, each agent is pointed at the files the hooks hand it, and the
  * examples in the agents' instructions validate against the schemas the hooks check.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REVIEWERS, type Reviewer } from '../../src/core/agents';
+import { REVIEWERS, type Reviewer } from '../../src/protocol/agents';
 import * as msg from '../../src/messages';
-import { Recommendation, ReviewerOutput } from '../../src/review/reviewer-output';
-import { FixKind, FixStatus, FixSummary } from '../../src/review/verdict-schema';
+import { Recommendation, ReviewerOutput } from '../../src/protocol/reviewer-output';
+import { FixKind, FixStatus, FixSummary } from '../../src/protocol/verdict-schema';
 import {
   ROUND_FILES,
   changedDuringReviewFile,
@@ -23,7 +23,7 @@ import {
   layer0File,
   reviewerFile,
   verdictFile,
-} from '../../src/state/paths';
+} from '../../src/protocol/paths';
 import { patchNote, stateBuilder } from './builders';
 
 const REPO = path.resolve(__dirname, '../..');

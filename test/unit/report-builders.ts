@@ -2,13 +2,13 @@
  * Builders for the report tests: real verdicts from aggregateRound over a small shop project, and a loop
  * state whose rounds carry those verdicts, trees, fix statuses and costs, as the hooks would record them.
  */
-import { REVIEWERS, type Reviewer } from '../../src/core/agents';
+import { REVIEWERS, type Reviewer } from '../../src/protocol/agents';
 import { newIteration } from '../../src/core/loop-state';
 import { verdictSummary } from '../../src/core/round';
 import { DEFAULT_RULES, aggregateRound } from '../../src/review/aggregate';
 import type { Sources } from '../../src/review/grounding';
-import type { Finding } from '../../src/review/reviewer-output';
-import type { FixSummary, MergedFinding, Verdict } from '../../src/review/verdict-schema';
+import type { Finding } from '../../src/protocol/reviewer-output';
+import type { FixSummary, MergedFinding, Verdict } from '../../src/protocol/verdict-schema';
 import type { ChecksTally } from '../../src/report/rank';
 import type { AgentCost, IterationRecord, State } from '../../src/state/schema';
 import { NOW, reviewJson, stateBuilder } from './builders';

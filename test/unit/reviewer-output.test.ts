@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Finding, MAX_FINDINGS, MAX_REVIEW_CHARS, ReviewerOutput, canonicalFinding, canonicalRest, extractJsonFromMessage, parseReview } from '../../src/review/reviewer-output';
+import { Finding, MAX_FINDINGS, MAX_REVIEW_CHARS, ReviewerOutput, canonicalFinding, canonicalRest, extractJsonFromMessage, parseReview } from '../../src/protocol/reviewer-output';
 import { finding, reviewJson } from './builders';
 
 describe('parseReview', () => {

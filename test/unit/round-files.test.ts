@@ -1,10 +1,10 @@
 /** The files a round starts with (diff.patch, fix-delta.patch, escalation.json) and the fixer's new answers, through transition: pure tables. */
 import { describe, expect, it } from 'vitest';
-import { REVIEWERS } from '../../src/core/agents';
+import { REVIEWERS } from '../../src/protocol/agents';
 import type { PatchText, RoundPatches } from '../../src/core/events';
 import { transition, type Effect, type Event } from '../../src/core/transition';
 import { DEFAULT_RULES } from '../../src/review/aggregate';
-import type { Verdict } from '../../src/review/verdict-schema';
+import type { Verdict } from '../../src/protocol/verdict-schema';
 import type { ClassNote } from '../../src/state/schema';
 import { LATER, OWNER, fixerStop, noFiles, reviewJson, reviewerStop, stateBuilder, throughRound } from './builders';
 

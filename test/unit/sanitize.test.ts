@@ -1,7 +1,7 @@
 /** Model text is data: the one sanitiser every reviewer or fixer text passes through before a prompt or the user's screen. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapeInvisible, sanitize, sanitizeTail } from '../../src/core/sanitize';
+import { escapeInvisible, sanitize, sanitizeTail } from '../../src/protocol/sanitize';
 import * as msg from '../../src/messages';
 import { loopFacts } from '../../src/report/facts';
 import { stateBuilder } from './builders';

@@ -1,11 +1,11 @@
 /** The shell analysis: what a command writes, which git it runs, what the gate cannot see. Real parser, no file system. */
 import { describe, expect, it } from 'vitest';
-import { analyseCommand } from '../../src/core/shell/analyse';
-import { scanOptions, type ShellEffect } from '../../src/core/shell/effects';
-import { readSedScript } from '../../src/core/shell/sed';
-import { plainScript } from '../../src/core/shell/syntax';
-import { segmentsOf, touches } from '../../src/core/shell/touches';
-import { wordValues } from '../../src/core/shell/words';
+import { analyseCommand } from '../../src/bash/analyse';
+import { scanOptions, type ShellEffect } from '../../src/bash/effects';
+import { readSedScript } from '../../src/bash/sed';
+import { plainScript } from '../../src/bash/syntax';
+import { segmentsOf, touches } from '../../src/bash/touches';
+import { wordValues } from '../../src/bash/words';
 import { HOME, ROOT, analyse, parse, writes } from './bash';
 
 const lit = (text: string) => ({ kind: 'literal' as const, text });

@@ -1,6 +1,6 @@
 /** The core's answers to a tampered record and to an aggregation whose hook died: tables over transition. */
 import { describe, expect, it } from 'vitest';
-import { REVIEWERS, type Reviewer } from '../../src/core/agents';
+import { REVIEWERS, type Reviewer } from '../../src/protocol/agents';
 import { transition, type Effect, type Event, type Loaded, type Tamper } from '../../src/core/transition';
 import { AGGREGATION_TIMEOUT_MS } from '../../src/core/round';
 import { stateProblems } from '../../src/state/invariants';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REVIEWERS } from '../../src/core/agents';
+import { REVIEWERS } from '../../src/protocol/agents';
 import { transition, type Effect, type Event, type Loaded } from '../../src/core/transition';
 import { DEFAULT_RULES } from '../../src/review/aggregate';
 import { decodeReading, heldReading } from '../../src/review/reading';

@@ -3,8 +3,8 @@
  * its status, its tail, and whether the fix broke a check that passed when the loop started. Pure.
  */
 import * as z from 'zod/mini';
-import { sanitizeTail } from '../core/sanitize';
-import { count } from '../zod';
+import { sanitizeTail } from './sanitize';
+import { count } from './zod';
 
 export const CheckStatus = z.enum(['passed', 'failed', 'timed_out']);
 export type CheckStatus = z.infer<typeof CheckStatus>;

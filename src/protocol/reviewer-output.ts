@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { thousands } from '../report/markdown';
 import type { Counts } from '../state/schema';
-import { count, describeZodError, preprocess } from '../zod';
+import { count, describeZodError, preprocess } from './zod';
 
 export { describeZodError };
 

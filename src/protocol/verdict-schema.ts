@@ -5,11 +5,11 @@
  * The object schemas are built on first use (z.lazy): most hook calls never read a verdict.
  */
 import * as z from 'zod/mini';
-import { REPORTERS, REVIEWERS } from '../core/agents';
-import { count, described, positiveInt } from '../zod';
-import { EVIDENCE_READINGS, FILE_READINGS } from './readings';
+import { REPORTERS, REVIEWERS } from './agents';
+import { count, described, positiveInt } from './zod';
+import { EVIDENCE_READINGS, FILE_READINGS } from '../review/readings';
 import { Diagnosis } from './reviewer-output';
-import { UNSNAPSHOTTED } from '../state/paths';
+import { UNSNAPSHOTTED } from './paths';
 
 const Severity = z.enum(['critical', 'warning', 'info']);
 const Reviewer = z.enum(REVIEWERS);

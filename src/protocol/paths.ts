@@ -1,4 +1,4 @@
-import type { Reviewer } from '../core/agents';
+import type { Reviewer } from './agents';
 
 /** Project-relative paths, POSIX separators: the layout of seed 001. */
 /** The plugin's folder in the project (ignored by git through its own .gitignore when the plugin made it). */
