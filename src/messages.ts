@@ -17,7 +17,8 @@ import {
   layer0File,
   STATE_FILE,
 } from './protocol/paths';
-import type { Counts, IterationRecord, PatchNote, PitfallNote, State, VerdictSummary } from './state/schema';
+import type { IterationRecord, PatchNote, PitfallNote, State, VerdictSummary } from './state/schema';
+import type { Counts } from './protocol/reviewer-output';
 import type { Severity } from './protocol/reviewer-output';
 import type { EscalationOutcome, EscalationReason, Verdict } from './protocol/verdict-schema';
 import type { OpaqueReason } from './bash/effects';

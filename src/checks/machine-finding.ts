@@ -3,29 +3,10 @@
  * fix broke (reporter `checks`, category `check_failed`). They join the next round's verdict as input to
  * the aggregation, merged and fingerprinted like a reviewer's. The texts come from src/messages.ts.
  */
-import * as z from 'zod/mini';
-import { MACHINE_REPORTERS } from '../protocol/agents';
 import * as msg from '../messages';
-import { Severity } from '../protocol/reviewer-output';
+import { CHECK_FAILED, type MachineFinding } from '../protocol/machine-finding';
 import { LAYER0_SEVERITY, type Layer0Hit } from './layer0';
 import type { CheckRun } from '../protocol/check-runs';
-import { described, positiveInt } from '../protocol/zod';
-
-export const MachineFinding = z.lazy(() =>
-  z.object({
-    reporter: z.enum(MACHINE_REPORTERS),
-    severity: Severity,
-    category: described(z.string().check(z.minLength(1)), 'the Layer-0 check, or check_failed'),
-    file: described(z.string().check(z.minLength(1)), 'the project file; for check_failed, "check: <command>"'),
-    line: z.nullable(positiveInt()),
-    description: z.string(),
-    evidence: described(z.string(), 'what identifies it across rounds: the line, or the command'),
-    suggestion: z.string(),
-  }),
-);
-export type MachineFinding = z.infer<typeof MachineFinding>;
-
-export const CHECK_FAILED = 'check_failed';
 
 export function layer0Finding(hit: Layer0Hit): MachineFinding {
   return {

@@ -6,7 +6,7 @@
 import * as z from 'zod/mini';
 import { count, described, positiveInt } from '../protocol/zod';
 import { CheckStatus, statusOf, tailOf, type CheckOutcome, type CheckRun } from '../protocol/check-runs';
-import { MachineFinding } from './machine-finding';
+import { MachineFinding } from '../protocol/machine-finding';
 
 export const CheckEntry = z.lazy(() =>
   z.object({

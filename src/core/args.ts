@@ -4,7 +4,7 @@
  * (`/minions:review check that the CLI rejects --force` is a task, not a takeover). A command option's
  * value is one shell word, quotes honoured (`--check "npm test"`); the task's words are kept as typed.
  */
-import type { StopRules } from '../review/aggregate';
+import type { StopRules } from '../protocol/stop-rules';
 import type { Layer0Check } from '../checks/layer0/names';
 import { DEFAULT_SETTINGS, type Settings } from '../config/project-config';
 import { MAX_CHECKS, MAX_CHECK_LENGTH, MAX_TOKENS, NUMERIC_OPTIONS, type NumericKey } from '../config/options';

@@ -8,7 +8,7 @@ import type { Verdict } from '../protocol/verdict-schema';
 import type { State, AgentCost } from '../state/schema';
 import type { CheckRun } from '../protocol/check-runs';
 import type { FileChange } from '../checks/layer0';
-import type { MachineFinding } from '../checks/machine-finding';
+import type { MachineFinding } from '../protocol/machine-finding';
 import type { PinChange, PinRecord } from '../checks/pins';
 import type { ChecksReport } from '../checks/reports';
 import type { LoopFacts } from '../report/facts';

@@ -2,7 +2,7 @@
 import type { Effect, Event, Loaded, Outcome } from './events';
 import { escapedJson, isActive, isStale, json, minutesSince, newIteration, stateOf, unchanged } from './loop-state';
 import { startRound } from './round-start';
-import { DEFAULT_RULES, type StopRules } from '../review/aggregate';
+import { DEFAULT_RULES, type StopRules } from '../protocol/stop-rules';
 import * as msg from '../messages';
 import { STATE_VERSION, type State } from '../state/schema';
 import { BASELINE_DIR, baselineChecksFile, baselineLogFile, reviewDir, PHASES_DIR } from '../protocol/paths';

@@ -2,7 +2,8 @@
 import { REVIEWERS, type Reviewer } from '../protocol/agents';
 import { fixSummaryFile, verdictFile } from '../protocol/paths';
 import type { LoopFacts, LoopHeader } from '../report/facts';
-import type { Counts, ReviewerRun, State } from '../state/schema';
+import type { Counts } from '../protocol/reviewer-output';
+import type { ReviewerRun, State } from '../state/schema';
 
 /** Where the CLI found the loop's state. Paths are relative to the project root, POSIX. */
 export type FoundLoop =

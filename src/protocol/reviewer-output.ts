@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
-import { thousands } from '../report/markdown';
-import type { Counts } from '../state/schema';
+import { thousands } from './text';
 import { count, describeZodError, preprocess } from './zod';
 
 export { describeZodError };
@@ -82,6 +81,13 @@ export type ReviewerOutput = z.infer<typeof ReviewerOutput>;
 export type ParsedReview =
   | { ok: true; issues: Finding[]; previous: PreviousMark[]; diagnosis: Diagnosis[]; counts: Counts; verdict: 'clean' | 'issues_found'; notes: string[] }
   | { ok: false; error: string };
+
+/** Findings by severity. */
+export interface Counts {
+  critical: number;
+  warning: number;
+  info: number;
+}
 
 export function countBySeverity(issues: readonly { severity: Severity }[]): Counts {
   // Counted in locals: a store keyed by the severity costs a keyed lookup per finding in a hook's cold code.

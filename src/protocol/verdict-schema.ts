@@ -7,8 +7,15 @@
 import * as z from 'zod/mini';
 import { REPORTERS, REVIEWERS } from './agents';
 import { count, described, positiveInt } from './zod';
-import { EVIDENCE_READINGS, FILE_READINGS } from '../review/readings';
 import { Diagnosis } from './reviewer-output';
+
+/** How the shell found the file a finding names (the path as written, or another reading of it). */
+export const FILE_READINGS = ['as-written', 'without-diff-prefix', 'case-insensitive'] as const;
+export type FileReading = (typeof FILE_READINGS)[number];
+
+/** The alternative readings, in the order they are applied to a quote. */
+export const EVIDENCE_READINGS = ['unescaped', 'backticks', 'diff-markers', 'diff-new-side', 'semicolon', 'gap'] as const;
+export type EvidenceReading = (typeof EVIDENCE_READINGS)[number];
 import { UNSNAPSHOTTED } from './paths';
 
 const Severity = z.enum(['critical', 'warning', 'info']);

@@ -5,7 +5,8 @@
  */
 import { REPORT_NAME } from '../protocol/paths';
 import type { EscalationOutcome, MergedFinding, Verdict } from '../protocol/verdict-schema';
-import type { Counts, IterationRecord, State } from '../state/schema';
+import type { Counts } from '../protocol/reviewer-output';
+import type { IterationRecord, State } from '../state/schema';
 import { loopCost, roundCost, type CostTotal } from './cost';
 import { bestStanding, gapBelow, type ChecksTally, type Gap, type Standing } from './rank';
 

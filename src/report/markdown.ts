@@ -1,4 +1,5 @@
 /** Small Markdown helpers for the reports: model text is quoted, never interpreted. Pure. */
+import { thousands } from '../protocol/text';
 
 // C0/C1 controls (ANSI and OSC escapes start with one), and the bidirectional overrides and isolates.
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
@@ -69,7 +70,6 @@ export const where = (file: string, line: number | null): string => code(line ? 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** 1234567 → "1,234,567" (what toLocaleString('en-US') gives, without the cost of a locale lookup per call). */
-export const thousands = (n: number): string => String(Math.round(n)).replace(/\B(?=(\d{3})+$)/g, ',');
 
 /** 83_000 ms → "1 min 23 s". */
 export function duration(ms: number | null): string {

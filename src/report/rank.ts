@@ -2,7 +2,7 @@
  * The best attempt (seed 002): every reviewed round's tree gets a standing, and the rounds are ranked by
  * the project's checks that pass, then the open findings weighted by severity, then the score. Pure.
  */
-import type { Counts } from '../state/schema';
+import type { Counts } from '../protocol/reviewer-output';
 
 export interface ChecksTally {
   passed: number;

@@ -6,7 +6,8 @@
 import { bestAttemptLine, costLine, countsText, readinessText, stopReasonText, tokenBreakdown } from '../messages';
 import { chartSeries, findingsChart, CHART_COLOURS } from './chart';
 import type { FindingFact, LoopFacts, RoundFacts } from './facts';
-import { block, code, duration, inline, listed, plural, table, thousands, where } from './markdown';
+import { thousands } from '../protocol/text';
+import { block, code, duration, inline, listed, plural, table, where } from './markdown';
 
 const OUTCOME: Record<LoopFacts['phase'], string> = {
   R1: 'in progress (reviewing)',

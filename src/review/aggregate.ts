@@ -3,7 +3,7 @@
  * grounding, scores, re-review statuses, pattern memory and the stop rules. Pure.
  */
 import { REPORTERS, REVIEWERS, type Reporter, type Reviewer } from '../protocol/agents';
-import type { MachineFinding } from '../checks/machine-finding';
+import type { MachineFinding } from '../protocol/machine-finding';
 import * as msg from '../messages';
 import { classify, escalationOutcomes, stuckEscalations, type FixRound } from './classes';
 import { IdentityIndex, clusterKeys } from './clusters';
@@ -12,19 +12,8 @@ import { grounderFor, isCommandEvidence, type Grounding, type Sources } from './
 import { Finding, countBySeverity, parseReview, type Diagnosis, type ParsedReview, type Severity } from '../protocol/reviewer-output';
 import { coversReview, type ReviewReading } from './reading';
 import { heuristicScore, scoreFindings, scoreOf } from './scoring';
+import type { StopRules } from '../protocol/stop-rules';
 import type { EscalationReason, MergedFinding, Pitfall, StatusRow, StopReason, Verdict } from '../protocol/verdict-schema';
-
-export interface StopRules {
-  /** structural_rework_needed: more than this many critical findings in one round. */
-  maxCritical: number;
-  /** stuck_issue: one finding NOT_FIXED or REGRESSED in this many consecutive rounds. */
-  stuckRounds: number;
-  /** no_progress: two consecutive fix summaries at least this similar (simhash). */
-  similarity: number;
-  /** budget: no new round starts once the agents have used this many tokens; null = no budget. */
-  maxTokens: number | null;
-}
-export const DEFAULT_RULES: StopRules = { maxCritical: 5, stuckRounds: 3, similarity: 0.95, maxTokens: null };
 
 export interface RoundInput {
   iteration: number;

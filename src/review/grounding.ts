@@ -5,10 +5,9 @@
  */
 import { Buffer } from 'node:buffer';
 import { normaliseFile } from './fingerprint';
-import { alternativeNeedles, literalNeedles, type EvidenceReading, type FileReading, type Needle } from './readings';
+import type { EvidenceReading, FileReading } from '../protocol/verdict-schema';
+import { alternativeNeedles, literalNeedles, type Needle } from './readings';
 import { SourceIndex, type FileBytes, type FlatText } from './source-index';
-
-export { FILE_READINGS, type FileReading } from './readings';
 
 /** What the shell saw of each file a finding names. */
 export type Source =

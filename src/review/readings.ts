@@ -2,15 +2,9 @@
  * The ways a model's quote may be read when it does not match the file as written: escapes kept from
  * JSON, inline backticks, diff markers, an added `;`, and `...`/`…` standing for code left out. Pure.
  */
+import { EVIDENCE_READINGS, type EvidenceReading } from '../protocol/verdict-schema';
 import { flatten, stripFences, stripGutter } from './fingerprint';
 
-/** How the shell found the file a finding names (the path as written, or another reading of it). */
-export const FILE_READINGS = ['as-written', 'without-diff-prefix', 'case-insensitive'] as const;
-export type FileReading = (typeof FILE_READINGS)[number];
-
-/** The alternative readings, in the order they are applied to a quote. */
-export const EVIDENCE_READINGS = ['unescaped', 'backticks', 'diff-markers', 'diff-new-side', 'semicolon', 'gap'] as const;
-export type EvidenceReading = (typeof EVIDENCE_READINGS)[number];
 
 /** A `...` on a line of its own may stand for at most this many lines. */
 export const MAX_SKIPPED_LINES = 40;

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { currentIteration } from '../core/loop-state';
 import { MAX_LAYER0_BYTES, renamedFrom, RUNNER_CONFIG_FILES, type FileChange, type Side } from '../checks/layer0';
-import type { MachineFinding } from '../checks/machine-finding';
+import type { MachineFinding } from '../protocol/machine-finding';
 import { ChecksReport, Layer0Report } from '../checks/reports';
 import type { Verdict } from '../protocol/verdict-schema';
 import type { State } from '../state/schema';

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { normaliseFile } from '../review/fingerprint';
-import type { FileReading, Source, Sources } from '../review/grounding';
+import type { FileReading } from '../protocol/verdict-schema';
+import type { Source, Sources } from '../review/grounding';
 import type { FileBytes } from '../review/source-index';
 import { IN_PLACE_FROM, scannableBuffer, streamedLineStarts } from '../review/text-scan';
 import { parseReview } from '../protocol/reviewer-output';

@@ -198,7 +198,6 @@ let built: Schemas | undefined;
 /** The state file's schema. */
 export const State = z.lazy(() => (built ??= build()).State);
 export type Phase = z.infer<Schemas['Phase']>;
-export type Counts = z.infer<Schemas['Counts']>;
 export type ReviewerRun = z.infer<Schemas['ReviewerRun']>;
 export type PitfallNote = z.infer<Schemas['PitfallNote']>;
 export type ClassNote = z.infer<Schemas['ClassNote']>;

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { REPORTERS, REVIEWERS, type Reviewer } from '../../src/protocol/agents';
-import { DEFAULT_RULES, aggregateRound, identityOf, mergeCluster, type Reported, type RoundInput } from '../../src/review/aggregate';
+import { DEFAULT_RULES } from '../../src/protocol/stop-rules';
+import { aggregateRound, identityOf, mergeCluster, type Reported, type RoundInput } from '../../src/review/aggregate';
 import { fingerprintOf } from '../../src/review/fingerprint';
 import { ground, type Sources } from '../../src/review/grounding';
 import { decodeReading, encodeReading, type ReviewReading } from '../../src/review/reading';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DEFAULT_TASK, REVIEW_FLAGS, parseCommand, parseOptions } from '../../src/core/args';
-import { DEFAULT_RULES } from '../../src/review/aggregate';
+import { DEFAULT_RULES } from '../../src/protocol/stop-rules';
 
 const R = DEFAULT_RULES;
 /** What every /minions:review command carries besides the flags a row sets. */

@@ -4,7 +4,8 @@ import { REVIEWERS, type Reviewer } from '../../src/protocol/agents';
 import { transition, type Event } from '../../src/core/transition';
 import { UNSNAPSHOTTED } from '../../src/protocol/paths';
 import type { State } from '../../src/state/schema';
-import { DEFAULT_RULES, aggregateRound, type RoundInput } from '../../src/review/aggregate';
+import { DEFAULT_RULES } from '../../src/protocol/stop-rules';
+import { aggregateRound, type RoundInput } from '../../src/review/aggregate';
 import { NOW, OWNER, SOURCES, finding, fixerStop, answers, reviewJson, reviewerStop, stateBuilder, throughRound } from './builders';
 
 function roundWith(issues: boolean, changed: string[], iteration = 1, maxIterations = 3) {

@@ -6,12 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { regressions, statusOf, tailOf, type CheckOutcome, type CheckRun } from '../../src/protocol/check-runs';
 import type { FileChange } from '../../src/checks/layer0';
-import { checkFailedFinding, layer0Finding, type MachineFinding } from '../../src/checks/machine-finding';
+import { checkFailedFinding, layer0Finding } from '../../src/checks/machine-finding';
+import type { MachineFinding } from '../../src/protocol/machine-finding';
 import { ChecksReport, Layer0Report } from '../../src/checks/reports';
 import { REVIEWERS } from '../../src/protocol/agents';
 import { fixerStopRunsChecks } from '../../src/core/fix-stop';
 import { transition, type Effect, type Event, type Loaded } from '../../src/core/transition';
-import { DEFAULT_RULES, aggregateRound } from '../../src/review/aggregate';
+import { DEFAULT_RULES } from '../../src/protocol/stop-rules';
+import { aggregateRound } from '../../src/review/aggregate';
 import { LATER, NOW, OWNER, answers, finding, fixerStop, reviewJson, stateBuilder, SOURCES } from './builders';
 
 const find = <T extends Effect['type']>(effects: Effect[], type: T) => effects.find((e): e is Extract<Effect, { type: T }> => e.type === type);

@@ -2,7 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { REVIEWERS, type Reviewer } from '../../src/protocol/agents';
-import { DEFAULT_RULES, aggregateRound, type RoundInput } from '../../src/review/aggregate';
+import { DEFAULT_RULES } from '../../src/protocol/stop-rules';
+import { aggregateRound, type RoundInput } from '../../src/review/aggregate';
 import { classShape, sameClass, type FixRound } from '../../src/review/classes';
 import type { Sources } from '../../src/review/grounding';
 import type { Diagnosis, Finding } from '../../src/protocol/reviewer-output';

@@ -5,7 +5,8 @@
 import { REVIEWERS, type Reviewer } from '../../src/protocol/agents';
 import { newIteration } from '../../src/core/loop-state';
 import { verdictSummary } from '../../src/core/round';
-import { DEFAULT_RULES, aggregateRound } from '../../src/review/aggregate';
+import { DEFAULT_RULES } from '../../src/protocol/stop-rules';
+import { aggregateRound } from '../../src/review/aggregate';
 import type { Sources } from '../../src/review/grounding';
 import type { Finding } from '../../src/protocol/reviewer-output';
 import type { FixSummary, MergedFinding, Verdict } from '../../src/protocol/verdict-schema';

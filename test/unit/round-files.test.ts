@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { REVIEWERS } from '../../src/protocol/agents';
 import type { PatchText, RoundPatches } from '../../src/core/events';
 import { transition, type Effect, type Event } from '../../src/core/transition';
-import { DEFAULT_RULES } from '../../src/review/aggregate';
+import { DEFAULT_RULES } from '../../src/protocol/stop-rules';
 import type { Verdict } from '../../src/protocol/verdict-schema';
 import type { ClassNote } from '../../src/state/schema';
 import { LATER, OWNER, fixerStop, noFiles, reviewJson, reviewerStop, stateBuilder, throughRound } from './builders';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { REVIEWERS } from '../../src/protocol/agents';
 import { transition, type Effect, type Event, type Loaded } from '../../src/core/transition';
-import { DEFAULT_RULES } from '../../src/review/aggregate';
+import { DEFAULT_RULES } from '../../src/protocol/stop-rules';
 import { decodeReading, heldReading } from '../../src/review/reading';
 import { sha256 } from '../../src/state/digest';
 import { State } from '../../src/state/schema';
