@@ -1,9 +1,9 @@
 /**
  * Findings the hooks make themselves, without a model: Layer-0 hits (reporter `layer0`) and checks the
  * fix broke (reporter `checks`, category `check_failed`). They join the next round's verdict as input to
- * the aggregation, merged and fingerprinted like a reviewer's. The texts come from src/messages.ts.
+ * the aggregation, merged and fingerprinted like a reviewer's. The texts come from checks/texts.ts.
  */
-import * as msg from '../messages';
+import * as checkTexts from './texts';
 import { CHECK_FAILED, type MachineFinding } from '../protocol/machine-finding';
 import { LAYER0_SEVERITY, type Layer0Hit } from './layer0';
 import type { CheckRun } from '../protocol/check-runs';
@@ -15,9 +15,9 @@ export function layer0Finding(hit: Layer0Hit): MachineFinding {
     category: hit.check,
     file: hit.path,
     line: hit.line,
-    description: msg.layer0Description(hit),
+    description: checkTexts.layer0Description(hit),
     evidence: hit.evidence,
-    suggestion: msg.layer0Suggestion(hit.check),
+    suggestion: checkTexts.layer0Suggestion(hit.check),
   };
 }
 
@@ -29,8 +29,8 @@ export function checkFailedFinding(run: CheckRun, log: string, sentBack: number)
     category: CHECK_FAILED,
     file: `check: ${run.command}`,
     line: null,
-    description: msg.checkFailedDescription(run, sentBack),
+    description: checkTexts.checkFailedDescription(run, sentBack),
     evidence: `$ ${run.command}`,
-    suggestion: msg.checkFailedSuggestion(run.command, log),
+    suggestion: checkTexts.checkFailedSuggestion(run.command, log),
   };
 }

@@ -8,7 +8,9 @@
 import { version } from '../../package.json';
 import type { Event } from '../core/transition';
 import { statusData, type FoundLoop } from '../core/status';
-import * as msg from '../messages';
+import * as cliTexts from './texts';
+import * as refusals from '../core/refusals';
+import * as shellTexts from '../shell/texts';
 import { ownTmp, WriteRefused } from '../shell/files';
 import { findLoop } from '../shell/find-run';
 import { cliProjectRoot } from '../shell/project';
@@ -23,11 +25,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const command = parseCli(argv);
   switch (command.kind) {
     case 'refused':
-      return { code: 2, out: msg.cli.refused(command.problem) };
+      return { code: 2, out: cliTexts.cli.refused(command.problem) };
     case 'help':
-      return { code: 0, out: msg.cli.usage() };
+      return { code: 0, out: cliTexts.cli.usage() };
     case 'version':
-      return { code: 0, out: msg.cli.version(version) };
+      return { code: 0, out: cliTexts.cli.version(version) };
     default:
       break;
   }
@@ -42,27 +44,27 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (command.kind === 'restore') return restoreCommand(root, command, now);
   if (command.kind === 'report') return reportCommand(root, command);
   // No state file: nothing to cancel, and taking the lock would create .agents/tmp/ in the project.
-  if (load(root).kind === 'none') return { code: 0, out: msg.refuse.noLoop() };
+  if (load(root).kind === 'none') return { code: 0, out: refusals.refuse.noLoop() };
   ownTmp(root, true);
   const event: Event = { kind: 'command', command: { kind: 'cancel', force: command.force }, sessionId: sessionId ?? '', now, head: null, changedFiles: [] };
   // The cancel always ends the loop: a lock held past the wait is taken over (see LockOptions.takeOver).
   const effects = await transact(root, now, () => event, env, true);
   const text = effects.flatMap((e) => (e.type === 'notify' || e.type === 'context' ? [e.text] : e.type === 'refuse' ? [e.reason] : []));
-  return { code: 0, out: text.join('\n') || msg.refuse.noLoop() };
+  return { code: 0, out: text.join('\n') || refusals.refuse.noLoop() };
 }
 
 function statusText(root: string, found: FoundLoop, now: string, sessionId: string | null): string {
   switch (found.kind) {
     case 'none':
-      return msg.statusNone(root);
+      return cliTexts.statusNone(root);
     case 'broken':
-      return msg.statusBroken(found.stateFile, found.problem);
+      return cliTexts.statusBroken(found.stateFile, found.problem);
     case 'live': {
-      const report = msg.statusReport(found.state, now, sessionId, found.phasesDir, gatherFacts(root, found));
+      const report = cliTexts.statusReport(found.state, now, sessionId, found.phasesDir, gatherFacts(root, found));
       return found.tampered ? `${report}\n${found.tampered}` : report;
     }
     case 'archived':
-      return `No review loop is running. The last one:\n${msg.statusReport(found.state, now, sessionId, found.phasesDir, gatherFacts(root, found))}`;
+      return `No review loop is running. The last one:\n${cliTexts.statusReport(found.state, now, sessionId, found.phasesDir, gatherFacts(root, found))}`;
   }
 }
 
@@ -70,7 +72,7 @@ function statusText(root: string, found: FoundLoop, now: string, sessionId: stri
 function failureText(err: unknown): string {
   if (err instanceof WriteRefused) return err.message;
   const code = (err as NodeJS.ErrnoException)?.code;
-  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return msg.files.failed(err as NodeJS.ErrnoException);
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return shellTexts.files.failed(err as NodeJS.ErrnoException);
   return (err as Error)?.message ?? String(err);
 }
 

@@ -1,5 +1,5 @@
 /** The `minions` command line, read into what to do. Pure. */
-import * as msg from '../messages';
+import * as cliTexts from './texts';
 
 export type CliCommand =
   | { kind: 'help' }
@@ -27,15 +27,15 @@ const isName = (word: string): word is Name => Object.hasOwn(OPTIONS, word);
 
 export function parseCli(argv: readonly string[]): CliCommand {
   const [command, ...rest] = argv;
-  if (command === undefined) return { kind: 'refused', problem: msg.cli.noCommand() };
+  if (command === undefined) return { kind: 'refused', problem: cliTexts.cli.noCommand() };
   if (HELP.includes(command)) return { kind: 'help' };
   if (command === '--version') {
     const extra = rest[0];
     if (extra === undefined) return { kind: 'version' };
-    return { kind: 'refused', problem: extra.startsWith('-') ? msg.cli.unknownOption(extra, '--version') : msg.cli.unexpectedArgument(extra, '--version') };
+    return { kind: 'refused', problem: extra.startsWith('-') ? cliTexts.cli.unknownOption(extra, '--version') : cliTexts.cli.unexpectedArgument(extra, '--version') };
   }
-  if (command.startsWith('-')) return { kind: 'refused', problem: msg.cli.unknownOption(command, null) };
-  if (!isName(command)) return { kind: 'refused', problem: msg.cli.unknownCommand(command) };
+  if (command.startsWith('-')) return { kind: 'refused', problem: cliTexts.cli.unknownOption(command, null) };
+  if (!isName(command)) return { kind: 'refused', problem: cliTexts.cli.unknownCommand(command) };
   const flags = new Set<string>();
   const values: Record<string, string> = {};
   let word: string | null = null;
@@ -47,11 +47,11 @@ export function parseCli(argv: readonly string[]): CliCommand {
     if (kind === 'flag' && inline === undefined) flags.add(name);
     else if (kind === 'value') {
       const value = inline ?? rest[++i];
-      if (value === undefined || value === '' || value.startsWith('-')) return { kind: 'refused', problem: msg.cli.needsValue(name, command) };
+      if (value === undefined || value === '' || value.startsWith('-')) return { kind: 'refused', problem: cliTexts.cli.needsValue(name, command) };
       values[name] = value;
-    } else if (arg.startsWith('-')) return { kind: 'refused', problem: msg.cli.unknownOption(arg, command) };
+    } else if (arg.startsWith('-')) return { kind: 'refused', problem: cliTexts.cli.unknownOption(arg, command) };
     else if (ARGUMENT[command] && word === null) word = arg;
-    else return { kind: 'refused', problem: msg.cli.unexpectedArgument(arg, command) };
+    else return { kind: 'refused', problem: cliTexts.cli.unexpectedArgument(arg, command) };
   }
   switch (command) {
     case 'status':
@@ -59,10 +59,10 @@ export function parseCli(argv: readonly string[]): CliCommand {
     case 'cancel':
       return { kind: 'cancel', force: flags.has('--force') };
     case 'restore':
-      if (word !== null && word !== 'undo' && !/^[1-9]\d{0,8}$/.test(word)) return { kind: 'refused', problem: msg.cli.badRound(word) };
+      if (word !== null && word !== 'undo' && !/^[1-9]\d{0,8}$/.test(word)) return { kind: 'refused', problem: cliTexts.cli.badRound(word) };
       return { kind: 'restore', target: word, force: flags.has('--force') };
     case 'report':
-      if (!flags.has('--sarif') && (flags.has('--all-rounds') || values['--out'] !== undefined)) return { kind: 'refused', problem: msg.cli.sarifOnly() };
+      if (!flags.has('--sarif') && (flags.has('--all-rounds') || values['--out'] !== undefined)) return { kind: 'refused', problem: cliTexts.cli.sarifOnly() };
       return { kind: 'report', sarif: flags.has('--sarif'), allRounds: flags.has('--all-rounds'), out: values['--out'] ?? null };
   }
 }

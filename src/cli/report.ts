@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { version } from '../../package.json';
-import * as msg from '../messages';
+import * as cliTexts from './texts';
 import { renderLoopReport } from '../report/report-md';
 import { toSarif } from '../report/sarif';
 import { writeBeside, writeInTmp } from '../shell/files';
@@ -17,18 +17,18 @@ import type { CliResult } from './restore';
 
 export function reportCommand(root: string, { sarif, allRounds, out }: Extract<CliCommand, { kind: 'report' }>, cwd: string = process.cwd()): CliResult {
   const found = findLoop(root);
-  if (found.kind === 'none') return { code: 1, out: msg.report.noRun(root) };
-  if (found.kind === 'broken') return { code: 1, out: msg.report.broken(found.problem) };
+  if (found.kind === 'none') return { code: 1, out: cliTexts.report.noRun(root) };
+  if (found.kind === 'broken') return { code: 1, out: cliTexts.report.broken(found.problem) };
   const run = found;
 
   if (!sarif) {
     const facts = gatherFacts(root, run);
     writeInTmp(root, facts.files.report, renderLoopReport(facts));
-    return { code: 0, out: msg.report.written(facts.files.report) };
+    return { code: 0, out: cliTexts.report.written(facts.files.report) };
   }
   const log = toSarif({ verdicts: readVerdicts(root, run), answers: readAnswers(root, run), allRounds, version, uriPrefix: repoPrefix(root) ?? '' });
   const text = `${JSON.stringify(log, null, 2)}\n`;
   if (out === null) return { code: 0, out: text.trimEnd() };
   writeBeside(path.resolve(cwd, out), text, out);
-  return { code: 0, out: msg.report.sarifWritten(out, log.runs[0]?.results?.length ?? 0) };
+  return { code: 0, out: cliTexts.report.sarifWritten(out, log.runs[0]?.results?.length ?? 0) };
 }

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { isActive } from '../core/loop-state';
-import * as msg from '../messages';
+import * as cliTexts from './texts';
 import { finalTree, roundTree } from '../report/facts';
 import type { CliCommand } from './parse-cli';
 import { findLoop } from '../shell/find-run';
@@ -50,54 +50,54 @@ function writeLog(root: string, log: RestoreLog): void {
 
 export async function restoreCommand(root: string, { target, force }: Extract<CliCommand, { kind: 'restore' }>, now: string): Promise<CliResult> {
   const found = findLoop(root);
-  if (found.kind === 'none') return { code: 1, out: msg.restore.noRun(root) };
-  if (found.kind === 'broken') return { code: 1, out: msg.restore.broken(found.problem) };
+  if (found.kind === 'none') return { code: 1, out: cliTexts.restore.noRun(root) };
+  if (found.kind === 'broken') return { code: 1, out: cliTexts.restore.broken(found.problem) };
   // Refused before anything is written when .agents leads out of the project.
   ownTmp(root, true);
   // Under the loop's lock: no loop can start while files are being put back.
   return withLock(root, async () => {
     const again = findLoop(root);
-    if (again.kind !== 'live' && again.kind !== 'archived') return { code: 1, out: msg.restore.noRun(root) };
+    if (again.kind !== 'live' && again.kind !== 'archived') return { code: 1, out: cliTexts.restore.noRun(root) };
     const { state } = again;
-    if (isActive(state)) return { code: 1, out: msg.restore.running(state) };
-    if (target === null) return { code: 0, out: `${msg.restore.rounds(gatherFacts(root, again))}\n${msg.restore.usage()}` };
+    if (isActive(state)) return { code: 1, out: cliTexts.restore.running(state) };
+    if (target === null) return { code: 0, out: `${cliTexts.restore.rounds(gatherFacts(root, again))}\n${cliTexts.restore.usage()}` };
 
     const log = readLog(root, state.runId);
     let to: string;
     let name: string;
     if (target === 'undo') {
       const last = log.restores[log.restores.length - 1];
-      if (!last) return { code: 1, out: msg.restore.nothingToUndo() };
+      if (!last) return { code: 1, out: cliTexts.restore.nothingToUndo() };
       to = last.from;
-      name = msg.restore.undoName();
+      name = cliTexts.restore.undoName();
     } else {
       const round = /^\d+$/.test(target) ? state.iterations[Number(target) - 1] : undefined;
-      if (!round) return { code: 1, out: msg.restore.noRound(target, state.iterations.length) };
+      if (!round) return { code: 1, out: cliTexts.restore.noRound(target, state.iterations.length) };
       const tree = roundTree(round);
-      if (!tree) return { code: 1, out: msg.restore.noSnapshot(round.iteration) };
+      if (!tree) return { code: 1, out: cliTexts.restore.noSnapshot(round.iteration) };
       to = tree;
-      name = msg.restore.roundName(round.iteration);
+      name = cliTexts.restore.roundName(round.iteration);
     }
-    if (!hasTree(root, to)) return { code: 1, out: msg.restore.gone(`the snapshot of ${name}`) };
+    if (!hasTree(root, to)) return { code: 1, out: cliTexts.restore.gone(`the snapshot of ${name}`) };
 
     const touched = touchedPaths(root, state);
     const current = snapshotTree(root);
-    if (!current) return { code: 1, out: msg.restore.noSnapshotNow() };
+    if (!current) return { code: 1, out: cliTexts.restore.noSnapshotNow() };
     // What the files should look like if nobody touched them since: the loop's end, or the last restore.
     const expected = log.restores[log.restores.length - 1]?.to ?? finalTree(state);
     if (expected && !force) {
-      if (!hasTree(root, expected)) return { code: 1, out: msg.restore.gone('the snapshot of the loop’s final tree') };
+      if (!hasTree(root, expected)) return { code: 1, out: cliTexts.restore.gone('the snapshot of the loop’s final tree') };
       const edited = changedPaths(root, expected, current).filter((p) => touched.has(p));
-      if (edited.length > 0) return { code: 1, out: msg.restore.edited(edited) };
+      if (edited.length > 0) return { code: 1, out: cliTexts.restore.edited(edited) };
     }
     const paths = changedPaths(root, current, to).filter((p) => touched.has(p));
-    if (paths.length === 0) return { code: 0, out: msg.restore.already(name) };
+    if (paths.length === 0) return { code: 0, out: cliTexts.restore.already(name) };
 
     // Logged first: a log that cannot be written restores nothing, and a restore cut short can be undone.
     const entry: RestoreEntry = { at: now, target, from: current, to, paths };
     writeLog(root, { ...log, restores: [...log.restores, entry] });
     const result = restorePaths(root, to, paths);
-    if (result.failed.length > 0) return { code: 1, out: msg.restore.failed(result.failed) };
-    return { code: 0, out: msg.restore.done(name, result.written, result.deleted, current) };
+    if (result.failed.length > 0) return { code: 1, out: cliTexts.restore.failed(result.failed) };
+    return { code: 0, out: cliTexts.restore.done(name, result.written, result.deleted, current) };
   });
 }

@@ -2,7 +2,7 @@
 import { isFixer, isPluginAgent, reviewerOf } from '../protocol/agents';
 import type { Event, Outcome } from './events';
 import { currentIteration, isActive, updateIteration } from './loop-state';
-import * as msg from '../messages';
+import * as refusals from './refusals';
 import type { State } from '../state/schema';
 
 export function onDispatch(state: State, event: Extract<Event, { kind: 'dispatch' }>): Outcome {
@@ -11,16 +11,16 @@ export function onDispatch(state: State, event: Extract<Event, { kind: 'dispatch
   // general-purpose, Explore, other plugins' agents, an untyped Agent call: none of them is gated by the
   // loop once running, so none may start while it runs.
   // Only the orchestrator dispatches: a reviewer starting another reviewer would write its prompt.
-  if (event.fromAgent) return denyWith(msg.deny.dispatchFromAgent(event.fromAgent, state));
-  if (event.subagentType === null || !isPluginAgent(event.subagentType)) return denyWith(msg.deny.agentNotInPhase(event.subagentType, state));
+  if (event.fromAgent) return denyWith(refusals.deny.dispatchFromAgent(event.fromAgent, state));
+  if (event.subagentType === null || !isPluginAgent(event.subagentType)) return denyWith(refusals.deny.agentNotInPhase(event.subagentType, state));
   const reviewer = reviewerOf(event.subagentType);
   const current = currentIteration(state);
 
   if (state.currentPhase === 'R1') {
-    if (isFixer(event.subagentType)) return denyWith(msg.deny.fixerInR1(state));
-    if (!reviewer) return denyWith(msg.deny.otherPluginAgent(event.subagentType, state));
+    if (isFixer(event.subagentType)) return denyWith(refusals.deny.fixerInR1(state));
+    if (!reviewer) return denyWith(refusals.deny.otherPluginAgent(event.subagentType, state));
     const run = current.r1.reviewers[reviewer];
-    if (run.status !== 'pending') return denyWith(msg.deny.reviewerAlready(reviewer, state, run.status));
+    if (run.status !== 'pending') return denyWith(refusals.deny.reviewerAlready(reviewer, state, run.status));
     return {
       state: updateIteration(state, event.now, (it) => ({
         ...it,
@@ -30,9 +30,9 @@ export function onDispatch(state: State, event: Extract<Event, { kind: 'dispatch
     };
   }
   // R2
-  if (reviewer) return denyWith(msg.deny.reviewerInR2(state));
-  if (!isFixer(event.subagentType)) return denyWith(msg.deny.otherPluginAgent(event.subagentType, state));
-  if (current.r2.status !== 'pending' || !current.verdict || current.verdict.total === 0) return denyWith(msg.deny.fixerAlready(state));
+  if (reviewer) return denyWith(refusals.deny.reviewerInR2(state));
+  if (!isFixer(event.subagentType)) return denyWith(refusals.deny.otherPluginAgent(event.subagentType, state));
+  if (current.r2.status !== 'pending' || !current.verdict || current.verdict.total === 0) return denyWith(refusals.deny.fixerAlready(state));
   return {
     state: updateIteration(state, event.now, (it) => ({ ...it, r2: { ...it.r2, status: 'running', dispatches: it.r2.dispatches + 1, failures: 0 } })),
     effects: [],

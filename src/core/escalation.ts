@@ -5,7 +5,7 @@
 import type { EscalationStart } from './round-start';
 import { classOf } from '../review/classes';
 import type { ClassAttempt, EscalationReason, FixSummary, Verdict } from '../protocol/verdict-schema';
-import * as msg from '../messages';
+import * as prompts from './prompts';
 import type { State } from '../state/schema';
 import { absolute, escalationFile, fixDeltaFile, fixSummaryFile, fixSummaryJsonFile } from '../protocol/paths';
 
@@ -44,14 +44,14 @@ export function escalationAfterFix(state: State, verdict: Verdict | null, answer
       reason,
       category: members[0]?.category ?? note?.category ?? '',
       findings: members.map(({ fingerprint, severity, file, line, description, evidence, suggestion, reporters }) => ({ fingerprint, severity, file, line, description, evidence, suggestion, reporters })),
-      attempts: [...earlier, thisRound].map((a, i, all) => ({ ...a, files: attemptFiles(a.iteration), outcome: i < all.length - 1 ? msg.attemptOutcome.open : msg.attemptOutcome.pending })),
+      attempts: [...earlier, thisRound].map((a, i, all) => ({ ...a, files: attemptFiles(a.iteration), outcome: i < all.length - 1 ? prompts.attemptOutcome.open : prompts.attemptOutcome.pending })),
       pattern: answers?.patterns.find((p) => p.class === id) ?? null,
     };
   });
   const content = {
     iteration: n + 1,
     file: at(escalationFile(n + 1)),
-    request: msg.escalationRequest(),
+    request: prompts.escalationRequest(),
     classes,
     answerFormat: { diagnosis: [{ class: '<id>', rootCause: '…', fix: '…', recommend: 'structural|patch' }] },
   };

@@ -13,7 +13,8 @@ import { checksReport, type ChecksReport } from '../checks/reports';
 import { describeZodError } from '../protocol/reviewer-output';
 import { similarity } from '../checks/layer0/simhash64';
 import { FixSummary } from '../protocol/verdict-schema';
-import * as msg from '../messages';
+import * as prompts from './prompts';
+import * as progress from './progress';
 import { overBudget } from '../report/cost';
 import { renderReviewReport } from '../report/review-md';
 import type { State } from '../state/schema';
@@ -62,14 +63,14 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
       ...pinned,
       stopGuard: { key: '', blocks: 0 },
     };
-    return { state: stopped, effects: [{ type: 'write-report' }, { type: 'notify', text: msg.notify.pinnedStopped(n, stopped) }] };
+    return { state: stopped, effects: [{ type: 'write-report' }, { type: 'notify', text: progress.notify.pinnedStopped(n, stopped) }] };
   }
   if (problems.length > 0) {
     const failures = current.r2.failures + 1;
     if (failures < MAX_OUTPUT_FAILURES) {
       return {
         state: updateIteration(state, event.now, (it) => ({ ...it, r2: { ...it.r2, failures } })),
-        effects: [{ type: 'block', reason: msg.fixerSummaryProblems(absolute(state.root, fixSummaryFile(n)), absolute(state.root, fixSummaryJsonFile(n)), problems) }],
+        effects: [{ type: 'block', reason: prompts.fixerSummaryProblems(absolute(state.root, fixSummaryFile(n)), absolute(state.root, fixSummaryJsonFile(n)), problems) }],
       };
     }
   }
@@ -87,7 +88,7 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
     const failures = regressed.map((i) => ({ run: runs[i]!, log: absolute(state.root, logs[i]!), tail: tailOf(runs[i]!.output) }));
     return {
       state: updateIteration(state, event.now, (it) => ({ ...it, r2: { ...it.r2, checkBlocks: it.r2.checkBlocks + 1 }, checks: runs.map(outcomeOf) })),
-      effects: [...checkFiles(checksAfterFix([])), { type: 'block', reason: msg.checksBroken(failures, attempt, MAX_CHECK_SENDBACKS, state.checks.timeoutSeconds) }],
+      effects: [...checkFiles(checksAfterFix([])), { type: 'block', reason: prompts.checksBroken(failures, attempt, MAX_CHECK_SENDBACKS, state.checks.timeoutSeconds) }],
     };
   }
   // Sent back enough: what still fails is a finding of the next review, like Layer-0's.
@@ -148,7 +149,7 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
       stopDetail: `the fix summaries of rounds ${n - 1} and ${n} are ${percent}% similar: the fixer is repeating itself`,
       openIssues: state.openIssues,
     };
-    return { state: stopped, effects: [...pins, ...reports, ...reviewMd, { type: 'write-report' }, { type: 'notify', text: msg.notify.fixRepeated(n, stopped) }] };
+    return { state: stopped, effects: [...pins, ...reports, ...reviewMd, { type: 'write-report' }, { type: 'notify', text: progress.notify.fixRepeated(n, stopped) }] };
   }
   // Seed 000's repair budget: no new review once the tokens reach it.
   const over = overBudget(finished);
@@ -159,10 +160,10 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
       status: 'stopped',
       currentPhase: 'STOPPED',
       stopReason: 'budget',
-      stopDetail: msg.budgetDetail(over.spent, over.budget, `review ${n + 1}`),
+      stopDetail: progress.budgetDetail(over.spent, over.budget, `review ${n + 1}`),
       openIssues: open.slice(0, 20).map((f) => ({ severity: f.severity, file: f.file, line: f.line, description: f.description })),
     };
-    return { state: stopped, effects: [...pins, ...reports, ...reviewMd, { type: 'write-report' }, { type: 'notify', text: msg.notify.budgetSpent(n, stopped) }] };
+    return { state: stopped, effects: [...pins, ...reports, ...reviewMd, { type: 'write-report' }, { type: 'notify', text: progress.notify.budgetSpent(n, stopped) }] };
   }
   const round = startRound({ ...advanceIteration(finished, event.now), changedFiles: event.changedFiles ?? state.changedFiles }, event.patches, escalation);
   const next = round.state;
@@ -174,8 +175,8 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
       ...reviewMd,
       { type: 'mkdir', path: reviewDir(next.iteration) },
       ...round.effects,
-      { type: 'notify', text: tally ? msg.notify.fixDone(n, next, tally) : msg.notify.fixNoSummary(n, next) },
-      ...(escalation ? [{ type: 'notify' as const, text: msg.notify.escalated(next, escalation.escalated) }] : []),
+      { type: 'notify', text: tally ? progress.notify.fixDone(n, next, tally) : progress.notify.fixNoSummary(n, next) },
+      ...(escalation ? [{ type: 'notify' as const, text: progress.notify.escalated(next, escalation.escalated) }] : []),
     ],
   };
 }

@@ -4,7 +4,7 @@ import { FIXER_TYPE, agentType as agentTypeName, isFixer, reviewerOf, type Revie
 import { isActive } from './loop-state';
 import type { ShellEffect } from '../bash/effects';
 import { segmentsOf, touches, type Place } from '../bash/touches';
-import * as msg from '../messages';
+import * as refusals from './refusals';
 import type { State } from '../state/schema';
 import { ARCHIVE_DIR, BASELINE_DIR, HOOK_ROUND_FILES, LOCK_FILE, PHASES_DIR, REPORT_FILE, RESTORES_DIR, STATE_FILE, absolute, isCheckLog, findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile } from '../protocol/paths';
 
@@ -63,12 +63,12 @@ const PASS: EditDecision = { kind: 'pass' };
 const refuse = (reason: string): EditDecision => ({ kind: 'deny', reason });
 
 export function editGate(state: State | null, sessionId: string, agentType: string | null, target: Target): EditDecision {
-  if (target.guarded === 'hooks') return refuse(msg.deny.hooksRecord(target.abs ?? ''));
-  if (target.inside && isHookOwned(target.rel)) return refuse(msg.deny.stateFile());
+  if (target.guarded === 'hooks') return refuse(refusals.deny.hooksRecord(target.abs ?? ''));
+  if (target.inside && isHookOwned(target.rel)) return refuse(refusals.deny.stateFile());
   if (!state || state.sessionId !== sessionId || !isActive(state)) return PASS;
-  if (target.undecided !== undefined) return refuse(msg.deny.undecidedTarget(whoOf(roleOf(agentType)), target.abs ?? '', target.undecided, false));
+  if (target.undecided !== undefined) return refuse(refusals.deny.undecidedTarget(whoOf(roleOf(agentType)), target.abs ?? '', target.undecided, false));
   if (target.guarded === 'protected' || (target.abs && inGitDir({ segments: segmentsOf(target.abs), glob: false, recursive: false }))) {
-    return refuse(msg.deny.protectedWrite(whoOf(roleOf(agentType)), target.abs ?? ''));
+    return refuse(refusals.deny.protectedWrite(whoOf(roleOf(agentType)), target.abs ?? ''));
   }
   if (!target.inside) return PASS; // elsewhere outside the project: not this gate's business
 
@@ -76,19 +76,19 @@ export function editGate(state: State | null, sessionId: string, agentType: stri
   const reviewer = reviewerOf(agentType);
   if (reviewer) {
     const own = reviewerFile(state.iteration, reviewer);
-    return phase === 'R1' && target.rel === own && !target.linked ? { kind: 'allow', reason: msg.allow.ownReview(reviewer, own) } : refuse(msg.deny.reviewerWrite(reviewer, absolute(state.root, own), phase));
+    return phase === 'R1' && target.rel === own && !target.linked ? { kind: 'allow', reason: refusals.allow.ownReview(reviewer, own) } : refuse(refusals.deny.reviewerWrite(reviewer, absolute(state.root, own), phase));
   }
   if (isFixer(agentType)) {
     const summary = fixSummaryFile(state.iteration);
     const shown = absolute(state.root, summary);
-    if (phase !== 'R2') return refuse(msg.deny.fixerWrite(phase, shown));
-    if (!target.linked && (target.rel === summary || target.rel === fixSummaryJsonFile(state.iteration))) return { kind: 'allow', reason: msg.allow.fixSummary(target.rel) };
+    if (phase !== 'R2') return refuse(refusals.deny.fixerWrite(phase, shown));
+    if (!target.linked && (target.rel === summary || target.rel === fixSummaryJsonFile(state.iteration))) return { kind: 'allow', reason: refusals.allow.fixSummary(target.rel) };
     const underAgents = target.rel === '.agents' || target.rel.startsWith('.agents/');
     // The git dir holds the hooks' record (.git/minions/) and the repository itself: never a project file.
     const underGit = target.rel === '.git' || target.rel.startsWith('.git/');
-    return underAgents || underGit ? refuse(msg.deny.fixerWrite(phase, shown)) : PASS;
+    return underAgents || underGit ? refuse(refusals.deny.fixerWrite(phase, shown)) : PASS;
   }
-  return refuse(msg.deny.orchestratorWrite(state));
+  return refuse(refusals.deny.orchestratorWrite(state));
 }
 
 // ── Bash ────────────────────────────────────────────────────────────────────────
@@ -128,7 +128,7 @@ function roleOf(agentType: string | null): Role {
 }
 
 const whoOf = (role: Role): string =>
-  role.kind === 'reviewer' ? agentTypeName(role.reviewer) : role.kind === 'fixer' ? FIXER_TYPE : role.agentType ? msg.otherAgent(role.agentType) : 'the orchestrator';
+  role.kind === 'reviewer' ? agentTypeName(role.reviewer) : role.kind === 'fixer' ? FIXER_TYPE : role.agentType ? refusals.otherAgent(role.agentType) : 'the orchestrator';
 
 /** The places the hooks own, as absolute paths: ancestors of these are protected from recursive writes too. */
 function hookOwnedPlaces(state: State, root: string): string[] {
@@ -173,20 +173,20 @@ export function bashGate(state: State | null, sessionId: string, agentType: stri
 
   // Most specific refusal first: git, the hooks' own files, then what the gate cannot read, then the role's rules.
   for (const e of effects) {
-    if (e.kind === 'git') return denyWith(e.via ? msg.deny.gitAlias(who, e.via, e.sub) : e.known ? msg.deny.gitMutation(who, e.sub) : msg.deny.gitUnknown(who, e.sub));
+    if (e.kind === 'git') return denyWith(e.via ? refusals.deny.gitAlias(who, e.via, e.sub) : e.known ? refusals.deny.gitMutation(who, e.sub) : refusals.deny.gitUnknown(who, e.sub));
   }
   for (const e of effects) {
     if (e.kind !== 'write' || e.target.kind === 'dynamic' || e.target.kind === 'undecided') continue;
     const place = placeOf(e.target, e.recursive);
     const rel = relOf(e.target.abs);
-    if ((e.target.kind === 'path' && rel !== null && isHookOwned(rel)) || hookOwned.some((area) => touches(place, area))) return denyWith(msg.deny.stateFile());
-    if (protectedPlaces.some((area) => touches(place, area)) || inGitDir(place)) return denyWith(msg.deny.protectedWrite(who, e.target.abs));
+    if ((e.target.kind === 'path' && rel !== null && isHookOwned(rel)) || hookOwned.some((area) => touches(place, area))) return denyWith(refusals.deny.stateFile());
+    if (protectedPlaces.some((area) => touches(place, area)) || inGitDir(place)) return denyWith(refusals.deny.protectedWrite(who, e.target.abs));
   }
   for (const e of effects) {
-    if (e.kind === 'unparseable') return denyWith(msg.deny.unparseable(who, e.why, editsCode));
-    if (e.kind === 'opaque') return denyWith(msg.deny.opaque(who, e.command, e.why, editsCode));
+    if (e.kind === 'unparseable') return denyWith(refusals.deny.unparseable(who, e.why, editsCode));
+    if (e.kind === 'opaque') return denyWith(refusals.deny.opaque(who, e.command, e.why, editsCode));
     // Outside the project, the directory (or one above it) may be a repository of the command's making.
-    if (e.kind === 'git-cwd' && (!('abs' in e.dir) || relOf(e.dir.abs) === null)) return denyWith(msg.deny.gitOutside(who, e.command, 'abs' in e.dir ? e.dir.abs : e.dir.text));
+    if (e.kind === 'git-cwd' && (!('abs' in e.dir) || relOf(e.dir.abs) === null)) return denyWith(refusals.deny.gitOutside(who, e.command, 'abs' in e.dir ? e.dir.abs : e.dir.text));
   }
   for (const e of effects) {
     if (e.kind === 'write-unknown') {
@@ -194,12 +194,12 @@ export function bashGate(state: State | null, sessionId: string, agentType: stri
       return denyWith(refuseWrite(role, state, who));
     }
     if (e.kind !== 'write') continue;
-    if (e.target.kind === 'dynamic') return denyWith(msg.deny.dynamicTarget(who, e.target.text, editsCode));
+    if (e.target.kind === 'dynamic') return denyWith(refusals.deny.dynamicTarget(who, e.target.text, editsCode));
     // Refused for every role: where it leads may be the git dir or .agents/, which no agent writes.
-    if (e.target.kind === 'undecided') return denyWith(msg.deny.undecidedTarget(who, e.target.text, e.target.why, editsCode));
+    if (e.target.kind === 'undecided') return denyWith(refusals.deny.undecidedTarget(who, e.target.text, e.target.why, editsCode));
     const place = placeOf(e.target, e.recursive);
     if (editsCode) {
-      if (touches(place, agentsDir)) return denyWith(msg.deny.fixerShellWrite(fixSummaryFile(state.iteration), e.target.abs));
+      if (touches(place, agentsDir)) return denyWith(refusals.deny.fixerShellWrite(fixSummaryFile(state.iteration), e.target.abs));
       continue;
     }
     if (own && !place.glob && !place.recursive && place.segments.length === own.length && touches(place, own)) continue;
@@ -209,7 +209,7 @@ export function bashGate(state: State | null, sessionId: string, agentType: stri
 }
 
 function refuseWrite(role: Role, state: State, who: string): string {
-  if (role.kind === 'reviewer') return msg.deny.reviewerShellWrite(who);
-  if (role.kind === 'fixer') return msg.deny.fixerWrite(state.currentPhase, fixSummaryFile(state.iteration));
-  return msg.deny.orchestratorWrite(state);
+  if (role.kind === 'reviewer') return refusals.deny.reviewerShellWrite(who);
+  if (role.kind === 'fixer') return refusals.deny.fixerWrite(state.currentPhase, fixSummaryFile(state.iteration));
+  return refusals.deny.orchestratorWrite(state);
 }

@@ -2,7 +2,7 @@
 import { REVIEWERS, type Reviewer } from '../protocol/agents';
 import type { Effect, Loaded, Outcome } from './events';
 import { escapeInvisible } from '../protocol/sanitize';
-import * as msg from '../messages';
+import * as prompts from './prompts';
 import type { IterationRecord, ReviewerRun, State } from '../state/schema';
 
 export const STALE_AFTER_MS = 2 * 60 * 60 * 1000;
@@ -46,8 +46,8 @@ export function advanceIteration(state: State, now: string): State {
 
 export function phasePrompt(state: State): string {
   const current = currentIteration(state);
-  if (state.currentPhase === 'R2' && current.verdict) return msg.r2Prompt(state, current.verdict);
-  return msg.r1Prompt(state, state.changedFiles, missingReviewers(state));
+  if (state.currentPhase === 'R2' && current.verdict) return prompts.r2Prompt(state, current.verdict);
+  return prompts.r1Prompt(state, state.changedFiles, missingReviewers(state));
 }
 
 export function missingReviewers(state: State): Reviewer[] {

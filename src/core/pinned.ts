@@ -6,14 +6,14 @@
  */
 import type { PinnedChanges } from './events';
 import type { PinChange } from '../checks/pins';
-import * as msg from '../messages';
+import * as progress from './progress';
 import type { StopReason, Verdict } from '../protocol/verdict-schema';
 
 /** The stop the pinned changes call for at this point: null when none. `verdict`: the round would otherwise go there (DONE only matters for the checks). */
 export function pinnedStop(pinned: PinnedChanges | null | undefined, next: Verdict['next'] | 'fix-end'): { stopReason: StopReason; stopDetail: string } | null {
   if (!pinned) return null;
-  if (pinned.gitDir.length > 0) return { stopReason: 'git_dir_changed', stopDetail: msg.gitDirChangedDetail(pinned.gitDir) };
-  if (pinned.checks.length > 0 && (next === 'DONE' || next === 'fix-end')) return { stopReason: 'check_changed', stopDetail: msg.checkChangedDetail(pinned.checks) };
+  if (pinned.gitDir.length > 0) return { stopReason: 'git_dir_changed', stopDetail: progress.gitDirChangedDetail(pinned.gitDir) };
+  if (pinned.checks.length > 0 && (next === 'DONE' || next === 'fix-end')) return { stopReason: 'check_changed', stopDetail: progress.checkChangedDetail(pinned.checks) };
   return null;
 }
 

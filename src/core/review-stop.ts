@@ -6,7 +6,8 @@ import { identityOf } from '../review/aggregate';
 import { ground } from '../review/grounding';
 import { encodeReading, holdReading, type ReadingRow } from '../review/reading';
 import { extractJsonFromMessage, parseReview } from '../protocol/reviewer-output';
-import * as msg from '../messages';
+import * as prompts from './prompts';
+import * as progress from './progress';
 import { sha256 } from '../state/digest';
 import type { ReviewerRun, State } from '../state/schema';
 import { absolute, reviewerFile } from '../protocol/paths';
@@ -33,7 +34,7 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
   const fromMessage = messageJson === null ? null : parseReview(messageJson);
   // Put back whatever the stop decides (unless the final message's review is written there instead): a
   // reviewer sent back reads its own review in the file, and a review recorded is the file's text.
-  const putBack: Effect[] = replaced && !(!fromFile?.ok && fromMessage?.ok) ? [{ type: 'write', path, content: fileText! }, { type: 'notify', text: msg.notify.reviewReplaced(state, reviewer) }] : [];
+  const putBack: Effect[] = replaced && !(!fromFile?.ok && fromMessage?.ok) ? [{ type: 'write', path, content: fileText! }, { type: 'notify', text: progress.notify.reviewReplaced(state, reviewer) }] : [];
 
   const effects: Effect[] = [...putBack];
   let recorded: ReviewerRun;
@@ -48,7 +49,7 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
     const ungrounded = accepted.issues.flatMap((f, i) => (groundings[i]!.status === 'ungrounded' ? [`${f.file}${f.line ? `:${f.line}` : ''}: ${groundings[i]!.reason}`] : []));
     if (!run.groundingWarned && ungrounded.length > 0 && ungrounded.length * 2 > accepted.issues.length) {
       const next = setReviewer(state, event.now, reviewer, { ...run, groundingWarned: true });
-      return { state: next, effects: [...putBack, { type: 'block', reason: msg.reviewerUngrounded(shown, ungrounded) }] };
+      return { state: next, effects: [...putBack, { type: 'block', reason: prompts.reviewerUngrounded(shown, ungrounded) }] };
     }
     if (!fromFile?.ok && messageJson !== null) {
       const pretty = json(JSON.parse(messageJson));
@@ -72,7 +73,7 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
     const failures = run.failures + 1;
     if (failures < MAX_OUTPUT_FAILURES) {
       const next = setReviewer(state, event.now, reviewer, { ...run, failures, error: error ?? 'no output' });
-      return { state: next, effects: [...putBack, { type: 'block', reason: error ? msg.reviewerInvalid(shown, error) : msg.reviewerMissing(shown) }] };
+      return { state: next, effects: [...putBack, { type: 'block', reason: error ? prompts.reviewerInvalid(shown, error) : prompts.reviewerMissing(shown) }] };
     }
     recorded = { ...run, status: 'invalid', failures, error: error ?? 'no output', counts: null, frozen: sha256(frozenText), reading: null };
   }
@@ -80,7 +81,7 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
   const next = setReviewer(state, event.now, reviewer, recorded);
   effects.push({ type: 'freeze', content: frozenText });
   if (reading !== null) effects.push({ type: 'freeze', content: reading });
-  effects.push({ type: 'notify', text: msg.notify.reviewerDone(next, reviewer, recorded.counts, source) });
+  effects.push({ type: 'notify', text: progress.notify.reviewerDone(next, reviewer, recorded.counts, source) });
   if (!last) return { state: next, effects };
   // The fifth review is in. The verdict is computed by the next step (an 'aggregate' event), after this
   // state is saved: a hook killed while aggregating leaves a record that says so (round.ts).

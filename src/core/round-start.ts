@@ -1,7 +1,7 @@
 /** The files a review round starts with, written by the hooks for the reviewers: diff.patch, fix-delta.patch, escalation.json. */
 import type { Effect, PatchText, RoundPatches } from './events';
 import { updateIteration } from './loop-state';
-import * as msg from '../messages';
+import * as prompts from './prompts';
 import type { IterationRecord, PatchNote, State } from '../state/schema';
 import { diffFile, escalationFile, fixDeltaFile } from '../protocol/paths';
 
@@ -22,8 +22,8 @@ export function startRound(state: State, patches: RoundPatches | undefined, esca
   const diff = patches?.diff ?? null;
   const fixDelta = n > 1 ? (patches?.fixDelta ?? null) : null;
   const effects: Effect[] = [];
-  if (diff) effects.push({ type: 'write', path: diffFile(n), content: msg.patchHeader('diff', n, state.base, diff) + diff.text });
-  if (fixDelta) effects.push({ type: 'write', path: fixDeltaFile(n), content: msg.patchHeader('fix-delta', n, state.base, fixDelta) + fixDelta.text });
+  if (diff) effects.push({ type: 'write', path: diffFile(n), content: prompts.patchHeader('diff', n, state.base, diff) + diff.text });
+  if (fixDelta) effects.push({ type: 'write', path: fixDeltaFile(n), content: prompts.patchHeader('fix-delta', n, state.base, fixDelta) + fixDelta.text });
   if (escalation) effects.push({ type: 'write', path: escalationFile(n), content: escalation.content });
   const next = updateIteration(state, state.updatedAt, (it) => ({
     ...it,

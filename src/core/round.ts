@@ -11,7 +11,9 @@ import { withPinned } from './pinned';
 import { startRound } from './round-start';
 import { aggregateRound } from '../review/aggregate';
 import type { FindingClass, MergedFinding, Verdict } from '../protocol/verdict-schema';
-import * as msg from '../messages';
+import * as progress from './progress';
+import * as reportTexts from '../report/texts';
+import { truncate } from '../protocol/text';
 import { overBudget } from '../report/cost';
 import { MAX_LISTED } from '../report/markdown';
 import { renderReviewReport } from '../report/review-md';
@@ -33,17 +35,17 @@ export function onAggregationDied(state: State, event: Extract<Event, { kind: 'a
   const elapsed = Date.parse(event.now) - Date.parse(aggregation.since);
   if (aggregation.attempts < MAX_AGGREGATION_ATTEMPTS && elapsed < AGGREGATION_TIMEOUT_MS) {
     const next = updateIteration(state, event.now, (it) => ({ ...it, r1: { ...it.r1, aggregation: { since: event.now, attempts: aggregation.attempts + 1 } } }));
-    return { state: next, effects: [{ type: 'notify', text: msg.notify.aggregationRetry(next) }] };
+    return { state: next, effects: [{ type: 'notify', text: progress.notify.aggregationRetry(next) }] };
   }
   const stopped: State = {
     ...updateIteration(state, event.now, (it) => ({ ...it, r1: { ...it.r1, aggregation: null } })),
     status: 'stopped',
     currentPhase: 'STOPPED',
     stopReason: 'aggregation_failed',
-    stopDetail: msg.aggregationFailedDetail(state.iteration, aggregation.attempts, elapsed >= AGGREGATION_TIMEOUT_MS),
+    stopDetail: progress.aggregationFailedDetail(state.iteration, aggregation.attempts, elapsed >= AGGREGATION_TIMEOUT_MS),
     stopGuard: { key: '', blocks: 0 },
   };
-  return { state: stopped, effects: [{ type: 'notify', text: msg.notify.aggregationFailed(stopped) }] };
+  return { state: stopped, effects: [{ type: 'notify', text: progress.notify.aggregationFailed(stopped) }] };
 }
 
 export function onAggregate(state: State, event: Extract<Event, { kind: 'aggregate' }>): Outcome {
@@ -72,13 +74,13 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
   });
   const replaced = REVIEWERS.filter((r) => event.readings?.[r]?.replaced === true);
   // A change to the git dir, or to what the checks run, overrules the reviews: nobody reviewed it.
-  const verdict = withPinned(withinBudget(state, withNotes(withNotes(computed, event.rewritten, msg.rewrittenNote), replaced, msg.replacedNote)), event.pinned);
+  const verdict = withPinned(withinBudget(state, withNotes(withNotes(computed, event.rewritten, reportTexts.rewrittenNote), replaced, reportTexts.replacedNote)), event.pinned);
   const effects: Effect[] = [
     { type: 'write', path: verdictFile(state.iteration), content: verdictJson(verdict) },
     { type: 'write', path: reviewReportFile(state.iteration), content: renderReviewReport({ verdict, answers: null, fix: 'pending', checks: event.checks ?? null }) },
   ];
   if (changed && changed.files.length > 0) effects.push({ type: 'write', path: changedDuringReviewFile(state.iteration), content: changed.patch });
-  if (event.rewritten.length > 0) effects.push({ type: 'notify', text: msg.notify.reviewsRewritten(state, event.rewritten) });
+  if (event.rewritten.length > 0) effects.push({ type: 'notify', text: progress.notify.reviewsRewritten(state, event.rewritten) });
 
   const open = verdict.findings.filter((f) => f.toFixer);
   const summary = verdictSummary(verdict);
@@ -106,7 +108,7 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
     next = round.state;
     effects.push({ type: 'mkdir', path: reviewDir(next.iteration) }, ...round.effects);
   }
-  effects.push({ type: 'notify', text: msg.notify.verdict(state, verdict, next) });
+  effects.push({ type: 'notify', text: progress.notify.verdict(state, verdict, next) });
   return { state: next, effects };
 }
 
@@ -128,7 +130,7 @@ function withNotes(verdict: Verdict, noted: readonly string[], note: (reviewer: 
   return { ...verdict, reviewers };
 }
 
-const clip = (text: string): string => msg.truncate(text, 200);
+const clip = (text: string): string => truncate(text, 200);
 
 /** What the state keeps of a verdict. */
 export function verdictSummary(verdict: Verdict): VerdictSummary {
@@ -154,7 +156,7 @@ function withinBudget(state: State, verdict: Verdict): Verdict {
   const over = overBudget(state);
   if (!over) return verdict;
   const next = verdict.next === 'R2' ? `fix round ${verdict.iteration}` : `review ${verdict.iteration + 1}`;
-  return { ...verdict, next: 'STOPPED', stopReason: 'budget', stopDetail: msg.budgetDetail(over.spent, over.budget, next) };
+  return { ...verdict, next: 'STOPPED', stopReason: 'budget', stopDetail: progress.budgetDetail(over.spent, over.budget, next) };
 }
 
 const openIssuesOf = (open: MergedFinding[]): State['openIssues'] =>

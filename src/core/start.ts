@@ -3,7 +3,9 @@ import type { Effect, Event, Loaded, Outcome } from './events';
 import { escapedJson, isActive, isStale, json, minutesSince, newIteration, stateOf, unchanged } from './loop-state';
 import { startRound } from './round-start';
 import { DEFAULT_RULES, type StopRules } from '../protocol/stop-rules';
-import * as msg from '../messages';
+import * as refusals from './refusals';
+import * as progress from './progress';
+import * as prompts from './prompts';
 import { STATE_VERSION, type State } from '../state/schema';
 import { BASELINE_DIR, baselineChecksFile, baselineLogFile, reviewDir, PHASES_DIR } from '../protocol/paths';
 import { outcomeOf, type CheckRun } from '../protocol/check-runs';
@@ -16,7 +18,7 @@ export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command
 
   const prev = stateOf(loaded);
   if (prev && !mayStart(loaded, event.sessionId, command.force, event.now)) {
-    return unchanged(loaded, [{ type: 'refuse', reason: msg.refuse.busy(prev, minutesSince(prev.updatedAt, event.now)) }]);
+    return unchanged(loaded, [{ type: 'refuse', reason: refusals.refuse.busy(prev, minutesSince(prev.updatedAt, event.now)) }]);
   }
   const baseline = event.baseline ?? [];
   const initial: State = {
@@ -36,8 +38,8 @@ export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command
     { type: 'mkdir', path: reviewDir(1) },
     { type: 'write', path: `${PHASES_DIR}/run.json`, content: json({ runId: state.runId, task: state.task, startedAt: state.startedAt, maxIterations: state.maxIterations }) },
     ...round,
-    { type: 'context', text: msg.r1Prompt(state, state.changedFiles) },
-    { type: 'notify', text: msg.notify.started(state, prev ? `.agents/tmp/archive/${prev.runId}/` : null) },
+    { type: 'context', text: prompts.r1Prompt(state, state.changedFiles) },
+    { type: 'notify', text: progress.notify.started(state, prev ? `.agents/tmp/archive/${prev.runId}/` : null) },
   );
   return { state, effects };
 }
@@ -60,18 +62,18 @@ function baselineEffects(runs: readonly CheckRun[], now: string): Effect[] {
 }
 
 function cancel(loaded: Loaded, sessionId: string, force: boolean, now: string): Outcome {
-  if (loaded.kind === 'none') return unchanged(loaded, [{ type: 'context', text: msg.refuse.noLoop() }]);
+  if (loaded.kind === 'none') return unchanged(loaded, [{ type: 'context', text: refusals.refuse.noLoop() }]);
   const prev = stateOf(loaded);
-  if (!prev) return { state: null, effects: [{ type: 'archive-previous', into: null }, { type: 'notify', text: msg.notify.brokenArchived() }] };
-  if (!isActive(prev)) return { state: prev, effects: [{ type: 'archive-run', into: prev.runId, phases: false }, { type: 'context', text: msg.refuse.noLoop() }] };
-  if (prev.sessionId !== sessionId && !force && !isStale(prev, now)) return unchanged(loaded, [{ type: 'refuse', reason: msg.refuse.notOwner() }]);
+  if (!prev) return { state: null, effects: [{ type: 'archive-previous', into: null }, { type: 'notify', text: progress.notify.brokenArchived() }] };
+  if (!isActive(prev)) return { state: prev, effects: [{ type: 'archive-run', into: prev.runId, phases: false }, { type: 'context', text: refusals.refuse.noLoop() }] };
+  if (prev.sessionId !== sessionId && !force && !isStale(prev, now)) return unchanged(loaded, [{ type: 'refuse', reason: refusals.refuse.notOwner() }]);
   const state: State = { ...prev, status: 'cancelled', currentPhase: 'CANCELLED', stopReason: 'cancelled', updatedAt: now };
   const into = `.agents/tmp/archive/${state.runId}/`;
-  const notes = loaded.kind === 'tampered' ? [{ type: 'notify' as const, text: msg.notify.cancelledTampered(loaded.problems) }] : [];
+  const notes = loaded.kind === 'tampered' ? [{ type: 'notify' as const, text: progress.notify.cancelledTampered(loaded.problems) }] : [];
   // The report is written before the phases move, so it lands in the archive with them.
   return {
     state,
-    effects: [{ type: 'write-report' }, { type: 'archive-run', into: state.runId, phases: true }, { type: 'notify', text: msg.notify.cancelled(prev, into) }, ...notes],
+    effects: [{ type: 'write-report' }, { type: 'archive-run', into: state.runId, phases: true }, { type: 'notify', text: progress.notify.cancelled(prev, into) }, ...notes],
   };
 }
 

@@ -2,7 +2,7 @@
 import { FIXER_TYPE, REVIEWERS } from '../protocol/agents';
 import type { Event, Outcome } from './events';
 import { MAX_IDLE_BLOCKS, isActive, missingReviewers, phasePrompt, progressKey, updateIteration } from './loop-state';
-import * as msg from '../messages';
+import * as progress from './progress';
 import { loopFacts } from '../report/facts';
 import type { IterationRecord, State } from '../state/schema';
 import { PHASES_DIR } from '../protocol/paths';
@@ -12,13 +12,13 @@ export function onStop(state: State, event: Extract<Event, { kind: 'stop' }>): O
     // DONE, STOPPED or CANCELLED: say so once, then retire the state file so idle hooks cost nothing.
     // The shell reads the facts from the phase files; without them the state alone still names the essentials.
     const facts = event.facts ?? loopFacts({ state, verdicts: [], checks: [], totalChange: null, phasesDir: `${PHASES_DIR}/` });
-    return { state, effects: [{ type: 'notify', text: msg.outcome(state, facts) }, { type: 'archive-run', into: state.runId, phases: false }] };
+    return { state, effects: [{ type: 'notify', text: progress.outcome(state, facts) }, { type: 'archive-run', into: state.runId, phases: false }] };
   }
   const phaseAgents = state.currentPhase === 'R1' ? REVIEWERS.map((r) => `minions:${r}`) : [FIXER_TYPE];
   const inBackground = event.running.filter((t) => phaseAgents.includes(t));
   if (inBackground.length > 0) {
     // The host wakes the orchestrator when they finish; no re-dispatch, no block.
-    return { state, effects: [{ type: 'notify', text: msg.notify.waiting(state, inBackground.map((t) => t.replace(/^minions:/, ''))) }] };
+    return { state, effects: [{ type: 'notify', text: progress.notify.waiting(state, inBackground.map((t) => t.replace(/^minions:/, ''))) }] };
   }
 
   // Agents recorded as running that are not running any more ended without output: they may be dispatched again.
@@ -42,7 +42,7 @@ export function onStop(state: State, event: Extract<Event, { kind: 'stop' }>): O
   if (blocks > MAX_IDLE_BLOCKS) {
     const what = next.currentPhase === 'R1' ? `; missing: ${missing.join(', ')}` : '';
     next = { ...next, stopGuard: { key, blocks: next.stopGuard.blocks } };
-    return { state: next, effects: [{ type: 'notify', text: msg.notify.paused(next, what) }] };
+    return { state: next, effects: [{ type: 'notify', text: progress.notify.paused(next, what) }] };
   }
   next = { ...next, stopGuard: { key, blocks }, updatedAt: event.now };
   const what = next.currentPhase === 'R1' ? `dispatching ${missing.length === REVIEWERS.length ? 'all five reviewers' : missing.join(', ')}` : 'dispatching the fixer';
@@ -50,7 +50,7 @@ export function onStop(state: State, event: Extract<Event, { kind: 'stop' }>): O
     state: next,
     effects: [
       { type: 'block', reason: phasePrompt(next) },
-      { type: 'notify', text: msg.notify.reinject(next, what) },
+      { type: 'notify', text: progress.notify.reinject(next, what) },
     ],
   };
 }

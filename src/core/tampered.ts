@@ -5,7 +5,7 @@
  */
 import type { Event, Loaded, Outcome } from './events';
 import { isActive } from './loop-state';
-import * as msg from '../messages';
+import * as progress from './progress';
 import { stateProblems } from '../state/invariants';
 import type { State } from '../state/schema';
 
@@ -15,7 +15,7 @@ export function onTampered(loaded: Loaded, event: Extract<Event, { kind: 'tamper
   const invariant = event.problems.some((p) => p.problem === 'invariant');
   if (trusted && !invariant && !isActive(trusted)) {
     // The loop had already ended as the hooks wrote it: that outcome stands, the change is reported.
-    return { state: { ...trusted, updatedAt: event.now }, effects: [forget, { type: 'notify', text: msg.notify.tamperedAfterEnd(trusted, event.problems) }] };
+    return { state: { ...trusted, updatedAt: event.now }, effects: [forget, { type: 'notify', text: progress.notify.tamperedAfterEnd(trusted, event.problems) }] };
   }
   if (trusted) {
     const stopped: State = {
@@ -23,12 +23,12 @@ export function onTampered(loaded: Loaded, event: Extract<Event, { kind: 'tamper
       status: 'stopped',
       currentPhase: 'STOPPED',
       stopReason: 'tampered',
-      stopDetail: msg.tamperDetail(event.problems),
+      stopDetail: progress.tamperDetail(event.problems),
       updatedAt: event.now,
       stopGuard: { key: '', blocks: 0 },
     };
-    if (stateProblems(stopped).length === 0) return { state: stopped, effects: [forget, { type: 'notify', text: msg.notify.tampered(stopped) }] };
+    if (stateProblems(stopped).length === 0) return { state: stopped, effects: [forget, { type: 'notify', text: progress.notify.tampered(stopped) }] };
   }
   // Nothing sound to keep: the file goes to the archive as it is, and nothing is gated any more.
-  return { state: null, effects: [forget, { type: 'archive-previous', into: trusted?.runId ?? null }, { type: 'notify', text: msg.notify.tamperedArchived(event.problems) }] };
+  return { state: null, effects: [forget, { type: 'archive-previous', into: trusted?.runId ?? null }, { type: 'notify', text: progress.notify.tamperedArchived(event.problems) }] };
 }

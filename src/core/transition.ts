@@ -12,7 +12,7 @@ import { onAggregate, onAggregationDied } from './round';
 import { onCommand } from './start';
 import { onStop } from './stop';
 import { onTampered } from './tampered';
-import * as msg from '../messages';
+import * as progress from './progress';
 import { recordCost } from '../report/cost';
 import type { State } from '../state/schema';
 
@@ -27,7 +27,7 @@ export function transition(loaded: Loaded, event: Event): Outcome {
   if (loaded.kind !== 'ok' || loaded.state.sessionId !== event.sessionId) {
     // Not this session's loop (or none): everything is allowed and nothing is said,
     // except that a broken state file is reported where a session stops.
-    if (loaded.kind === 'broken' && event.kind === 'stop') return unchanged(loaded, [{ type: 'notify', text: msg.notify.brokenState('.agents/tmp/state.json', loaded.problem) }]);
+    if (loaded.kind === 'broken' && event.kind === 'stop') return unchanged(loaded, [{ type: 'notify', text: progress.notify.brokenState('.agents/tmp/state.json', loaded.problem) }]);
     return unchanged(loaded);
   }
   const state = loaded.state;

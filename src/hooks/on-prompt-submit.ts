@@ -4,7 +4,7 @@ import { isReviewPrompt, parseCommand } from '../core/args';
 import { isActive, stateOf } from '../core/loop-state';
 import { mayStart } from '../core/start';
 import { CONFIG_FILE, DEFAULT_SETTINGS, settingsFromConfig, validateConfig } from '../config/project-config';
-import * as msg from '../messages';
+import * as refusals from '../core/refusals';
 import { readText } from '../shell/files';
 import { startObservation } from '../shell/observe-tree';
 import { startPins } from '../shell/pins';
@@ -25,11 +25,11 @@ void runHook({
     let defaults = DEFAULT_SETTINGS;
     if (isReviewPrompt(payload.prompt)) {
       const config = validateConfig(readText(path.join(ctx.root, CONFIG_FILE)));
-      if (!config.ok) return [{ type: 'refuse', reason: msg.refuse.badConfig(CONFIG_FILE, config.errors) }];
+      if (!config.ok) return [{ type: 'refuse', reason: refusals.refuse.badConfig(CONFIG_FILE, config.errors) }];
       defaults = settingsFromConfig(config.config);
     }
     const parsed = parseCommand(payload.prompt, defaults);
-    if (!parsed.ok) return [{ type: 'refuse', reason: msg.refuse.badArgs(parsed.error) }];
+    if (!parsed.ok) return [{ type: 'refuse', reason: refusals.refuse.badArgs(parsed.error) }];
     const sessionId = payload.session_id;
     const command = parsed.command;
     if (command === null) {

@@ -4,7 +4,7 @@ import { stateOf } from '../core/loop-state';
 import { PreToolUsePayload } from '../shell/payloads';
 import { HookFailure } from '../shell/errors';
 import { runHook } from '../shell/run-hook';
-import * as msg from '../messages';
+import * as refusals from '../core/refusals';
 import { transact } from '../shell/transact';
 
 void runHook({
@@ -20,7 +20,7 @@ void runHook({
     // A dispatch is recorded under the loop's lock; one that cannot be is refused, not let through
     // unchecked (a held or forged lock must not open the gate to any agent).
     return ctx.transact(() => ({ kind: 'dispatch', sessionId: payload.session_id, now: ctx.now, subagentType, fromAgent: payload.agent_type || payload.agent_id || null })).catch((err: unknown) => {
-      if (err instanceof HookFailure && err.code === 'lock-timeout') return [{ type: 'deny' as const, reason: msg.deny.lockBusy() }];
+      if (err instanceof HookFailure && err.code === 'lock-timeout') return [{ type: 'deny' as const, reason: refusals.deny.lockBusy() }];
       throw err;
     });
   },

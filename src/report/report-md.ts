@@ -3,7 +3,7 @@
  * chart of them, the best round, what remains open, contested and escalated, the loop's total change and
  * what it cost. A pure renderer of the loop's facts.
  */
-import { bestAttemptLine, costLine, countsText, readinessText, stopReasonText, tokenBreakdown } from '../messages';
+import { bestAttemptLine, costLine, countsText, readinessText, stopReasonText, tokenBreakdown } from './texts';
 import { chartSeries, findingsChart, CHART_COLOURS } from './chart';
 import type { FindingFact, LoopFacts, RoundFacts } from './facts';
 import { thousands } from '../protocol/text';

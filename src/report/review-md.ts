@@ -5,7 +5,7 @@
  * again when the fixer has answered.
  */
 import { REVIEWERS } from '../protocol/agents';
-import { countsText, readinessText, replacedNote, rewrittenNote, stopReasonText } from '../messages';
+import { countsText, readinessText, replacedNote, rewrittenNote, stopReasonText } from './texts';
 import type { FixSummary, MergedFinding, Verdict } from '../protocol/verdict-schema';
 import { UNSNAPSHOTTED, changedDuringReviewFile, findingsFile, fixSummaryFile, fixSummaryJsonFile, verdictFile } from '../protocol/paths';
 import type { ChecksReport, Layer0Report } from '../checks/reports';

@@ -4,7 +4,7 @@
  */
 import { REPORTERS, REVIEWERS, type Reporter, type Reviewer } from '../protocol/agents';
 import type { MachineFinding } from '../protocol/machine-finding';
-import * as msg from '../messages';
+import * as reviewTexts from './texts';
 import { classify, escalationOutcomes, stuckEscalations, type FixRound } from './classes';
 import { IdentityIndex, clusterKeys } from './clusters';
 import { fingerprintOf, normaliseCategory, normaliseCode, normaliseFile, type IdentityKey } from './fingerprint';
@@ -252,11 +252,11 @@ export function aggregateRound(input: RoundInput): Verdict {
     const changed = input.changedDuringReview ?? [];
     // Seed 003: an escalated class ends the loop with the critic's diagnosis, even after a clean review.
     const stuckClasses = stuckEscalations(escalations);
-    if (stuckClasses.length > 0) return stop('stuck_issue', msg.stuckClasses(stuckClasses));
+    if (stuckClasses.length > 0) return stop('stuck_issue', reviewTexts.stuckClasses(stuckClasses));
     if (overall === 'clean' && changed.length > 0) {
       // Clean, but about a tree that is no longer there: review the tree as it is now, never DONE on this one.
       if (input.iteration >= input.maxIterations) {
-        return stop('changed_during_review', `${msg.changedDuringText(changed)}: the clean review may not cover the project as it is`);
+        return stop('changed_during_review', `${reviewTexts.changedDuringText(changed)}: the clean review may not cover the project as it is`);
       }
       return { next: 'R1', stopReason: null, stopDetail: null };
     }

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import * as msg from '../messages';
+import * as shellTexts from './texts';
 import { randomHex } from '../state/digest';
 import { AGENTS_DIR, TMP_DIR } from '../protocol/paths';
 
@@ -202,7 +202,7 @@ export function writeAtomic(file: string, content: string | Uint8Array, tempRoot
   const temp = tempPath(tempRoot);
   // A link put on the way since ownDir looked, or above tempRoot's own check: nothing goes through it.
   if ((dir === tempRoot || dir.startsWith(`${tempRoot}${path.sep}`)) && !(realInside(dir, tempRoot) && realInside(path.dirname(temp), tempRoot))) {
-    throw new WriteRefused(msg.files.linkedOut(dir, tempRoot));
+    throw new WriteRefused(shellTexts.files.linkedOut(dir, tempRoot));
   }
   try {
     createExclusive(temp, content);
@@ -241,10 +241,10 @@ export function ownTmp(root: string, strict = false): string {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
   } else if (strict && stat.isSymbolicLink()) {
-    throw new WriteRefused(msg.files.agentsLinked(agents));
+    throw new WriteRefused(shellTexts.files.agentsLinked(agents));
   }
   ownDir(tmp, tmp);
-  if (strict && fs.realpathSync.native(tmp) !== path.join(fs.realpathSync.native(root), TMP_DIR)) throw new WriteRefused(msg.files.linkedOut(tmp, root));
+  if (strict && fs.realpathSync.native(tmp) !== path.join(fs.realpathSync.native(root), TMP_DIR)) throw new WriteRefused(shellTexts.files.linkedOut(tmp, root));
   return tmp;
 }
 
@@ -255,7 +255,7 @@ export function ownTmp(root: string, strict = false): string {
 export function writeInTmp(root: string, rel: string, content: string | Uint8Array): void {
   const tmp = ownTmp(root, true);
   const file = path.join(root, rel);
-  if (!file.startsWith(`${tmp}${path.sep}`)) throw new WriteRefused(msg.files.linkedOut(file, tmp));
+  if (!file.startsWith(`${tmp}${path.sep}`)) throw new WriteRefused(shellTexts.files.linkedOut(file, tmp));
   writeAtomic(file, content, tmp);
 }
 
@@ -268,9 +268,9 @@ export function writeBeside(file: string, content: string | Uint8Array, shown: s
   const dir = path.dirname(file);
   const shownDir = path.dirname(shown);
   const dirStat = statOf(dir);
-  if (dirStat === null) throw new WriteRefused(msg.files.missingFolder(shownDir === '.' ? dir : shownDir));
-  if (!dirStat.isDirectory()) throw new WriteRefused(msg.files.notAFolder(shownDir));
-  if (statOf(file, true)?.isDirectory()) throw new WriteRefused(msg.files.isAFolder(shown));
+  if (dirStat === null) throw new WriteRefused(shellTexts.files.missingFolder(shownDir === '.' ? dir : shownDir));
+  if (!dirStat.isDirectory()) throw new WriteRefused(shellTexts.files.notAFolder(shownDir));
+  if (statOf(file, true)?.isDirectory()) throw new WriteRefused(shellTexts.files.isAFolder(shown));
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomHex(4)}.tmp`);
   try {
     createExclusive(temp, content);

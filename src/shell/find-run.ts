@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fg from 'fast-glob';
 import type { FoundLoop } from '../core/status';
-import * as msg from '../messages';
+import * as progress from '../core/progress';
 import { ARCHIVE_DIR, PHASES_DIR, STATE_FILE } from '../protocol/paths';
 import { readText } from './files';
 import { load, migrate } from './store';
@@ -13,8 +13,8 @@ export function findLoop(root: string): FoundLoop {
   if (loaded.kind === 'broken') return { kind: 'broken', stateFile: STATE_FILE, problem: loaded.problem };
   if (loaded.kind === 'ok') return { kind: 'live', state: loaded.state, stateFile: STATE_FILE, phasesDir: `${PHASES_DIR}/` };
   if (loaded.kind === 'tampered') {
-    if (!loaded.state) return { kind: 'broken', stateFile: STATE_FILE, problem: msg.tamperDetail(loaded.problems) };
-    return { kind: 'live', state: loaded.state, stateFile: STATE_FILE, phasesDir: `${PHASES_DIR}/`, tampered: msg.statusTampered(loaded.problems) };
+    if (!loaded.state) return { kind: 'broken', stateFile: STATE_FILE, problem: progress.tamperDetail(loaded.problems) };
+    return { kind: 'live', state: loaded.state, stateFile: STATE_FILE, phasesDir: `${PHASES_DIR}/`, tampered: progress.statusTampered(loaded.problems) };
   }
   const archived = fg
     .sync(`${ARCHIVE_DIR}/*/state.json`, { cwd: root, dot: true })

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { CLAUDE_BIN, copyShippedPlugin, runClaude, type StreamEvent } from './harness';
 import { startModelServer, type ModelServer } from './model-server';
 import { FINDING, FIX, makeScenarioProject, parseHookMessage, SAMPLE_TASK, sampleScenario } from './scenarios';
-import { readinessText } from '../../src/messages';
+import { readinessText } from '../../src/report/texts';
 import { scriptedModel, type Scenario } from './scripted-model';
 
 // ── Options ─────────────────────────────────────────────────────────────────────

@@ -9,7 +9,7 @@ import { decodeReading, encodeReading, type ReviewReading } from '../../src/revi
 import { parseReview } from '../../src/protocol/reviewer-output';
 import type { Finding } from '../../src/protocol/reviewer-output';
 import type { Verdict } from '../../src/protocol/verdict-schema';
-import * as msg from '../../src/messages';
+import * as progress from '../../src/core/progress';
 import { json } from '../../src/core/loop-state';
 import { verdictJson } from '../../src/core/round';
 import { MAX_LISTED } from '../../src/report/markdown';
@@ -158,7 +158,7 @@ describe('grounding readings in the verdict', () => {
     expect(v.reviewers.critic).toMatchObject({ warning: 1, ungrounded: 0, unchecked: 1 });
     expect(v).toMatchObject({ total_issues: 1, next: 'R2' });
     const state = stateBuilder().build();
-    expect(msg.notify.verdict(state, v, state)).toContain('[1 not checked against the code]');
+    expect(progress.notify.verdict(state, v, state)).toContain('[1 not checked against the code]');
   });
 });
 

@@ -29,7 +29,7 @@ export function decide(state: State, who: string | null, command: string, cwd = 
 
 export type Outcome = 'allow' | 'git' | 'hooks' | 'protected' | 'unparseable' | 'opaque' | 'dynamic' | 'agents' | 'write';
 
-/** A refusal, by the rule that made it (each rule has its own text in src/messages.ts). */
+/** A refusal, by the rule that made it (each rule has its own text in src/core/refusals.ts). */
 export function outcomeOf(d: GateDecision): Outcome {
   if (d.allow) return 'allow';
   const r = d.reason;

@@ -1,7 +1,7 @@
 /** `npm run demo` (test/e2e/demo.ts): keeping its project, the sample's tests as a --check, findings most severe first. */
 import { describe, expect, it } from 'vitest';
 import { bySeverity, demoPrompt, keepFromEnv, parseArgs, SAMPLE_CHECK } from '../e2e/demo';
-import { readinessText } from '../../src/messages';
+import { readinessText } from '../../src/report/texts';
 
 describe('the demo', () => {
   it.each([

@@ -13,7 +13,7 @@ import { validateConfig } from '../../src/config/project-config';
 import { LAYER0_CHECKS } from '../../src/checks/layer0/names';
 import { ROUND_FILES } from '../../src/protocol/paths';
 import { StopReason } from '../../src/protocol/verdict-schema';
-import { stopReasonText } from '../../src/messages';
+import { stopReasonText } from '../../src/report/texts';
 
 const ROOT = path.join(__dirname, '../..');
 const read = (rel: string): string => fs.readFileSync(path.join(ROOT, rel), 'utf8');

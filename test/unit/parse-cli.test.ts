@@ -56,7 +56,8 @@ describe('parseCli', () => {
 });
 
 describe('the `minions` command the texts name', () => {
-  const texts = ['src/messages.ts', ...fs.readdirSync(path.join(ROOT, 'commands')).map((f) => `commands/${f}`)];
+  const TEXT_MODULES = ['src/core/prompts.ts', 'src/core/refusals.ts', 'src/core/progress.ts', 'src/cli/texts.ts', 'src/report/texts.ts', 'src/review/texts.ts', 'src/checks/texts.ts', 'src/shell/texts.ts', 'src/protocol/text.ts'];
+  const texts = [...TEXT_MODULES, ...fs.readdirSync(path.join(ROOT, 'commands')).map((f) => `commands/${f}`)];
   // In code, a command in backticks inside a template literal (\`minions restore ${round}\`) or a usage line; in Markdown, in backticks.
   const pattern = (file: string): RegExp => (file.endsWith('.ts') ? /\\`minions ([^`\\]+)\\`|^\s*'\s+minions ([a-z][^\s']*)/gm : /`minions ([^`]+)`/g);
   const named = texts.flatMap((file) => [...fs.readFileSync(path.join(ROOT, file), 'utf8').matchAll(pattern(file))].map((m) => [file, (m[1] ?? m[2])!] as const));

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REVIEWERS, type Reviewer } from '../../src/protocol/agents';
-import * as msg from '../../src/messages';
+import * as prompts from '../../src/core/prompts';
 import { Recommendation, ReviewerOutput } from '../../src/protocol/reviewer-output';
 import { FixKind, FixStatus, FixSummary } from '../../src/protocol/verdict-schema';
 import {
@@ -71,10 +71,10 @@ const fixRound = () =>
     ])
     .build();
 
-const r1Context = (): string => msg.r1Prompt(reReview(), ['src/a.ts', 'src/b.ts']).split('\nDispatch ')[0]!;
+const r1Context = (): string => prompts.r1Prompt(reReview(), ['src/a.ts', 'src/b.ts']).split('\nDispatch ')[0]!;
 const r2Handoff = (): string => {
   const state = fixRound();
-  return msg.r2Prompt(state, state.iterations.at(-1)!.verdict!).split('Dispatch the fixer now')[1]!;
+  return prompts.r2Prompt(state, state.iterations.at(-1)!.verdict!).split('Dispatch the fixer now')[1]!;
 };
 
 const DOCS = ['commands/review.md', 'skills/review-loop/SKILL.md', 'README.md', ...fs.readdirSync(path.join(REPO, 'agents')).map((f) => `agents/${f}`)];
@@ -98,7 +98,7 @@ describe('what the reviewers are given', () => {
   it('the R1 prompt names the change, the fix delta, the previous round and the escalation, every path absolute', () => {
     const context = r1Context();
     expect(sorted(namesIn(context))).toEqual(['diff.patch', 'escalation.json', 'fix-delta.patch', 'r2-findings.json', 'r2-fix-summary.json', 'r2-fix-summary.md']);
-    const prompt = msg.r1Prompt(reReview(), []);
+    const prompt = prompts.r1Prompt(reReview(), []);
     const prefixes = [...prompt.matchAll(/(\S*)\.agents\/tmp\/phases\//g)].map((m) => m[1]);
     expect(prefixes.length).toBeGreaterThan(8);
     expect(new Set(prefixes)).toEqual(new Set([`${ROOT}/`]));
@@ -159,7 +159,7 @@ describe('the vocabulary matches the schemas', () => {
     [...text.matchAll(new RegExp(`"${field}":"([a-z_]+(?:\\|[a-z_]+)+)"`, 'g'))].map((m) => m[1]!.split('|'));
 
   it('the fixer’s statuses and kinds, in the R2 prompt and the fixer’s continuation', () => {
-    const texts = [r2Handoff(), msg.fixerSummaryProblems('/x/r2-fix-summary.md', '/x/r2-fix-summary.json', ['x'])];
+    const texts = [r2Handoff(), prompts.fixerSummaryProblems('/x/r2-fix-summary.md', '/x/r2-fix-summary.json', ['x'])];
     for (const text of texts) {
       expect(alternatives(text, 'status')).toEqual([FixStatus.options]);
       expect(alternatives(text, 'kind')).toEqual([FixKind.options]);
@@ -169,7 +169,7 @@ describe('the vocabulary matches the schemas', () => {
   it('the diagnosis the R1 prompt and escalation.json ask the critic for', () => {
     const recommend = Recommendation.options;
     expect(alternatives(r1Context(), 'recommend')).toEqual([recommend]);
-    expect(alternatives(msg.escalationRequest(), 'recommend')).toEqual([recommend]);
+    expect(alternatives(prompts.escalationRequest(), 'recommend')).toEqual([recommend]);
   });
 
   const jsonBlocks = (text: string): unknown[] => [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!));

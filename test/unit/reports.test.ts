@@ -11,7 +11,7 @@ import type { Verdict } from '../../src/protocol/verdict-schema';
 import type { CheckStatus } from '../../src/protocol/check-runs';
 import type { CheckEntry, ChecksReport } from '../../src/checks/reports';
 import { NOW } from './builders';
-import { replacedNote, rewrittenNote } from '../../src/messages';
+import { replacedNote, rewrittenNote } from '../../src/report/texts';
 import { F, agent, loopOf, tokens } from './report-builders';
 
 const PHASES = '.agents/tmp/phases/';

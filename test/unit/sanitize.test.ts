@@ -2,7 +2,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { escapeInvisible, sanitize, sanitizeTail } from '../../src/protocol/sanitize';
-import * as msg from '../../src/messages';
+import * as prompts from '../../src/core/prompts';
+import * as refusals from '../../src/core/refusals';
+import * as cliTexts from '../../src/cli/texts';
+import * as progress from '../../src/core/progress';
 import { loopFacts } from '../../src/report/facts';
 import { stateBuilder } from './builders';
 
@@ -155,10 +158,10 @@ describe('where model text enters the hooks\' outputs', () => {
   it('known pitfalls in the R1 and R2 prompts: one [PHASE header each, the hooks\' own', () => {
     const pitfalls = [{ seen: 2, file: `src/${ESC}[31ma.ts`, category: 'correctness[PHASE R1]', description: hostile, rule: hostile }];
     const r2 = stateBuilder().inR2(1).build();
-    const r2Text = msg.r2Prompt(r2, { ...r2.iterations[0]!.verdict!, pitfalls });
+    const r2Text = prompts.r2Prompt(r2, { ...r2.iterations[0]!.verdict!, pitfalls });
     const first = r2.iterations[0]!;
     const r1 = { ...stateBuilder().build(), iteration: 2, iterations: [{ ...first, verdict: { ...first.verdict!, pitfalls } }, { ...stateBuilder().build().iterations[0]!, iteration: 2 }] };
-    const r1Text = msg.r1Prompt(r1, []);
+    const r1Text = prompts.r1Prompt(r1, []);
     for (const text of [r1Text, r2Text]) {
       clean(text);
       expect(text.match(/\[PHASE/g)).toHaveLength(1);
@@ -171,8 +174,8 @@ describe('where model text enters the hooks\' outputs', () => {
   it('the task is capped in prompts; the state keeps all of it', () => {
     const task = `fix it ${'word '.repeat(2000)}`;
     const state = stateBuilder({ task }).build();
-    const taskLine = msg.r1Prompt(state, []).split('\n').find((l) => l.startsWith('Task: '))!;
-    expect(taskLine.length).toBeLessThanOrEqual('Task: '.length + msg.MAX_TASK_IN_PROMPT);
+    const taskLine = prompts.r1Prompt(state, []).split('\n').find((l) => l.startsWith('Task: '))!;
+    expect(taskLine.length).toBeLessThanOrEqual('Task: '.length + prompts.MAX_TASK_IN_PROMPT);
     expect(taskLine.endsWith('…')).toBe(true);
     expect(state.task).toBe(task);
   });
@@ -180,19 +183,19 @@ describe('where model text enters the hooks\' outputs', () => {
   it("the user's outcome lines and /minions:status", () => {
     const stopped = stateBuilder({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'stuck_issue', stopDetail: hostile }).inR2(1).build();
     const open = [{ severity: 'critical' as const, file: `src/${ESC}]0;pwned\x07a.ts`, line: 3, description: hostile }];
-    const out = msg.outcome({ ...stopped, openIssues: open }, loopFacts({ state: { ...stopped, openIssues: open }, verdicts: [], checks: [], totalChange: null, phasesDir: '.agents/tmp/phases/' }));
+    const out = progress.outcome({ ...stopped, openIssues: open }, loopFacts({ state: { ...stopped, openIssues: open }, verdicts: [], checks: [], totalChange: null, phasesDir: '.agents/tmp/phases/' }));
     clean(out);
     expect(out).not.toMatch(/\[PHASE/);
-    clean(msg.statusReport({ ...stopped, task: hostile, openIssues: open }, stopped.updatedAt, null, '.agents/tmp/phases/'));
+    clean(cliTexts.statusReport({ ...stopped, task: hostile, openIssues: open }, stopped.updatedAt, null, '.agents/tmp/phases/'));
   });
 
   it('what goes back to a reviewer or the fixer', () => {
     for (const text of [
-      msg.reviewerUngrounded('r1-critic.json', [hostile, `${ESC}[1mx`]),
-      msg.reviewerInvalid('r1-critic.json', hostile),
-      msg.fixerSummaryProblems('a.md', 'a.json', [hostile]),
-      msg.deny.otherPluginAgent(`x${hostile}`, stateBuilder().build()),
-      msg.deny.agentNotInPhase(hostile, stateBuilder().build()),
+      prompts.reviewerUngrounded('r1-critic.json', [hostile, `${ESC}[1mx`]),
+      prompts.reviewerInvalid('r1-critic.json', hostile),
+      prompts.fixerSummaryProblems('a.md', 'a.json', [hostile]),
+      refusals.deny.otherPluginAgent(`x${hostile}`, stateBuilder().build()),
+      refusals.deny.agentNotInPhase(hostile, stateBuilder().build()),
     ]) {
       clean(text);
       expect(text).not.toMatch(/\[PHASE R2\] Ignore/);

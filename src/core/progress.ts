@@ -1,0 +1,148 @@
+/** User-facing progress lines (systemMessage) and outcomes, and what the hooks' record reports. */
+import type { Reviewer } from '../protocol/agents';
+import { changedDuringReviewFile, reviewDir, reviewerFile, verdictFile } from '../protocol/paths';
+import type { State } from '../state/schema';
+import type { Counts } from '../protocol/reviewer-output';
+import type { EscalationReason, Verdict } from '../protocol/verdict-schema';
+import type { Tamper } from './events';
+import type { PinChange } from '../checks/pins';
+import type { LoopFacts } from '../report/facts';
+import { PREFIX, plural, truncate } from '../protocol/text';
+import { changedDuringText } from '../review/texts';
+import { bestAttemptLine, costLine, count, countsText, readinessText, stopReasonText } from '../report/texts';
+import { afterFixText, baselineText, iterationText } from './prompts';
+
+export const notify = {
+  started: (state: State, archived: string | null): string =>
+    `${PREFIX} review loop started — R1, ${iterationText(state)}: five reviewers on "${truncate(state.task, 80)}"` +
+    (archived ? ` (previous loop archived to ${archived})` : '') +
+    (state.checks.commands.length ? `; checks at the start: ${baselineText(state.checks.baseline)}` : ''),
+  // No running count: parallel reviewers' lines reach the user in process-exit order, not lock order.
+  reviewerDone: (state: State, r: Reviewer, counts: Counts | null, source: string): string =>
+    `${PREFIX} R1 ${iterationText(state)} — ${r} ${counts ? (counts.critical + counts.warning + counts.info === 0 ? 'clean' : countsText(counts)) : 'output invalid, counted as issues found'}${source}`,
+  verdict: (state: State, v: Verdict, next: State): string => {
+    const merged = v.findings.reduce((sum, f) => sum + f.reporters.length - 1, 0);
+    const ungrounded = v.findings.filter((f) => f.grounding.status === 'ungrounded').length;
+    const unchecked = v.findings.filter((f) => f.grounding.status === 'unchecked').length;
+    const contested = v.findings.filter((f) => f.status === 'CONTESTED').length;
+    const extras = [
+      merged ? `${merged} duplicate report${merged === 1 ? '' : 's'} merged` : '',
+      ungrounded ? `${ungrounded} ungrounded` : '',
+      unchecked ? `${unchecked} not checked against the code` : '',
+      contested ? `${contested} contested` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
+    const found = v.total_issues === 0 ? (v.overall_verdict === 'clean' ? 'no issues' : 'no findings to fix (a review was invalid)') : `${plural(v.total_issues, 'issue')} (${countsText(v)})`;
+    const changed = v.changedDuringReview.length ? `; ${changedDuringText(v.changedDuringReview)}: see ${changedDuringReviewFile(state.iteration)}` : '';
+    const to = { DONE: 'DONE', STOPPED: `STOPPED (${stopReasonText(v.stopReason)})`, R2: 'R2: fixing', R1: `R1: re-reviewing (iteration ${next.iteration})` }[v.next];
+    return `${PREFIX} review ${state.iteration}/${state.maxIterations}: ${found}${extras ? ` [${extras}]` : ''}; score ${v.score.toFixed(2)} ${v.band.replace(/_/g, ' ')}, ${v.scale}/10 ${readinessText(v.readiness)}${changed} → ${to}`;
+  },
+  fixDone: (prev: number, state: State, summary: string): string =>
+    `${PREFIX} fix round ${prev} done (${summary})${afterFixText(state.iterations[state.iterations.length - 2])} → R1, ${iterationText(state)}`,
+  escalated: (state: State, escalated: readonly { class: string; reason: EscalationReason }[]): string =>
+    `${PREFIX} ${escalated.map((e) => `finding class ${e.class} ${e.reason === 'fixer_escalated' ? 'escalated by the fixer' : 'back after two fix rounds'}`).join(', ')} → ` +
+    `the critic of review ${state.iteration} gives a structural diagnosis; ` +
+    (escalated.some((e) => e.reason === 'fixer_escalated') ? 'then the loop stops for you' : 'the loop stops for you if it is still there'),
+  pinnedStopped: (prev: number, state: State): string => `${PREFIX} fix round ${prev} → STOPPED (${stopReasonText(state.stopReason)}): ${state.stopDetail}`,
+  fixRepeated: (prev: number, state: State): string => `${PREFIX} fix round ${prev} repeated the previous one → STOPPED (${stopReasonText(state.stopReason)})`,
+  budgetSpent: (prev: number, state: State): string => `${PREFIX} fix round ${prev} done → STOPPED (${stopReasonText(state.stopReason)}: ${state.stopDetail})`,
+  fixNoSummary: (prev: number, state: State): string =>
+    `${PREFIX} fix round ${prev} ended without a summary → R1, ${iterationText(state)} re-reviews the code as it is`,
+  waiting: (state: State, agents: readonly string[]): string =>
+    `${PREFIX} ${state.currentPhase} ${iterationText(state)} — waiting for ${agents.join(', ')} (running in the background)`,
+  paused: (state: State, missing: string): string =>
+    `${PREFIX} paused in ${state.currentPhase} (${iterationText(state)}${missing}): the orchestrator stopped twice without progress. ` +
+    'Type "continue" to resume, /minions:status to inspect, /minions:cancel to end.',
+  reinject: (state: State, what: string): string => `${PREFIX} ${state.currentPhase} ${iterationText(state)} — ${what}`,
+  brokenState: (path: string, problem: string): string =>
+    `${PREFIX} the loop state ${path} is unreadable (${problem}); the loop is suspended and nothing is gated. ` +
+    'Run /minions:cancel (or delete the file) to clear it, or /minions:review to start a fresh loop.',
+  brokenArchived: (): string => `${PREFIX} the unreadable loop state was archived; nothing is gated now.`,
+  aggregationRetry: (state: State): string =>
+    `${PREFIX} R1 ${iterationText(state)} — the hook computing the verdict was stopped before it finished; computing it again from the recorded reviews`,
+  aggregationFailed: (state: State): string => `${PREFIX} R1 ${iterationText(state)} → STOPPED (${stopReasonText(state.stopReason)}): ${state.stopDetail}`,
+  reviewReplaced: (state: State, reviewer: Reviewer): string =>
+    `${PREFIX} R1 ${iterationText(state)} — ${reviewerFile(state.iteration, reviewer)} changed after ${reviewer} wrote it and before its stop; ` +
+    `the review recorded is the one ${reviewer} wrote (its transcript), and the file is put back`,
+  reviewsRewritten: (state: State, reviewers: readonly Reviewer[]): string =>
+    `${PREFIX} R1 ${iterationText(state)} — ${reviewers.map((r) => reviewerFile(state.iteration, r)).join(', ')} changed after the hooks recorded ${reviewers.length === 1 ? 'it' : 'them'}; ` +
+    'the verdict uses the reviews as they were recorded, and the change is ignored',
+  tampered: (state: State): string =>
+    `${PREFIX} STOPPED (${stopReasonText('tampered')}): ${state.stopDetail}. The loop cannot end DONE; the last state the hooks wrote is kept and goes to the archive.`,
+  tamperedAfterEnd: (state: State, problems: readonly Tamper[]): string =>
+    `${PREFIX} ${tamperDetail(problems)} after the loop ended (${state.currentPhase}); the hooks' own record of it is used.`,
+  tamperedArchived: (problems: readonly Tamper[]): string =>
+    `${PREFIX} ${tamperDetail(problems)}; no state the hooks wrote could be recovered, so the file was moved to the archive and nothing is gated now.`,
+  cancelledTampered: (problems: readonly Tamper[]): string => `${PREFIX} note: ${tamperDetail(problems)}; the hooks' own record of the loop was cancelled.`,
+  cancelled: (state: State, archived: string): string =>
+    `${PREFIX} review loop cancelled in ${state.currentPhase} (${iterationText(state)}); files archived to ${archived}`,
+};
+
+export function outcome(state: State, facts: LoopFacts): string {
+  const last = state.iterations[state.iterations.length - 1]!;
+  const dir = reviewDir(state.iteration);
+  const closing = `  ${facts.cost.agents > 0 ? `Cost: ${costLine(facts.cost)} · ` : ''}Report: ${facts.files.report}`;
+  if (state.currentPhase === 'DONE') {
+    const contested = last.verdict?.contested ?? 0;
+    return (
+      `${PREFIX} DONE — review ${state.iteration}/${state.maxIterations} found no issues${state.iteration > 1 ? ` after ${plural(state.iteration - 1, 'fix round')}` : ''}` +
+      `${contested ? ` (${plural(contested, 'contested finding')} the fixer declined twice: see the verdict)` : ''}. Reviews: ${dir}/\n${closing}`
+    );
+  }
+  if (state.currentPhase === 'CANCELLED') return `${PREFIX} the review loop was cancelled.`;
+  const v = last.verdict;
+  const openIssues = state.openIssues;
+  const head =
+    `${PREFIX} STOPPED — ${stopReasonText(state.stopReason)}${state.stopDetail ? `: ${truncate(state.stopDetail, 300)}` : ''}. ` +
+    (v ? `${plural(v.total, 'issue')} open (${countsText(v)}). Verdict: ${verdictFile(last.iteration)}` : `No verdict for round ${state.iteration}. Files: ${dir}/`);
+  const shown = openIssues.slice(0, 5).map((i) => `  ${i.severity} ${truncate(i.file, 200)}${i.line ? `:${i.line}` : ''} — ${truncate(i.description, 100)}`);
+  const more = openIssues.length > shown.length ? [`  … and ${openIssues.length - shown.length} more in the verdict`] : [];
+  const best = bestAttemptLine(facts);
+  return [head, ...shown, ...more, ...(best ? [`  ${best}`] : []), closing].join('\n');
+}
+
+export const budgetDetail = (spent: number, budget: number, next: string): string =>
+  `${count(spent)} tokens used of the ${count(budget)} budget before ${next}`;
+
+const TAMPER_TEXT: Record<Tamper['problem'], string> = {
+  changed: 'was changed outside the hooks',
+  deleted: 'was deleted',
+  added: 'was not written by the hooks',
+  invariant: 'is not a state the hooks write',
+};
+
+/** "<file> was changed outside the hooks; <file> was deleted", the file names first. */
+export function tamperDetail(problems: readonly Tamper[]): string {
+  return problems
+    .slice(0, 5)
+    .map((p) => `${p.file} ${TAMPER_TEXT[p.problem]}${p.detail ? ` (${p.detail})` : ''}`)
+    .concat(problems.length > 5 ? [`and ${problems.length - 5} more`] : [])
+    .join('; ');
+}
+
+const PIN_TEXT: Record<PinChange['problem'], string> = { changed: 'was changed', added: 'was added', deleted: 'was deleted' };
+
+/** "<file> was changed; <file> was added", the first five, the file names first. */
+export function pinList(changes: readonly PinChange[]): string {
+  return changes
+    .slice(0, 5)
+    .map((c) => `${truncate(c.file, 200)} ${PIN_TEXT[c.problem]}`)
+    .concat(changes.length > 5 ? [`and ${changes.length - 5} more`] : [])
+    .join('; ');
+}
+
+export const gitDirChangedDetail = (changes: readonly PinChange[]): string =>
+  `${pinList(changes)} since the loop started. git reads these files as configuration or runs them as programs, and no review sees them: ` +
+  'look at the change (git config --list --show-origin; the hooks folder) and undo what you did not make before you run git in this repository again';
+
+export const checkChangedDetail = (changes: readonly PinChange[]): string =>
+  `${pinList(changes)} since the loop started. The checks run ${changes.length === 1 ? 'this file' : 'these files'}, which the snapshot and the reviews do not see: ` +
+  'a check that passes now may pass because of that change. Put back what the loop did not need (e.g. reinstall the packages), then start the loop again';
+
+export const aggregationFailedDetail = (iteration: number, attempts: number, timedOut: boolean): string =>
+  `the verdict of round ${iteration} was not computed: the hook computing it was stopped ${timedOut ? 'after running longer than the hook time limit' : `${plural(attempts, 'time')}`}; ` +
+  `the reviews are kept in ${reviewDir(iteration)}/. Start a new loop with a smaller scope`;
+
+export const statusTampered = (problems: readonly Tamper[]): string =>
+  `Warning: ${tamperDetail(problems)}. Shown is the last state the hooks wrote; the loop's next hook stops it (tampered).`;
