@@ -1,6 +1,9 @@
 import * as z from 'zod/mini';
 import { thousands } from './text';
 import { count, describeZodError, preprocess } from './zod';
+import { readJson } from './lenient-json';
+import { normaliseReview, type Interpreted } from './review-reader';
+import * as readerTexts from './reader-texts';
 
 export { describeZodError };
 
@@ -79,7 +82,17 @@ export const ReviewerOutput = z.lazy(() =>
 export type ReviewerOutput = z.infer<typeof ReviewerOutput>;
 
 export type ParsedReview =
-  | { ok: true; issues: Finding[]; previous: PreviousMark[]; diagnosis: Diagnosis[]; counts: Counts; verdict: 'clean' | 'issues_found'; notes: string[] }
+  | {
+      ok: true;
+      issues: Finding[];
+      previous: PreviousMark[];
+      diagnosis: Diagnosis[];
+      counts: Counts;
+      verdict: 'clean' | 'issues_found';
+      notes: string[];
+      /** What was read other than as the contract writes it, by the finding's index (none: as written). */
+      interpreted?: Interpreted;
+    }
   | { ok: false; error: string };
 
 /** Findings by severity. */
@@ -130,32 +143,30 @@ function parseReviewOnce(text: string): ParsedReview {
   if (text.length > MAX_REVIEW_CHARS) {
     return { ok: false, error: `the review is ${(text.length / 1024 / 1024).toFixed(1)} MB long: a review may be at most ${MAX_REVIEW_CHARS / 1024 / 1024} MB; list the most important findings, each briefly` };
   }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, error: `not valid JSON (${(err as Error).message})` };
-  }
-  const listed = (data as { issues?: unknown } | null)?.issues;
-  if (Array.isArray(listed) && listed.length > MAX_FINDINGS) {
+  const json = readJson(text);
+  if (!json.ok) return { ok: false, error: json.problem };
+  const read = normaliseReview(json.value);
+  if (!read.ok) return { ok: false, error: read.problem };
+  const data = read.data;
+  const listed = data.issues as unknown[];
+  if (listed.length > MAX_FINDINGS) {
     return { ok: false, error: `issues lists ${thousands(listed.length)} findings: a review may list at most ${thousands(MAX_FINDINGS)}; keep the most important ones` };
   }
   const result = validateReview(data);
   if (!result.success) return { ok: false, error: describeZodError(result.error) };
   const { issues, summary, previous, diagnosis } = result.data;
-  if (summary.verdict === 'issues_found' && issues.length === 0) {
-    return { ok: false, error: 'summary.verdict is "issues_found" but issues[] is empty: list every issue, or set the verdict to "clean"' };
-  }
+  if (summary.verdict === 'issues_found' && issues.length === 0) return { ok: false, error: readerTexts.problem.verdictEmpty };
   const counts = countBySeverity(issues);
-  const notes: string[] = [];
-  if (summary.verdict === 'clean' && issues.length > 0) {
+  const notes: string[] = [...json.notes, ...read.notes];
+  if (summary.verdict === 'clean' && issues.length > 0 && !read.notes.some((n) => n.startsWith('summary '))) {
     notes.push(`summary said "clean" with ${issues.length} issue(s) listed; counted as issues_found`);
   }
   for (const key of ['critical', 'warning', 'info'] as const) {
     const said = summary[key];
     if (said !== undefined && said !== counts[key]) notes.push(`summary.${key} said ${said}, the list has ${counts[key]}`);
   }
-  return { ok: true, issues, previous, diagnosis, counts, verdict: issues.length > 0 ? 'issues_found' : 'clean', notes };
+  const interpreted = Object.keys(read.interpreted).length > 0 ? { interpreted: read.interpreted } : {};
+  return { ok: true, issues, previous, diagnosis, counts, verdict: issues.length > 0 ? 'issues_found' : 'clean', notes, ...interpreted };
 }
 
 /** A JSON object as JSON.parse makes it: the only kind the fast paths below read. */
@@ -229,14 +240,31 @@ export function canonicalFinding(issue: unknown): Finding | null {
   return { severity: severity as Severity, category: fields.category, file: fields.file, line: line as number | null, description: fields.description, evidence: fields.evidence, suggestion: fields.suggestion };
 }
 
-/** The JSON a reviewer put in its final message: the last ```json fence, else the whole message. */
+/** The canonical text of a clean review: what a final message that only says it found nothing stands for. */
+export const CLEAN_REVIEW = '{"issues":[],"summary":{"critical":0,"warning":0,"info":0,"verdict":"clean"}}';
+
+/** A final message that says, and only says, that nothing was found. */
+const NOTHING_FOUND = /^(?:no (?:issues|findings|problems|defects|bugs)(?: were)? (?:found|identified|detected)|(?:i )?found no (?:issues|findings|problems)|nothing (?:to report|found)|lgtm|clean)[.!]?$/i;
+
+/**
+ * What a reviewer's final message holds for its review: the message itself when it holds JSON (the
+ * reader takes the one JSON value, and sends back several), the clean review when it says only that
+ * nothing was found, else null. Read only when the review file is missing or empty.
+ */
 export function extractJsonFromMessage(message: string | null | undefined): string | null {
   if (!message) return null;
-  const fences = [...message.matchAll(/```(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)```/g)];
-  for (let i = fences.length - 1; i >= 0; i--) {
-    const body = fences[i]![1]!.trim();
-    if (body.startsWith('{')) return body;
-  }
   const whole = message.trim();
-  return whole.startsWith('{') && whole.endsWith('}') ? whole : null;
+  if (/[{[]/.test(whole) && readJson(whole).ok) return whole;
+  if (NOTHING_FOUND.test(whole.replace(/[*_`#>]/g, '').trim())) return CLEAN_REVIEW;
+  return /^\s*[{[]|```/m.test(whole) ? whole : null;
+}
+
+/** A review as the contract writes it: what a review read from elsewhere (a final message) is written as. */
+export function reviewJsonOf(review: Extract<ParsedReview, { ok: true }>): unknown {
+  return {
+    issues: review.issues,
+    ...(review.previous.length ? { previous: review.previous } : {}),
+    ...(review.diagnosis.length ? { diagnosis: review.diagnosis } : {}),
+    summary: { ...review.counts, verdict: review.verdict },
+  };
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Finding, MAX_FINDINGS, MAX_REVIEW_CHARS, ReviewerOutput, canonicalFinding, canonicalRest, extractJsonFromMessage, parseReview } from '../../src/protocol/reviewer-output';
+import { Finding, MAX_FINDINGS, MAX_REVIEW_CHARS, ReviewerOutput, canonicalFinding, canonicalRest, CLEAN_REVIEW, extractJsonFromMessage, parseReview } from '../../src/protocol/reviewer-output';
 import { finding, reviewJson } from './builders';
 
 describe('parseReview', () => {
@@ -32,21 +32,25 @@ describe('parseReview', () => {
   });
 
   it.each([
-    ['not json', /^not valid JSON/],
-    ['[]', /\(top level\): /],
-    [JSON.stringify({ issues: [] }), /^summary: /],
-    [JSON.stringify({ summary: { verdict: 'clean' } }), /^issues: /],
-    [reviewJson([finding({ severity: 'severe' as never })]), /^issues\[0\]\.severity: /],
-    [reviewJson([finding({ line: 'twelve' as never })]), /^issues\[0\]\.line: /],
-    [reviewJson([finding({ file: '' })]), /^issues\[0\]\.file: must be a path relative to the project root/],
-    [reviewJson([finding({ description: '  ' })]), /^issues\[0\]\.description: must say what is wrong/],
-    [reviewJson([finding({ line: 2.5 })]), /^issues\[0\]\.line: /],
+    ['not json', /^no JSON object was found in the file/],
+    ['[1, 2]', /^found a list that holds other things than findings at the top level/],
+    [JSON.stringify({ summary: { verdict: 'clean' } }), /^found the keys `summary`, expected `issues`/],
+    [reviewJson([finding({ severity: 'dire' as never })]), /^issues\[0\]\.severity is "dire": write one of "critical", "warning" or "info"/],
+    [reviewJson([finding({ severity: 'critical|warning|info' as never })]), /copied from the template/],
+    [reviewJson([finding({ line: 'twelve' as never })]), /^issues\[0\]\.line is a string \("twelve"\): write the line number/],
+    [reviewJson([finding({ file: '' })]), /^issues\[0\] has no file: add "file"/],
+    [reviewJson([finding({ description: '  ' })]), /^issues\[0\] has no description/],
+    [reviewJson([finding({ line: 2.5 })]), /^issues\[0\]\.line is number 2.5/],
     [reviewJson([], { verdict: 'issues_found' }), /issues\[\] is empty/],
-    [reviewJson([], { verdict: 'maybe' }), /^summary\.verdict: /],
   ])('refuses %s with a precise error', (text, error) => {
     const parsed = parseReview(text);
     expect(parsed.ok).toBe(false);
     expect(!parsed.ok && parsed.error).toMatch(error);
+  });
+
+  it('reads the shortest clean review, and a summary of another shape, by the findings', () => {
+    expect(parseReview('{"issues": []}')).toMatchObject({ ok: true, verdict: 'clean', issues: [] });
+    expect(parseReview(reviewJson([], { verdict: 'maybe' }))).toMatchObject({ ok: true, verdict: 'clean' });
   });
 });
 
@@ -69,16 +73,22 @@ describe('the most a review may hold', () => {
 
 describe('extractJsonFromMessage', () => {
   it.each([
-    ['Done.\n```json\n{"a":1}\n```', '{"a":1}'],
-    ['```json\n{"a":1}\n```\nthen\n```json\n{"b":2}\n```', '{"b":2}'],
-    ['```\n{"a":1}\n```', '{"a":1}'],
+    ['Done.\n```json\n{"a":1}\n```', 'Done.\n```json\n{"a":1}\n```'],
     ['{"whole":true}', '{"whole":true}'],
-    ['```ts\nconst x = 1\n```', null],
+    ['No issues found.', CLEAN_REVIEW],
+    ['**No issues found**', CLEAN_REVIEW],
+    ['```ts\nconst x = 1\n```', '```ts\nconst x = 1\n```'],
     ['no json here', null],
+    ['No issues found in a.ts, but b.ts leaks.', null],
     ['', null],
     [null, null],
   ])('%j → %j', (message, json) => {
     expect(extractJsonFromMessage(message)).toBe(json);
+  });
+
+  it('leaves several JSON blocks to the reader, which sends them back', () => {
+    const text = extractJsonFromMessage('```json\n{"issues":[]}\n```\nthen\n```json\n{"issues":[]}\n```');
+    expect(parseReview(text!)).toMatchObject({ ok: false, error: expect.stringMatching(/^found 2 JSON blocks \(starting on lines 1 and 5\)/) });
   });
 });
 
@@ -164,6 +174,6 @@ describe('canonicalFinding (the fast path of parseReview)', () => {
   it('leaves a review with one other finding to zod whole, with the same errors', () => {
     const text = reviewJson([finding(), finding({ severity: 'severe' as never }), finding({ file: '' })]);
     const parsed = parseReview(text);
-    expect(!parsed.ok && parsed.error).toMatch(/^issues\[1\]\.severity: .*; issues\[2\]\.file: /);
+    expect(!parsed.ok && parsed.error).toMatch(/^issues\[2\] has no file/);
   });
 });
