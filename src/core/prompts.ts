@@ -155,18 +155,27 @@ function pitfallLines(pitfalls: readonly PitfallNote[]): string[] {
   ];
 }
 
+/** The review's shape, as every send-back to a reviewer shows it. */
+export const REVIEW_SKELETON =
+  '{"issues":[{"severity":"critical","category":"logic-error","file":"src/a.ts","line":12,"description":"what is wrong","evidence":"the code, copied exactly","suggestion":"the fix"}],"summary":{"critical":1,"warning":0,"info":0,"verdict":"issues_found"}}';
+
 export const reviewerInvalid = (path: string, error: string): string =>
-  `Your review output is invalid: ${truncate(error, 500)}. Fix exactly that and write the whole JSON object again to ${path} with the Write tool ` +
-  '(or end your reply with it in one ```json block). Schema: {"issues":[{"severity":"critical|warning|info","category":"…","file":"…","line":12,"description":"…","evidence":"…","suggestion":"…"}],"summary":{"critical":0,"warning":0,"info":0,"verdict":"clean|issues_found"}}';
+  `Your review at ${path} cannot be read as written: ${truncate(error, 500)}. Fix exactly that and write the whole JSON object again to ${path} with the Write tool ` +
+  `(the file is the review: your final message does not replace it). Each severity is one of "critical", "warning" or "info"; the shape: ${REVIEW_SKELETON}`;
 
 export const reviewerMissing = (path: string): string =>
-  `No review output found: write your JSON findings to ${path} with the Write tool (or end your reply with them in one \`\`\`json block). ` +
-  'Use {"issues":[],"summary":{"critical":0,"warning":0,"info":0,"verdict":"clean"}} if you found nothing.';
+  `No review found: ${path} is missing or empty, and your final message holds no JSON review. Write your JSON findings to ${path} with the Write tool. ` +
+  `Use {"issues":[]} if you found nothing. The shape: ${REVIEW_SKELETON}`;
+
+/** One finding the files do not bear out, as the send-back names it. */
+export const ungroundedLine = (i: number, f: { severity: string; file: string; line: number | null; description: string }, reason: string | null): string =>
+  `issues[${i}] (${f.severity}, ${f.file}${f.line ? `:${f.line}` : ''}: ${truncate(f.description, 80)}): ${reason ?? 'not found in the code'}`;
 
 export const reviewerUngrounded = (path: string, problems: readonly string[]): string =>
-  `Most of your findings do not match the files:\n${problems.slice(0, 30).map((p) => `- ${truncate(p, 300)}`).join('\n')}${problems.length > 30 ? `\n- … and ${problems.length - 30} more` : ''}\n` +
-  `Check each against the code: correct the file, line or evidence (quote the code exactly as it stands), or remove the finding, and write ${path} again. ` +
-  'If they are right as written, end your turn; they will be reported as ungrounded.';
+  `${plural(problems.length, 'finding')} in ${path} ${problems.length === 1 ? 'does' : 'do'} not match the files (ungrounded):\n${problems.slice(0, 30).map((p) => `- ${truncate(p, 300)}`).join('\n')}${problems.length > 30 ? `\n- … and ${problems.length - 30} more` : ''}\n` +
+  'An ungrounded finding is not fixed and not counted; a critical or warning one goes to the fixer marked unverified, who checks it and may decline it. ' +
+  `Check each against the code: give the file's path from the project root, the line, and evidence copied exactly from the file (no line numbers, no diff markers), or remove the finding, and write ${path} again. ` +
+  'If one is right as written, keep it as it is and end your turn.';
 
 export const fixerSummaryProblems = (md: string, json: string, problems: readonly string[]): string =>
   `Your fix summary is not complete: ${problems.slice(0, 20).map((p) => truncate(p, 300)).join('; ')}. Write ${md} (one line per finding: [fixed], [could not fix], [declined] or [escalate] with the reason, then the tests you ran) ` +

@@ -5,9 +5,9 @@ import { MAX_OUTPUT_FAILURES, currentIteration, json, setReviewer, updateIterati
 import { identityOf } from '../review/aggregate';
 import { ground } from '../review/grounding';
 import { encodeReading, holdReading, type ReadingRow } from '../review/reading';
-import { extractJsonFromMessage, parseReview } from '../protocol/reviewer-output';
-import * as prompts from './prompts';
+import { extractJsonFromMessage, parseReview, reviewJsonOf } from '../protocol/reviewer-output';
 import * as progress from './progress';
+import * as prompts from './prompts';
 import { sha256 } from '../state/digest';
 import type { ReviewerRun, State } from '../state/schema';
 import { absolute, reviewerFile } from '../protocol/paths';
@@ -29,8 +29,9 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
   // Line endings aside: a tool may keep a file's CRLF when it writes it again.
   const replaced = typeof event.ownWrite === 'string' && !sameText(event.ownWrite, event.file);
   const fileText = replaced ? event.ownWrite! : event.file;
-  const fromFile = fileText === null ? null : parseReview(fileText);
-  const messageJson = fromFile?.ok ? null : extractJsonFromMessage(event.message);
+  // The file is the review: the final message stands in only for a file that is missing or empty.
+  const fromFile = fileText === null || fileText.trim() === '' ? null : parseReview(fileText);
+  const messageJson = fromFile === null ? extractJsonFromMessage(event.message) : null;
   const fromMessage = messageJson === null ? null : parseReview(messageJson);
   // Put back whatever the stop decides (unless the final message's review is written there instead): a
   // reviewer sent back reads its own review in the file, and a review recorded is the file's text.
@@ -44,15 +45,15 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
   let reading: string | null = null;
   const accepted = fromFile?.ok ? fromFile : fromMessage?.ok ? fromMessage : null;
   if (accepted) {
-    // Grounding (seed 000): a reviewer whose findings mostly do not match the files is told so, once.
+    // Grounding (seed 000): a reviewer any of whose findings do not match the files is shown them by name, once.
     const groundings = accepted.issues.map((f) => ground(f, event.sources));
-    const ungrounded = accepted.issues.flatMap((f, i) => (groundings[i]!.status === 'ungrounded' ? [`${f.file}${f.line ? `:${f.line}` : ''}: ${groundings[i]!.reason}`] : []));
-    if (!run.groundingWarned && ungrounded.length > 0 && ungrounded.length * 2 > accepted.issues.length) {
+    const ungrounded = accepted.issues.flatMap((f, i) => (groundings[i]!.status === 'ungrounded' ? [prompts.ungroundedLine(i, f, groundings[i]!.reason)] : []));
+    if (!run.groundingWarned && ungrounded.length > 0) {
       const next = setReviewer(state, event.now, reviewer, { ...run, groundingWarned: true });
       return { state: next, effects: [...putBack, { type: 'block', reason: prompts.reviewerUngrounded(shown, ungrounded) }] };
     }
     if (!fromFile?.ok && messageJson !== null) {
-      const pretty = json(JSON.parse(messageJson));
+      const pretty = json(reviewJsonOf(fromMessage!.ok ? fromMessage! : accepted));
       effects.push({ type: 'write', path, content: pretty });
       frozenText = pretty;
       source = ', taken from its final message';

@@ -172,8 +172,10 @@ function fixerBrief(state: State, verdict: Verdict, open: MergedFinding[]) {
   return {
     iteration: state.iteration,
     task: state.task,
-    findings: open.map(({ fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters, class: id }) => ({
+    findings: open.map(({ fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters, class: id, unverified, grounding }) => ({
       fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters, class: id,
+      // Not found in the code as quoted: the fixer checks it first, then fixes it or declines it with a reason.
+      ...(unverified ? { unverified: true, unverifiedBecause: grounding.reason } : {}),
     })),
     classes: verdict.classes.filter(needsInstruction).map((c) => ({
       class: c.id,

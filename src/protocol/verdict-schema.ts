@@ -10,11 +10,11 @@ import { count, described, positiveInt } from './zod';
 import { Diagnosis } from './reviewer-output';
 
 /** How the shell found the file a finding names (the path as written, or another reading of it). */
-export const FILE_READINGS = ['as-written', 'without-diff-prefix', 'case-insensitive'] as const;
+export const FILE_READINGS = ['as-written', 'without-diff-prefix', 'case-insensitive', 'without-leading-slash', 'without-folder-prefix', 'by-file-name'] as const;
 export type FileReading = (typeof FILE_READINGS)[number];
 
 /** The alternative readings, in the order they are applied to a quote. */
-export const EVIDENCE_READINGS = ['unescaped', 'backticks', 'diff-markers', 'diff-new-side', 'semicolon', 'gap'] as const;
+export const EVIDENCE_READINGS = ['unescaped', 'backticks', 'diff-markers', 'diff-new-side', 'diff-old-side', 'gutter', 'semicolon', 'gap'] as const;
 export type EvidenceReading = (typeof EVIDENCE_READINGS)[number];
 import { UNSNAPSHOTTED } from './paths';
 
@@ -70,7 +70,12 @@ export const MergedFinding = z.lazy(() =>
     identity: described(z.string(), 'the normalised text the fingerprint was built from'),
     grounding: Grounding,
     status: FindingStatus,
-    toFixer: described(z.boolean(), "grounded and not contested: sent to the fixer and counted against DONE (the hooks' own findings are never contested)"),
+    toFixer: described(z.boolean(), "grounded (or unverified) and not contested: sent to the fixer and counted against DONE (the hooks' own findings are never contested)"),
+    unverified: described(
+      z._default(z.boolean(), false),
+      'ungrounded at critical or warning severity after its reviewer was shown it: sent to the fixer marked unverified, to check against the code and fix or decline (one decline closes it)',
+    ),
+    interpretations: described(z._default(z.array(z.string()), []), "what the hooks read other than as the reviewers wrote it (a synonym, a path's :line suffix, a line range …)"),
     class: described(z._default(z.string(), ''), 'its finding class (see classes): the same defect pattern at several sites, across rounds'),
   }),
 );

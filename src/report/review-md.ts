@@ -57,6 +57,8 @@ export function firstInTableOrder(findings: readonly MergedFinding[], count: num
 }
 
 function statusCell(f: MergedFinding): string {
+  if (f.unverified && f.toFixer) return `UNVERIFIED (sent to the fixer to check)${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
+  if (f.unverified) return `UNVERIFIED, declined by the fixer${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
   if (f.grounding.status === 'ungrounded') return `UNGROUNDED${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
   return f.grounding.status === 'relocated' ? `${f.status} (line relocated)` : f.status;
 }
@@ -95,15 +97,18 @@ export function renderReviewReport({ verdict: v, answers, fix, checks, afterFix 
       ),
     );
     if (rest) out.push('', rest);
-    const ungrounded = v.findings.filter((f) => f.grounding.status === 'ungrounded').length;
+    const ungrounded = v.findings.filter((f) => f.grounding.status === 'ungrounded' && !f.unverified).length;
+    const unverified = v.findings.filter((f) => f.unverified).length;
     const contested = v.findings.filter((f) => f.status === 'CONTESTED').length;
     const merged = v.findings.reduce((sum, f) => sum + f.reporters.length - 1, 0);
     const notes = [
       merged ? `${plural(merged, 'duplicate report')} merged` : '',
-      ungrounded ? `${plural(ungrounded, 'finding')} ungrounded: not found in the code as quoted, so not sent to the fixer` : '',
+      ungrounded ? `${plural(ungrounded, 'info finding')} ungrounded: not found in the code as quoted, so not sent to the fixer` : '',
+      unverified ? `${plural(unverified, 'critical or warning finding')} unverified: not found in the code as quoted, so sent to the fixer to check and fix or decline` : '',
       contested ? `${plural(contested, 'finding')} contested: declined by the fixer twice, so no longer sent to it` : '',
     ].filter(Boolean);
     if (notes.length) out.push('', `${notes.join('; ')}.`);
+    interpretationsSection(out, v);
   }
 
   if (v.statuses.length > 0) {
@@ -195,4 +200,22 @@ function checksSection(out: string[], title: string, report: ChecksReport): void
       ]),
     ),
   );
+}
+
+/** What the hooks read other than as written, per finding and per review: nothing changes meaning unseen. */
+function interpretationsSection(out: string[], v: Verdict): void {
+  const byFinding = v.findings.filter((f) => f.interpretations.length > 0 || (f.grounding.reading.file !== null && f.grounding.reading.file !== 'as-written') || (f.grounding.reading.evidence?.length ?? 0) > 0);
+  const byReview = REVIEWERS.flatMap((r) => v.reviewers[r].notes.filter((n) => n !== replacedNote(r) && n !== rewrittenNote()).map((n) => `${r}: ${inline(n, 200)}`));
+  if (byFinding.length === 0 && byReview.length === 0) return;
+  out.push('', '## Read as meant', '', 'What the hooks read other than exactly as written (see `interpretations` and `grounding.reading` in the verdict):', '');
+  for (const note of byReview.slice(0, 20)) out.push(`- ${note}`);
+  for (const f of byFinding.slice(0, 50)) {
+    const readings = [
+      ...f.interpretations,
+      ...(f.grounding.reading.file && f.grounding.reading.file !== 'as-written' ? [`file found ${f.grounding.reading.file.replace(/-/g, ' ')}`] : []),
+      ...(f.grounding.reading.evidence?.length ? [`quote matched ${f.grounding.reading.evidence.join(' + ').replace(/-/g, ' ')}`] : []),
+    ];
+    out.push(`- ${where(f.file, f.line)} (${f.severity}): ${inline(readings.join('; '), 400)}`);
+  }
+  if (byFinding.length > 50) out.push(`- … and ${byFinding.length - 50} more in ${code(verdictFile(v.iteration))}`);
 }

@@ -49,6 +49,20 @@ export interface Reported {
   finding: Finding;
   key: IdentityKey;
   grounding: Grounding;
+  /** What was read other than as written (review-reader.ts). */
+  interpreted?: readonly string[];
+}
+
+/**
+ * Whether a merged finding goes to the fixer. An ungrounded one does only at critical or warning
+ * severity, marked unverified (its reviewer was shown it and kept it): the fixer checks it against the
+ * code, and one decline closes it. Never silently dropped: it stays in the verdict either way.
+ */
+function routed(f: MergedFinding, declines: Record<string, number>, anyDeclines: boolean): void {
+  const declined = anyDeclines ? (declines[f.fingerprint] ?? 0) : 0;
+  f.unverified = f.grounding.status === 'ungrounded' && f.severity !== 'info';
+  if (f.unverified && declined >= 1 && f.status !== 'CONTESTED') f.status = 'CONTESTED';
+  f.toFixer = (f.grounding.status !== 'ungrounded' || f.unverified) && f.status !== 'CONTESTED';
 }
 
 /**
@@ -126,10 +140,12 @@ export function aggregateRound(input: RoundInput): Verdict {
     const partly = parsed?.ok ? null : salvage(review.text);
     const findings = parsed?.ok ? parsed.issues : partly!.findings;
     const read = kept?.rows ?? null;
+    const interpreted = parsed?.ok ? parsed.interpreted : undefined;
     const mine = findings.map((finding, i): Reported => {
-      if (read) return { reviewer: r, finding, key: read[i]!.key, grounding: read[i]!.grounding };
+      const notes = interpreted?.[i] ? { interpreted: interpreted[i] } : {};
+      if (read) return { reviewer: r, finding, key: read[i]!.key, grounding: read[i]!.grounding, ...notes };
       const grounding = grounder.ground(finding);
-      return { reviewer: r, finding, key: identity(finding, grounding), grounding };
+      return { reviewer: r, finding, key: identity(finding, grounding), grounding, ...notes };
     });
     reported.push(...mine);
     const grounded = mine.filter((m) => m.grounding.status !== 'ungrounded').map((m) => m.finding);
@@ -179,7 +195,7 @@ export function aggregateRound(input: RoundInput): Verdict {
     // A finding of the hooks' own checks is never contested away: declining it does not make it untrue.
     const contested = anyDeclines && (input.declines[merged.fingerprint] ?? 0) >= CONTESTED_AFTER;
     if (contested && merged.reporters.every((r) => (REVIEWERS as readonly string[]).includes(r))) merged.status = 'CONTESTED';
-    merged.toFixer = merged.grounding.status !== 'ungrounded' && merged.status !== 'CONTESTED';
+    routed(merged, input.declines, anyDeclines);
     return merged;
   });
   // An earlier finding a reviewer marks NOT_FIXED or PARTIAL stays open whether or not a review reports it
@@ -191,7 +207,7 @@ export function aggregateRound(input: RoundInput): Verdict {
       if (!mark || present.has(p.fingerprint)) continue;
       const carried: MergedFinding = { ...p, status: mark.status, reporters: mark.by };
       if (anyDeclines && (input.declines[carried.fingerprint] ?? 0) >= CONTESTED_AFTER) carried.status = 'CONTESTED';
-      carried.toFixer = carried.grounding.status !== 'ungrounded' && carried.status !== 'CONTESTED';
+      routed(carried, input.declines, anyDeclines);
       merged.push(carried);
       present.add(p.fingerprint);
     }
@@ -209,7 +225,7 @@ export function aggregateRound(input: RoundInput): Verdict {
       const status = found ? found.status : partial.has(p.fingerprint) ? 'PARTIAL' : 'FIXED';
       statuses.push(row(p, status));
     }
-    for (const f of findings) if (f.grounding.status !== 'ungrounded' && !wasOpenBefore.has(f.fingerprint)) statuses.push(row(f, f.status));
+    for (const f of findings) if ((f.grounding.status !== 'ungrounded' || f.toFixer) && !wasOpenBefore.has(f.fingerprint)) statuses.push(row(f, f.status));
   }
 
   const open = findings.filter((f) => f.toFixer);
@@ -333,6 +349,7 @@ export function mergeCluster(members: Reported[]): MergedFinding {
   let suggestion = '';
   let suggestionLength = 0;
   const categories: string[] = [];
+  const interpretations: string[] = [];
   let reporters = 0;
   for (const m of members) {
     const order =
@@ -357,6 +374,7 @@ export function mergeCluster(members: Reported[]): MergedFinding {
       suggestionLength = g;
     }
     if (!categories.includes(finding.category)) categories.push(finding.category);
+    if (m.interpreted) for (const note of m.interpreted) if (!interpretations.includes(note)) interpretations.push(note);
     reporters |= REPORTER_BIT[m.reviewer];
   }
   fingerprint ??= fingerprintOf(rep.key);
@@ -376,5 +394,7 @@ export function mergeCluster(members: Reported[]): MergedFinding {
     class: '',
     status: 'NEW',
     toFixer: false,
+    unverified: false,
+    interpretations,
   };
 }

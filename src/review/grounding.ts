@@ -174,7 +174,8 @@ export class Grounder {
     const located = (at: Occurrence & { search: Search }): Grounding => {
       const { search, line, matched } = at;
       const applied = search.needle.applied;
-      if (cited === null) return grounding('grounded', null, null, fileReading, applied, matched);
+      // No line given (or line 0): the line is where the quote was found.
+      if (cited === null) return grounding('grounded', null, line, fileReading, applied, matched);
       if (!pastEnd && Math.abs(line - cited) <= EVIDENCE_WINDOW) return grounding('grounded', null, cited, fileReading, applied, matched);
       const where = `the evidence is at line ${line}`;
       return grounding('relocated', pastEnd ? `${pastEndText(cited, file, index)}; ${where}` : `${where}, not ${cited}`, line, fileReading, applied, matched);

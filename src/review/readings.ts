@@ -55,6 +55,26 @@ function diffMarkers(text: string, newSide: boolean): string | null {
     .join('\n');
 }
 
+/** The old side of a fix written as a diff: the `-` and context lines are what the file holds. */
+function diffOldSide(text: string): string | null {
+  const lines = text.split(/\r?\n/).filter((line) => !DIFF_HEADER.test(line));
+  const code = lines.filter((line) => line.trim() !== '');
+  if (code.length === 0 || !code.every((line) => /^[+\- ]/.test(line)) || !code.some((line) => line.startsWith('-')) || !code.some((line) => line.startsWith('+'))) return null;
+  return lines
+    .filter((line) => !line.startsWith('+'))
+    .map((line) => line.slice(1))
+    .join('\n');
+}
+
+/** A line-number gutter on every quoted line: "L12: ", "12  ", "  12 | ", "line 12: ". */
+const GUTTER = /^\s*(?:L|line\s*)?\d+(?:\s*[|:→\t]\s?|\s+)/i;
+const gutter: Step = (text) => {
+  const lines = text.split(/\r?\n/);
+  const code = lines.filter((line) => line.trim() !== '');
+  if (code.length === 0 || !code.every((line) => GUTTER.test(line))) return null;
+  return lines.map((line) => line.replace(GUTTER, '')).join('\n');
+};
+
 const semicolon: Step = (text) => (/;\s*$/.test(text) ? text.replace(/;\s*$/, '') : null);
 
 /** The quote as written (fences and gutters aside): the reading tried first, and usually the only one. */
@@ -80,6 +100,8 @@ export function alternativeNeedles(evidence: string): Needle[] {
     ['backticks', backticks],
     ['diff-markers', (t) => diffMarkers(t, false)],
     ['diff-new-side', (t) => diffMarkers(t, true)],
+    ['diff-old-side', diffOldSide],
+    ['gutter', gutter],
     ['semicolon', semicolon],
   ];
   const exclusive = (a: EvidenceReading, b: EvidenceReading) => a.startsWith('diff') && b.startsWith('diff');

@@ -159,6 +159,10 @@ function fileSource(root: string, text: Buffer | FileBytes, rel: string, via: Fi
 
 type Resolved = { kind: 'found'; rel: string; via: FileReading; size: number; stat: fs.Stats } | { kind: 'other'; source: Source };
 
+/** Folders a bare file name is not looked for in, and how many folders the look may read. */
+const SKIPPED_DIRS = new Set(['.git', 'node_modules', '.agents']);
+const BY_NAME_DIRS = 5_000;
+
 /** Resolves names inside one project, reading each directory at most once. */
 class Resolver {
   private readonly dirs = new Map<string, fs.Dirent[]>();
@@ -167,7 +171,11 @@ class Resolver {
 
   resolve(name: string): Resolved {
     const literal = this.exact(name);
-    if (literal.kind !== 'missing') return literal.kind === 'found' ? { ...literal, via: 'as-written' } : { kind: 'other', source: literal.source };
+    if (literal.kind === 'found') return { ...literal, via: 'as-written' };
+    // A path written from the project's root with a leading / ("/src/a.ts"), or from the folder above it ("repo/src/a.ts").
+    const other = this.otherSpelling(name);
+    if (other) return other;
+    if (literal.kind !== 'missing') return { kind: 'other', source: literal.source };
     const stripped = /^[ab]\//.test(name) ? name.slice(2) : null;
     if (stripped) {
       const unprefixed = this.exact(stripped);
@@ -179,7 +187,48 @@ class Resolver {
       const only = this.exact([...matches][0]!);
       if (only.kind === 'found') return { ...only, via: 'case-insensitive' };
     }
+    if (matches.size === 0 && !name.includes('/')) {
+      // A bare file name that names exactly one file of the project.
+      const named = this.byFileName(name);
+      if (named.length === 1) {
+        const only = this.exact(named[0]!);
+        if (only.kind === 'found') return { ...only, via: 'by-file-name' };
+      }
+      if (named.length > 1) return { kind: 'other', source: { kind: 'missing', similar: named.sort().slice(0, 5) } };
+    }
     return { kind: 'other', source: matches.size > 1 ? { kind: 'missing', similar: [...matches].sort().slice(0, 5) } : { kind: 'missing' } };
+  }
+
+  private otherSpelling(name: string): Resolved | null {
+    if (name.startsWith('/')) {
+      const rel = name.replace(/^\/+/, '');
+      const found = rel ? this.exact(rel) : null;
+      if (found?.kind === 'found') return { ...found, via: 'without-leading-slash' };
+    }
+    const folder = path.basename(this.root);
+    const unrooted = name.replace(/^\/+/, '');
+    if (unrooted.startsWith(`${folder}/`)) {
+      const found = this.exact(unrooted.slice(folder.length + 1));
+      if (found.kind === 'found') return { ...found, via: 'without-folder-prefix' };
+    }
+    return null;
+  }
+
+  /** Project files with this exact name, outside .git, node_modules and .agents (the first few, in a bounded walk). */
+  private byFileName(name: string): string[] {
+    const out: string[] = [];
+    let dirs = 0;
+    const walk = (dir: string): void => {
+      if (++dirs > BY_NAME_DIRS || out.length > 5) return;
+      for (const entry of this.entries(dir)) {
+        const rel = dir ? `${dir}/${entry.name}` : entry.name;
+        if (entry.isDirectory()) {
+          if (!SKIPPED_DIRS.has(entry.name)) walk(rel);
+        } else if (entry.name === name && entry.isFile()) out.push(rel);
+      }
+    };
+    walk('');
+    return out;
   }
 
   /** The name as a path of the project: a file, missing, or something that is not a file inside it. */

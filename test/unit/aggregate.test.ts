@@ -125,13 +125,29 @@ describe('merging', () => {
 });
 
 describe('grounding in the verdict', () => {
-  it('an ungrounded finding is kept with the reason, not sent to the fixer, not counted against DONE', () => {
-    const v = round(1, { security: undefined, 'security-reviewer': [ghost()] } as Reports);
+  it('an ungrounded info finding is kept with the reason, not sent to the fixer, not counted against DONE', () => {
+    const v = round(1, { security: undefined, 'security-reviewer': [ghost({ severity: 'info' })] } as Reports);
     expect(v.findings).toEqual([
-      expect.objectContaining({ file: 'src/db.ts', toFixer: false, grounding: { status: 'ungrounded', reason: 'src/db.ts does not exist', reading: { file: null, evidence: null } } }),
+      expect.objectContaining({ file: 'src/db.ts', toFixer: false, unverified: false, grounding: { status: 'ungrounded', reason: 'src/db.ts does not exist', reading: { file: null, evidence: null } } }),
     ]);
     expect(v).toMatchObject({ overall_verdict: 'clean', total_issues: 0, next: 'DONE', score: 1 });
-    expect(v.reviewers['security-reviewer']).toMatchObject({ ungrounded: 1, critical: 0, score: 1 });
+    expect(v.reviewers['security-reviewer']).toMatchObject({ ungrounded: 1, info: 0, score: 1 });
+  });
+
+  it('an ungrounded critical goes to the fixer unverified and keeps the round from DONE', () => {
+    const v = round(1, { 'security-reviewer': [ghost()] });
+    expect(v.findings).toEqual([expect.objectContaining({ file: 'src/db.ts', toFixer: true, unverified: true, status: 'NEW', grounding: expect.objectContaining({ status: 'ungrounded' }) })]);
+    expect(v).toMatchObject({ overall_verdict: 'issues_found', total_issues: 1, critical: 1, next: 'R2' });
+    // The reviewer's own score still counts only what is grounded.
+    expect(v.reviewers['security-reviewer']).toMatchObject({ ungrounded: 1, critical: 0 });
+  });
+
+  it('one decline closes an unverified finding: it stays in the verdict, contested, and the round may end DONE', () => {
+    const first = round(1, { 'security-reviewer': [ghost()] });
+    const fp = first.findings[0]!.fingerprint;
+    const v = round(2, { 'security-reviewer': [ghost()] }, [first], { declines: { [fp]: 1 } });
+    expect(v.findings).toEqual([expect.objectContaining({ fingerprint: fp, unverified: true, toFixer: false, status: 'CONTESTED' })]);
+    expect(v).toMatchObject({ total_issues: 0, next: 'DONE' });
   });
 });
 
@@ -431,6 +447,8 @@ describe('mergeCluster', () => {
       identity: rep.key.text,
       grounding: { status: rep.grounding.status, reason: rep.grounding.reason, reading: rep.grounding.reading },
       class: '',
+      unverified: false,
+      interpretations: [...new Set(members.flatMap((m) => m.interpreted ?? []))],
       status: 'NEW',
       toFixer: false,
     };
