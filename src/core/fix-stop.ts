@@ -10,9 +10,9 @@ import { layer0Round } from '../checks/layer0-round';
 import { checkFailedFinding } from '../checks/machine-finding';
 import type { MachineFinding } from '../protocol/machine-finding';
 import { checksReport, type ChecksReport } from '../checks/reports';
-import { describeZodError } from '../protocol/reviewer-output';
+import { readFixSummary } from '../protocol/fix-reader';
 import { similarity } from '../checks/layer0/simhash64';
-import { FixSummary } from '../protocol/verdict-schema';
+import type { FixSummary } from '../protocol/verdict-schema';
 import * as prompts from './prompts';
 import * as progress from './progress';
 import { overBudget } from '../report/cost';
@@ -116,9 +116,12 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
   }));
   const tally = hasSummary ? summaryTally(event.summary!, answers.summary) : null;
   // The answers as accepted: later rounds count their declines, so the record vouches for them from now on.
+  // Answers read other than as written are written back as read, so that every later reader reads them so.
+  const rewritten = answers.summary !== null && answers.notes.length > 0 ? json(answers.summary) : null;
   const pins: Effect[] = [
     ...(event.summary !== null ? [{ type: 'pin' as const, path: fixSummaryFile(n), content: event.summary }] : []),
-    ...(event.summaryJson !== null ? [{ type: 'pin' as const, path: fixSummaryJsonFile(n), content: event.summaryJson }] : []),
+    ...(rewritten !== null ? [{ type: 'write' as const, path: fixSummaryJsonFile(n), content: rewritten }] : []),
+    ...(event.summaryJson !== null ? [{ type: 'pin' as const, path: fixSummaryJsonFile(n), content: rewritten ?? event.summaryJson }] : []),
   ];
   const escalation = escalationAfterFix(finished, event.verdict ?? null, answers.summary);
   // The round's REVIEW.md gains the fixer's answers (from this round's verdict, not another's).
@@ -128,7 +131,7 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
           {
             type: 'write',
             path: reviewReportFile(n),
-            content: renderReviewReport({ verdict: event.verdict!, answers: answers.summary, fix: hasSummary ? 'complete' : 'no_summary', checks: event.reviewedChecks ?? null, afterFix, layer0 }),
+            content: renderReviewReport({ verdict: event.verdict!, answers: answers.summary, answerNotes: answers.notes, fix: hasSummary ? 'complete' : 'no_summary', checks: event.reviewedChecks ?? null, afterFix, layer0 }),
           },
         ]
       : [];
@@ -181,25 +184,20 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
   };
 }
 
-/** The machine-readable answers: valid JSON, every open fingerprint answered, reasons for declines, a pattern per audit-first class. */
-function checkFixAnswers(text: string | null, open: readonly string[], audited: readonly string[]): { error: string | null; summary: FixSummary | null } {
-  if (text === null || text.trim() === '') return { error: 'the per-finding answers (r2-fix-summary.json) are missing', summary: null };
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    return { error: `r2-fix-summary.json is not valid JSON (${(err as Error).message})`, summary: null };
-  }
-  const parsed = FixSummary.safeParse(data);
-  if (!parsed.success) return { error: `r2-fix-summary.json: ${describeZodError(parsed.error)}`, summary: null };
-  const answered = new Set(parsed.data.fixes.map((f) => f.fingerprint));
+/** The machine-readable answers: read as meant (protocol/fix-reader.ts), every open fingerprint answered, reasons for declines, a pattern per audit-first class. */
+function checkFixAnswers(text: string | null, open: readonly string[], audited: readonly string[]): { error: string | null; summary: FixSummary | null; notes: string[] } {
+  if (text === null || text.trim() === '') return { error: 'the per-finding answers (r2-fix-summary.json) are missing or empty', summary: null, notes: [] };
+  const read = readFixSummary(text, open);
+  if (!read.ok) return { error: `r2-fix-summary.json: ${read.problem}`, summary: null, notes: [] };
+  const { summary, notes } = read;
+  const answered = new Set(summary.fixes.map((f) => f.fingerprint));
   const missing = open.filter((fp) => !answered.has(fp));
-  if (missing.length > 0) return { error: `r2-fix-summary.json has no answer for ${missing.join(', ')}`, summary: parsed.data };
-  const unreported = audited.filter((id) => !parsed.data.patterns.some((p) => p.class === id));
+  if (missing.length > 0) return { error: `r2-fix-summary.json has no answer for ${missing.join(', ')}`, summary, notes };
+  const unreported = audited.filter((id) => !summary.patterns.some((p) => p.class === id));
   if (unreported.length > 0) {
-    return { error: `r2-fix-summary.json has no "patterns" entry for the audit-first class${unreported.length === 1 ? '' : 'es'} ${unreported.join(', ')}`, summary: parsed.data };
+    return { error: `r2-fix-summary.json has no "patterns" entry for the audit-first class${unreported.length === 1 ? '' : 'es'} ${unreported.join(', ')}`, summary, notes };
   }
-  return { error: null, summary: parsed.data };
+  return { error: null, summary, notes };
 }
 
 function summaryTally(summary: string, answers: FixSummary | null): string {

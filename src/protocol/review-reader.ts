@@ -130,9 +130,12 @@ function countsOnly(summary: Record<string, unknown>): Record<string, unknown> {
 }
 
 const PLAIN_PATH = /^[^`'"\s:#][^`:#]*$/;
+const CONTRACT_KEYS: ReadonlySet<string> = new Set(['severity', 'category', 'file', 'line', 'description', 'evidence', 'suggestion']);
 /** A finding exactly as the contract writes it (the common case): nothing to read otherwise. */
 function isCanonical(issue: unknown): boolean {
   if (!isObject(issue)) return false;
+  // Another key may be a synonym (`code` for the evidence): such a finding is read key by key.
+  for (const key in issue) if (!CONTRACT_KEYS.has(key)) return false;
   const { severity, category, file, line, description, evidence, suggestion } = issue;
   return (
     (severity === 'critical' || severity === 'warning' || severity === 'info') &&
@@ -152,12 +155,13 @@ function normaliseFinding(issue: unknown, i: number): FindingRead {
   const notes: string[] = [];
   const field = (name: keyof typeof FIELDS): { key: string; value: unknown } | null => {
     const got = pick(issue, FIELDS[name]);
-    if (got && keyOf(got.key) !== name) notes.push(texts.read.key(got.key, name));
+    if (got && got.key !== name) notes.push(texts.read.key(got.key, name));
     return got;
   };
   // A location object ({file, line}) holds both.
   const location = pick(issue, ['location']);
   const nested = location && isObject(location.value) ? location.value : null;
+  if (nested) notes.push(texts.read.key(location!.key, 'file and line'));
 
   const severity = field('severity');
   if (!severity) return { ok: false, problem: texts.problem.severityMissing(i) };
@@ -168,7 +172,7 @@ function normaliseFinding(issue: unknown, i: number): FindingRead {
     if (read === null) return { ok: false, problem: texts.problem.severityUnknown(i, severity.value) };
     if (read !== severity.value) notes.push(texts.read.severity(severity.value, read));
     sev = read;
-  } else return { ok: false, problem: texts.problem.severityUnknown(i, String(severity.value)) };
+  } else return { ok: false, problem: texts.problem.fieldNotText(i, 'severity', kindOf(severity.value)) };
 
   const category = field('category');
   let cat = typeof category?.value === 'string' ? category.value.trim() : '';

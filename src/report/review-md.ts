@@ -15,6 +15,8 @@ export interface ReviewReportInput {
   verdict: Verdict;
   /** The fixer's answers, once it has given them. */
   answers: FixSummary | null;
+  /** What was read in the fixer's answers other than as written. */
+  answerNotes?: readonly string[];
   /** The fix round: not yet run (pending, running), done, ended without a summary, or skipped. */
   fix: 'pending' | 'running' | 'complete' | 'no_summary' | 'skipped';
   /** The project's checks on the tree this round reviewed (the baseline, or after the previous fix). */
@@ -70,7 +72,7 @@ const NEXT = {
   STOPPED: 'STOPPED',
 } as const;
 
-export function renderReviewReport({ verdict: v, answers, fix, checks, afterFix = null, layer0 = null }: ReviewReportInput): string {
+export function renderReviewReport({ verdict: v, answers, answerNotes = [], fix, checks, afterFix = null, layer0 = null }: ReviewReportInput): string {
   const n = v.iteration;
   const out: string[] = [];
   out.push(`# Review ${n} of ${v.maxIterations}: ${v.overall_verdict === 'clean' ? 'clean' : 'issues found'}`, '');
@@ -163,6 +165,7 @@ export function renderReviewReport({ verdict: v, answers, fix, checks, afterFix 
       ),
     );
     if (rest) out.push('', rest);
+    if (answerNotes.length > 0) out.push('', `Read as meant: ${answerNotes.slice(0, 12).map((n) => inline(n, 120)).join('; ')}.`);
   } else if (v.next === 'R2' && (fix === 'pending' || fix === 'running')) {
     out.push('Not yet: the fixer works on the open findings next.');
   } else if (fix === 'no_summary') {

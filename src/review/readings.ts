@@ -79,7 +79,10 @@ const semicolon: Step = (text) => (/;\s*$/.test(text) ? text.replace(/;\s*$/, ''
 
 /** The quote as written (fences and gutters aside): the reading tried first, and usually the only one. */
 export function literalNeedles(evidence: string): Needle[] {
-  const needle = plainNeedle(stripGutter(stripFences(evidence)), []);
+  const quote = stripFences(evidence);
+  const plain = stripGutter(quote);
+  // A line-number gutter comes off the quote as written, and the reading says so.
+  const needle = plainNeedle(plain, plain === quote ? [] : ['gutter']);
   return needle ? [needle] : [];
 }
 
