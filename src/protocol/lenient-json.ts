@@ -188,6 +188,7 @@ class Lenient {
     let at = skipBlank(t, open + 1, this.notes);
     if (t[at] === '}') return { value: out, end: at + 1 };
     for (;;) {
+      if (at >= t.length) throw new Fail(at, texts.syntax.unclosed('}'));
       if (t[at] === '}') {
         this.notes.add(texts.read.trailingCommas);
         return { value: out, end: at + 1 };
@@ -219,6 +220,7 @@ class Lenient {
     let at = skipBlank(t, open + 1, this.notes);
     if (t[at] === ']') return { value: out, end: at + 1 };
     for (;;) {
+      if (at >= t.length) throw new Fail(at, texts.syntax.unclosed(']'));
       if (t[at] === ']') {
         this.notes.add(texts.read.trailingCommas);
         return { value: out, end: at + 1 };

@@ -67,7 +67,7 @@ export const problem = {
   topLevel: (found: string) => `found ${found} at the top level: write one JSON object with an "issues" list`,
   noIssues: (keys: readonly string[]) =>
     keys.length === 0 ? 'found an empty object: write "issues": [] when you found nothing' : `found the keys ${list(keys.slice(0, 8).map(q))}, expected \`issues\`: put the list of findings in "issues" ("issues": [] when you found nothing)`,
-  issuesNotList: (found: string) => `found \`issues\` as ${found}, expected a list: write "issues": [ {…}, … ]`,
+  issuesNotList: (key: string, found: string) => `found ${q(key)} as ${found}, expected a list: write "issues": [ {…}, … ]`,
   issueNotObject: (i: number, found: string) => `issues[${i}] is ${found}, not an object: write each finding as {"severity": …, "category": …, "file": …, "line": …, "description": …, "evidence": …}`,
   severityMissing: (i: number) => `issues[${i}] has no severity: add "severity": "critical", "warning" or "info"`,
   severityTemplate: (i: number, found: string) => `issues[${i}].severity is ${JSON.stringify(found)}, copied from the template: choose one of "critical", "warning" or "info"`,

@@ -95,7 +95,7 @@ export function normaliseReview(value: unknown): ReviewRead {
   const { host, key } = found;
   if (key !== 'issues') notes.push(texts.read.key(key, 'issues'));
   const listed = host[key] === null || host[key] === undefined ? [] : host[key];
-  if (!Array.isArray(listed)) return { ok: false, problem: texts.problem.issuesNotList(kindOf(listed)) };
+  if (!Array.isArray(listed)) return { ok: false, problem: texts.problem.issuesNotList(key, kindOf(listed)) };
   const interpreted: Interpreted = {};
   const issues: unknown[] = new Array(listed.length);
   for (let i = 0; i < listed.length; i++) {
