@@ -42,7 +42,7 @@ export const F = {
   swallowed: { severity: 'warning', category: 'swallowed-error', file: 'src/config.js', line: 4, description: 'every failure becomes an empty config', evidence: '  } catch (err) {\n    return {};', suggestion: 'Rethrow anything but ENOENT.' },
   offByOne: { severity: 'critical', category: 'off-by-one', file: 'src/cart.js', line: 3, description: 'total() skips the first line | and the <b>pipe</b> is quoted', evidence: '  for (let i = 1; i < cart.length; i++) sum += cart[i].price * cart[i].qty;', suggestion: 'Start at 0.' },
   docs: { severity: 'info', category: 'docs', file: 'docs/a file|with #odd `chars`.md', line: null, description: 'the notes are a placeholder', evidence: 'TODO: write them', suggestion: '' },
-  ghost: { severity: 'critical', category: 'injection', file: 'src/payments.js', line: 12, description: 'card lookup builds SQL from input', evidence: 'db.query("SELECT * FROM cards WHERE id=" + id)', suggestion: 'use a parameterised query' },
+  ghost: { severity: 'info', category: 'injection', file: 'src/payments.js', line: 12, description: 'card lookup builds SQL from input', evidence: 'db.query("SELECT * FROM cards WHERE id=" + id)', suggestion: 'use a parameterised query' },
 } satisfies Record<string, Finding>;
 
 export type Reports = Partial<Record<Reviewer, Finding[]>>;

@@ -97,14 +97,21 @@ describe('the fixer stops: the next round’s patches', () => {
 
 describe('the fixer’s answers', () => {
   it.each([
-    ['a fixed entry without kind', [{ fingerprint: 'fp0', status: 'fixed' }, { fingerprint: 'fp1', status: 'fixed', kind: 'patch' }], /fixes\[0\]\.kind: a fixed entry needs "kind": "patch" or "structural"/],
+    ['a fixed entry with a template kind', [{ fingerprint: 'fp0', status: 'fixed', kind: 'patch|structural' }, { fingerprint: 'fp1', status: 'fixed', kind: 'patch' }], /fixes\[0\]\.kind is "patch\|structural": write "patch" or "structural"/],
     ['an escalate without a reason', [{ fingerprint: 'fp0', status: 'escalate' }, { fingerprint: 'fp1', status: 'fixed', kind: 'patch' }], /fixes\[0\]\.reason: a declined, could_not_fix or escalate entry needs a reason/],
-    ['an unknown kind', [{ fingerprint: 'fp0', status: 'fixed', kind: 'quick' }, { fingerprint: 'fp1', status: 'fixed', kind: 'patch' }], /fixes\[0\]\.kind: Invalid option: expected one of "patch"\|"structural"/],
+    ['an unknown kind', [{ fingerprint: 'fp0', status: 'fixed', kind: 'quick' }, { fingerprint: 'fp1', status: 'fixed', kind: 'patch' }], /fixes\[0\]\.kind is "quick": write "patch" or "structural"/],
   ])('%s: the fixer is continued with what is wrong', (_, entries, problem) => {
     const out = transition(fixing().loaded(), stopFixer(fixes(entries)));
     const block = out.effects.find((e) => e.type === 'block');
     expect(block?.type === 'block' && block.reason).toMatch(problem);
     expect(out.state!.currentPhase).toBe('R2');
+  });
+
+  it('a fixed entry without kind is read as a patch, noted, and written back as read', () => {
+    const out = transition(fixing().loaded(), stopFixer(fixes([{ fingerprint: 'fp0', status: 'FIXED' }, { fingerprint: 'fp1', status: 'fixed', kind: 'patch' }])));
+    expect(out.effects.find((e) => e.type === 'block')).toBeUndefined();
+    const written = out.effects.find((e) => e.type === 'write' && e.path.endsWith('r2-fix-summary.json'));
+    expect(written?.type === 'write' && JSON.parse(written.content)).toEqual({ fixes: [{ fingerprint: 'fp0', status: 'fixed', kind: 'patch' }, { fingerprint: 'fp1', status: 'fixed', kind: 'patch' }], patterns: [] });
   });
 
   it('an audit-first class needs its pattern; with it the round goes on and the class is escalated to the next critic', () => {

@@ -48,7 +48,8 @@ describe('SARIF output', () => {
   });
 
   it('findings in many files: rule from the category family, level from the severity, relative location, fingerprint', () => {
-    const { verdicts, answers } = loopOf([{ reports: { pedant: [F.discount, F.format], critic: [F.swallowed, F.offByOne], witness: [F.docs] } }]);
+    // The docs finding quotes nothing: a whole-file finding (one that quotes code takes the quote's line).
+    const { verdicts, answers } = loopOf([{ reports: { pedant: [F.discount, F.format], critic: [F.swallowed, F.offByOne], witness: [{ ...F.docs, evidence: '' }] } }]);
     const log = toSarif({ verdicts, answers, allRounds: false, version: VERSION, uriPrefix: 'packages/shop/' });
     expectValid(log);
     const got = results(log).map((r) => [r.ruleId, r.level, r.locations![0]!.physicalLocation!.artifactLocation!.uri, r.locations![0]!.physicalLocation!.region!.startLine]);

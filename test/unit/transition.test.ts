@@ -161,7 +161,7 @@ describe('a reviewer stops', () => {
 
   it('invalid file: continued with the precise error, once', () => {
     const builder = stateBuilder().reviewer('pedant', { status: 'running', dispatches: 1 });
-    const bad = reviewJson([finding({ severity: 'severe' as never })]);
+    const bad = reviewJson([finding({ severity: 'dire' as never })]);
     const out = transition(builder.loaded(), reviewerStop('pedant', files({ pedant: bad })));
     expect(out.state!.iterations[0]!.r1.reviewers.pedant).toMatchObject({ status: 'running', failures: 1 });
     const block = find(out.effects, 'block')!.reason;
@@ -176,7 +176,7 @@ describe('a reviewer stops', () => {
 
   it('no output at all: continued with where to write it', () => {
     const out = transition(stateBuilder().dispatched().loaded(), reviewerStop('witness', noFiles(), 'I looked around.'));
-    expect(find(out.effects, 'block')!.reason).toMatch(/No review output found: write your JSON findings to \.agents\/tmp\/phases\/review-1\/r1-witness\.json/);
+    expect(find(out.effects, 'block')!.reason).toMatch(/^No review found: \.agents\/tmp\/phases\/review-1\/r1-witness\.json is missing or empty/);
   });
 
   it('JSON in the final message: the hook writes the file', () => {
@@ -207,17 +207,17 @@ describe('a reviewer stops', () => {
 
   // A file another agent changed is put back whatever the stop decides: a reviewer sent back reads its
   // own review there, not the other agent's.
-  it('the reviewer’s own write, sent back (most findings ungrounded): the file is put back before it goes on', () => {
+  it('the reviewer’s own write, sent back (a finding ungrounded): the file is put back before it goes on', () => {
     const ghost = reviewJson([finding({ file: 'src/missing.ts' })]);
     const out = transition(stateBuilder().dispatched().loaded(), reviewerStop('critic', files({ critic: clean }), null, OWNER, { ownWrite: ghost }));
-    expect(find(out.effects, 'block')!.reason).toMatch(/Most of your findings do not match the files/);
+    expect(find(out.effects, 'block')!.reason).toMatch(/^1 finding in \.agents\/tmp\/phases\/review-1\/r1-critic\.json does not match the files \(ungrounded\)/);
     expect(find(out.effects, 'write')).toEqual({ type: 'write', path: '.agents/tmp/phases/review-1/r1-critic.json', content: ghost });
     expect(out.effects.some((e) => e.type === 'notify' && /changed after critic wrote it/.test(e.text))).toBe(true);
   });
 
   it('the reviewer’s own write is invalid and the file another agent wrote is valid: sent back with its own error, the file put back', () => {
     const out = transition(stateBuilder().dispatched().loaded(), reviewerStop('critic', files({ critic: clean }), null, OWNER, { ownWrite: '{oops' }));
-    expect(find(out.effects, 'block')!.reason).toMatch(/not valid JSON/);
+    expect(find(out.effects, 'block')!.reason).toMatch(/cannot be read as written: the JSON is not valid: line 1: /);
     expect(find(out.effects, 'write')).toEqual({ type: 'write', path: '.agents/tmp/phases/review-1/r1-critic.json', content: '{oops' });
     expect(out.state!.iterations[0]!.r1.reviewers.critic).toMatchObject({ status: 'running', failures: 1 });
   });
@@ -247,8 +247,14 @@ describe('a reviewer stops', () => {
     expect(heldReading(sha256(withIssue))).toMatchObject({ replaced: true });
   });
 
-  it('an invalid file loses to a valid final message', () => {
+  it('an invalid file is sent back, even with a valid review in the final message: the file is the review', () => {
     const out = transition(stateBuilder().dispatched().loaded(), reviewerStop('witness', files({ witness: '{oops' }), `\`\`\`json\n${clean}\n\`\`\``));
+    expect(out.state!.iterations[0]!.r1.reviewers.witness).toMatchObject({ status: 'running', failures: 1 });
+    expect(find(out.effects, 'block')!.reason).toMatch(/your final message does not replace it/);
+  });
+
+  it('an empty file gives way to the final message', () => {
+    const out = transition(stateBuilder().dispatched().loaded(), reviewerStop('witness', files({ witness: ' \n' }), `\`\`\`json\n${clean}\n\`\`\``));
     expect(out.state!.iterations[0]!.r1.reviewers.witness.status).toBe('valid');
   });
 
@@ -304,10 +310,10 @@ describe('a reviewer stops', () => {
     );
   });
 
-  it('a reviewer whose findings mostly do not match the files is told so once, then accepted', () => {
+  it('a reviewer any of whose findings do not match the files is shown them once, then accepted', () => {
     const ghost = reviewJson([finding({ file: 'src/missing.ts' })]);
     const first = transition(stateBuilder().reviewer('critic', { status: 'running', dispatches: 1 }).loaded(), reviewerStop('critic', files({ critic: ghost })));
-    expect(find(first.effects, 'block')!.reason).toMatch(/Most of your findings do not match the files:\n- src\/missing\.ts:3: src\/missing\.ts does not exist/);
+    expect(find(first.effects, 'block')!.reason).toMatch(/^1 finding in \S+ does not match the files \(ungrounded\):\n- issues\[0\] \(warning, src\/missing\.ts:3: [^)]*\): src\/missing\.ts does not exist/);
     expect(first.state!.iterations[0]!.r1.reviewers.critic).toMatchObject({ status: 'running', groundingWarned: true });
     const second = transition({ kind: 'ok', state: first.state! }, reviewerStop('critic', files({ critic: ghost })));
     expect(second.state!.iterations[0]!.r1.reviewers.critic.status).toBe('valid');
@@ -352,7 +358,7 @@ describe('the fixer stops', () => {
 
   it.each([
     ['no summary at all', '  \n', null, /r2-fix-summary\.md is missing or empty; the per-finding answers \(r2-fix-summary\.json\) are missing/],
-    ['answers not JSON', '- [fixed] x', '{', /r2-fix-summary\.json is not valid JSON/],
+    ['answers not JSON', '- [fixed] x', '{', /r2-fix-summary\.json: the JSON is not valid: line 1: the JSON ends before it is closed/],
     ['a decline without a reason', '- [declined] x', JSON.stringify({ fixes: [{ fingerprint: 'fp0', status: 'declined' }, { fingerprint: 'fp1', status: 'fixed', kind: 'patch' }] }), /fixes\[0\]\.reason: a declined, could_not_fix or escalate entry needs a reason/],
     ['a finding not answered', '- [fixed] x', answers(['fp0']), /has no answer for fp1/],
   ])('%s: the fixer is continued with what is wrong', (_, md, json, problem) => {
