@@ -703,4 +703,43 @@ describe.concurrent('minions review loop in the real CLI', () => {
       expect(r.read('src/price.js')).not.toContain('TODO');
     });
   });
+  test('13. reviews as models write them (a fence, `findings`, P0, `src/cart.js:10` paths, gutters, a diff quote): read as meant, the critical reaches the fixer, DONE', async () => {
+    // Written the way frontier models commonly write a review file, not the way the contract says.
+    const critic = [
+      'Here is my review of the change.',
+      '',
+      '```json',
+      JSON.stringify({ findings: [{ severity: 'P0', type: 'off-by-one', path: '`src/cart.js:10`', message: FINDING.offByOne.description, code: `10:${FINDING.offByOne.evidence}` }] }, null, 2),
+      '```',
+      '',
+    ].join('\n');
+    const hunter = JSON.stringify(
+      [{ severity: 'Medium', category: 'swallowed-error', file: '/src/config.js', lines: '7-9', description: FINDING.swallowed.description, evidence: `-${FINDING.swallowed.evidence.split('\n').join('\n-')}\n+  } catch (err) {\n+    if (err.code !== 'ENOENT') throw err;` }],
+      null,
+      2,
+    );
+    const scenario = sampleScenario({
+      name: 'model-written-reviews',
+      findings: (reviewer, i) => (i !== 1 ? [] : reviewer === 'critic' ? { invalidFirst: critic } : reviewer === 'silent-failure-hunter' ? { invalidFirst: hunter } : []),
+      fixer: (i) => (i === 1 ? [FIX.offByOne, FIX.swallowed] : []),
+    });
+    const r = await runLoop(scenario, { pluginDir, timeoutMs: RUN_TIMEOUT_MS });
+    explain(r, () => {
+      expectFinished(r, 'DONE', 2);
+      // Neither reviewer was sent back: both files were read as meant.
+      expect(r.hooks.filter((h) => h.event === 'SubagentStop' && h.decision === 'block')).toEqual([]);
+      const verdict = JSON.parse(r.readPhase('review-1/r1-verdict.json')!) as { findings: { severity: string; file: string; line: number; toFixer: boolean; unverified: boolean; interpretations: string[]; grounding: { status: string } }[] };
+      expect(verdict.findings).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ severity: 'critical', file: 'src/cart.js', line: 10, toFixer: true, unverified: false, grounding: expect.objectContaining({ status: 'grounded' }) }),
+          expect.objectContaining({ severity: 'warning', file: 'src/config.js', line: 7, toFixer: true, grounding: expect.objectContaining({ status: 'grounded' }) }),
+        ]),
+      );
+      expect(verdict.findings.find((f) => f.file === 'src/cart.js')!.interpretations).toEqual(expect.arrayContaining(['severity "P0" read as critical', 'line 10 taken from the path']));
+      const brief = JSON.parse(r.readPhase('review-1/r2-findings.json')!) as { findings: { severity: string; file: string }[] };
+      expect(brief.findings).toEqual(expect.arrayContaining([expect.objectContaining({ severity: 'critical', file: 'src/cart.js' })]));
+      expect(r.read('src/cart.js')).toContain('for (let i = 0; i < cart.length; i++)');
+      expect(r.readPhase('review-1/REVIEW.md')).toContain('## Read as meant');
+    });
+  });
 });
