@@ -703,7 +703,7 @@ describe.concurrent('minions review loop in the real CLI', () => {
       expect(r.read('src/price.js')).not.toContain('TODO');
     });
   });
-  test('13. reviews as models write them (a fence, `findings`, P0, `src/cart.js:10` paths, gutters, a diff quote): read as meant, the critical reaches the fixer, DONE', async () => {
+  test('14. reviews as models write them (a fence, `findings`, P0, `src/cart.js:10` paths, gutters, a diff quote): read as meant, the critical reaches the fixer, DONE', async () => {
     // Written the way frontier models commonly write a review file, not the way the contract says.
     const critic = [
       'Here is my review of the change.',

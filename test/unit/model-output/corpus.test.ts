@@ -4,6 +4,7 @@
  * every `sendback` variant is sent back with a message a model can act on, and an `either` variant is one
  * or the other, never misread. No message carries a parser offset or a raw invisible character.
  */
+import fc from 'fast-check';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseReview } from '../../../src/protocol/reviewer-output';
@@ -96,5 +97,39 @@ describe('the fixer corpus', () => {
       expect(message).toContain('/abs/r2-fix-summary.json');
       expectActionable(message);
     }
+  });
+});
+
+describe('packaging never changes what a review says', () => {
+  const finding = fc.record({
+    severity: fc.constantFrom('critical', 'warning', 'info'),
+    category: fc.constantFrom('logic-error', 'naming', 'injection'),
+    file: fc.constantFrom('src/a.ts', 'lib/b c.js', 'README.md'),
+    line: fc.option(fc.integer({ min: 1, max: 5000 }), { nil: null }),
+    description: fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim() !== ''),
+    evidence: fc.string({ maxLength: 40 }),
+    suggestion: fc.string({ maxLength: 20 }),
+  });
+  const packagings: [string, (json: string) => string][] = [
+    ['a fence', (j) => `\`\`\`json\n${j}\n\`\`\``],
+    ['prose around', (j) => `My review:\n\n${j}\n\nThanks.`],
+    ['a BOM', (j) => `\uFEFF${j}`],
+    ['a comment first', (j) => `// review\n${j}`],
+    ['a fence and prose', (j) => `Done.\n\`\`\`\n${j}\n\`\`\`\nBye.`],
+  ];
+
+  it('a review in any of these packagings reads as the bare review', () => {
+    fc.assert(
+      fc.property(fc.array(finding, { maxLength: 6 }), fc.constantFrom(...packagings), fc.boolean(), (issues, [, pack], indent) => {
+        const counts = { critical: 0, warning: 0, info: 0 };
+        for (const i of issues) counts[i.severity as keyof typeof counts]++;
+        const json = JSON.stringify({ issues, summary: { ...counts, verdict: issues.length ? 'issues_found' : 'clean' } }, null, indent ? 2 : 0);
+        const bare = parseReview(json);
+        const packed = parseReview(pack(json));
+        expect(bare.ok).toBe(true);
+        expect(packed).toMatchObject({ ok: true, issues: bare.ok ? bare.issues : [], counts: bare.ok ? bare.counts : {} });
+      }),
+      { numRuns: 300 },
+    );
   });
 });
