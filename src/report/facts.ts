@@ -20,6 +20,8 @@ export interface FindingFact {
   description: string;
   reporters: string[];
   status: MergedFinding['status'];
+  /** Not found in the code as quoted: sent to the fixer to check (critical or warning). */
+  unverified?: true;
 }
 
 export interface RoundFacts {
@@ -99,6 +101,7 @@ const factOf = (round: number, f: MergedFinding): FindingFact => ({
   description: f.description,
   reporters: [...f.reporters],
   status: f.status,
+  ...(f.unverified ? { unverified: true as const } : {}),
 });
 
 export function loopFacts(input: FactsInput): LoopFacts {
@@ -163,7 +166,7 @@ export function loopFacts(input: FactsInput): LoopFacts {
     open: lastVerdict ? lastVerdict.findings.filter((f) => f.toFixer).map((f) => factOf(lastVerdictRound!, f)) : [],
     contested: lastVerdict ? lastVerdict.findings.filter((f) => f.status === 'CONTESTED').map((f) => factOf(lastVerdictRound!, f)) : [],
     escalated: [...escalated.values()],
-    ungrounded: lastVerdict ? lastVerdict.findings.filter((f) => f.grounding.status === 'ungrounded').length : 0,
+    ungrounded: lastVerdict ? lastVerdict.findings.filter((f) => f.grounding.status === 'ungrounded' && !f.unverified).length : 0,
     totalChange: input.totalChange,
     cost: { ...loopCost(state), budget: state.rules.maxTokens },
     files: { phases: input.phasesDir, report: `${input.phasesDir}${REPORT_NAME}` },

@@ -29,7 +29,7 @@ function tokensCell(r: RoundFacts): string {
 }
 
 function findingLine(f: FindingFact): string {
-  return `- **${f.severity}** ${where(f.file, f.line)} (${inline(f.category, 40)}, ${f.status}; ${f.reporters.join(', ')}): ${inline(f.description, 300)}`;
+  return `- **${f.severity}** ${where(f.file, f.line)} (${inline(f.category, 40)}, ${f.status}${f.unverified ? ', unverified: not found in the code as quoted' : ''}; ${f.reporters.join(', ')}): ${inline(f.description, 300)}`;
 }
 
 export function renderLoopReport(facts: LoopFacts): string {
@@ -71,7 +71,7 @@ export function renderLoopReport(facts: LoopFacts): string {
   out.push('', `## Still open${last ? ` after round ${last}` : ''}`, '');
   if (facts.open.length === 0) out.push('Nothing: no open finding.');
   else listing(out, facts.open, 'open findings', facts, last);
-  if (facts.ungrounded > 0) out.push('', `${plural(facts.ungrounded, 'finding')} of the last round did not match the code (ungrounded) and were not counted.`);
+  if (facts.ungrounded > 0) out.push('', `${plural(facts.ungrounded, 'info finding')} of the last round did not match the code (ungrounded) and ${facts.ungrounded === 1 ? 'was' : 'were'} not counted; every such critical or warning finding went to the fixer unverified.`);
 
   out.push('', '## Contested', '');
   if (facts.contested.length === 0) out.push('Nothing contested.');

@@ -160,6 +160,18 @@ describe('reports of a large round list the first findings and say where the res
     expect(text).not.toContain('are listed here');
   });
 
+  it('an unverified critical stays visible: UNVERIFIED in REVIEW.md, marked in REPORT.md, never counted as dropped', () => {
+    const loop = loopOf([{ reports: { witness: [{ ...F.ghost, severity: 'critical' }] } }]);
+    const v = loop.verdicts[0]!;
+    expect(v.findings).toEqual([expect.objectContaining({ unverified: true, toFixer: true })]);
+    const review = renderReviewReport({ verdict: v, answers: null, fix: 'pending', checks: null });
+    expect(review).toContain('UNVERIFIED (sent to the fixer to check): src/payments.js does not exist');
+    expect(review).toContain('1 critical or warning finding unverified: not found in the code as quoted, so sent to the fixer to check and fix or decline');
+    const report = renderLoopReport(loopFacts({ ...loop, totalChange: CHANGE, phasesDir: PHASES }));
+    expect(report).toMatch(/- \*\*critical\*\* `src\/payments\.js:12` \(security, NEW, unverified: not found in the code as quoted; witness\)/);
+    expect(report).not.toContain('did not match the code (ungrounded)');
+  });
+
   it('REPORT.md: the first MAX_LISTED open findings, and the round verdict that has them all', () => {
     const loop = worseSecondRound();
     const verdicts = [loop.verdicts[0]!, manyFindings(loop.verdicts[1]!, MAX_LISTED + 1)];

@@ -39,6 +39,10 @@ describe('readSources: each name as written, without a/ or b/, or the one file m
     ['src/nope.js', { kind: 'missing' }],
     ['src', { kind: 'not-a-file' }],
     ['../outside.js', { kind: 'outside' }],
+    ['/src/calc.js', { kind: 'file', rel: 'src/calc.js', via: 'without-leading-slash' }],
+    ['calc.js', { kind: 'file', rel: 'src/calc.js', via: 'by-file-name' }],
+    ['Widget.tsx', { kind: 'file', rel: 'src/Widget.tsx', via: 'by-file-name' }],
+    ['/nope.js', { kind: 'outside' }],
   ])('%s', (name, expected) => {
     const dir = project();
     expect(kindOf(readSources(dir.root, [review(name)])[name.replace(/^\.\//, '')])).toEqual(expected);
@@ -48,6 +52,16 @@ describe('readSources: each name as written, without a/ or b/, or the one file m
     const dir = project();
     const name = path.join(dir.root, 'src/calc.js');
     expect(kindOf(readSources(dir.root, [review(name)])[name])).toEqual({ kind: 'file', rel: 'src/calc.js', via: 'as-written' });
+  });
+
+  it('a path from the folder above the project is read without that folder; a bare name of several files is ambiguous', () => {
+    const dir = testdir({ 'src/index.js': 'a\n', 'lib/index.js': 'b\n', 'node_modules/x/calc.js': 'c\n', 'src/calc.js': 'd\n' }, { git: false });
+    const inRepo = `${path.basename(dir.root)}/src/index.js`;
+    const sources = readSources(dir.root, [review(inRepo, 'index.js', 'calc.js')]);
+    expect(kindOf(sources[inRepo])).toEqual({ kind: 'file', rel: 'src/index.js', via: 'without-folder-prefix' });
+    expect(kindOf(sources['index.js'])).toEqual({ kind: 'missing', similar: ['lib/index.js', 'src/index.js'] });
+    // node_modules is not looked in: the one calc.js of the project's own.
+    expect(kindOf(sources['calc.js'])).toEqual({ kind: 'file', rel: 'src/calc.js', via: 'by-file-name' });
   });
 
   it('one file named three ways is read once', () => {
