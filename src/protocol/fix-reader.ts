@@ -16,7 +16,7 @@ export type FixRead = { ok: true; summary: FixSummary; notes: string[] } | { ok:
 
 const keyOf = (key: string): string => key.toLowerCase().replace(/[\s_-]+/g, '');
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const kindOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'string' ? `a string (${JSON.stringify(v.slice(0, 40))})` : typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`);
+const kindOf = texts.valueKind;
 
 function pick(obj: Record<string, unknown>, names: readonly string[]): { key: string; value: unknown } | null {
   const keys = Object.keys(obj);

@@ -5,7 +5,15 @@
  * these are in core/prompts.ts.
  */
 const list = (items: readonly (string | number)[]): string => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`);
-const q = (key: string): string => `\`${key}\``;
+const q = (key: string): string => `\`${shownRaw(key)}\``;
+/** Invisible characters named by their code point: a model cannot act on what it cannot see. */
+const shownRaw = (text: string): string => text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (ch) => `<U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`);
+/** A value the model wrote, quoted as JSON, its invisible characters named. */
+const shown = (text: string): string => shownRaw(JSON.stringify(text));
+
+/** A value as a message describes it: its kind, and a string's first characters. */
+export const valueKind = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'string' ? `a string (${shown(v.slice(0, 40))})` : typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
 
 /** Interpretations: what was read other than as the contract writes it. */
 export const read = {
@@ -19,16 +27,16 @@ export const read = {
   topArray: 'read a top-level array as the list of issues',
   wrapper: (key: string) => `read the review inside ${q(key)}`,
   summaryFromFindings: (why: 'missing' | 'shape') => `summary ${why === 'missing' ? 'missing' : 'not in the expected shape'}: the findings decide`,
-  severity: (found: string, meant: string) => `severity ${JSON.stringify(found)} read as ${meant}`,
+  severity: (found: string, meant: string) => `severity ${shown(found)} read as ${meant}`,
   line: (found: string, line: number | null) => (line === null ? `line ${found} read as no line (the quote's line is taken)` : `line ${found} read as ${line}`),
   lineFromKey: (key: string, line: number) => `line taken from ${q(key)} (${line})`,
   lineFromPath: (line: number) => `line ${line} taken from the path`,
-  path: (found: string, meant: string) => `path ${JSON.stringify(found)} read as ${meant}`,
+  path: (found: string, meant: string) => `path ${shown(found)} read as ${meant}`,
   evidenceLines: 'evidence given as an array of lines, joined',
   category: 'no category given: read as "general"',
-  status: (found: string, meant: string) => `status ${JSON.stringify(found)} read as ${meant}`,
+  status: (found: string, meant: string) => `status ${shown(found)} read as ${meant}`,
   kind: 'no kind given for a fixed answer: read as "patch"',
-  fingerprint: (found: string, meant: string) => `fingerprint ${JSON.stringify(found)} read as ${meant}`,
+  fingerprint: (found: string, meant: string) => `fingerprint ${shown(found)} read as ${meant}`,
   answersMap: 'read the answers given as a map by fingerprint',
 } as const;
 
@@ -70,8 +78,8 @@ export const problem = {
   issuesNotList: (key: string, found: string) => `found ${q(key)} as ${found}, expected a list: write "issues": [ {…}, … ]`,
   issueNotObject: (i: number, found: string) => `issues[${i}] is ${found}, not an object: write each finding as {"severity": …, "category": …, "file": …, "line": …, "description": …, "evidence": …}`,
   severityMissing: (i: number) => `issues[${i}] has no severity: add "severity": "critical", "warning" or "info"`,
-  severityTemplate: (i: number, found: string) => `issues[${i}].severity is ${JSON.stringify(found)}, copied from the template: choose one of "critical", "warning" or "info"`,
-  severityUnknown: (i: number, found: string) => `issues[${i}].severity is ${JSON.stringify(found)}: write one of "critical", "warning" or "info"`,
+  severityTemplate: (i: number, found: string) => `issues[${i}].severity is ${shown(found)}, copied from the template: choose one of "critical", "warning" or "info"`,
+  severityUnknown: (i: number, found: string) => `issues[${i}].severity is ${shown(found)}: write one of "critical", "warning" or "info"`,
   fieldMissing: (i: number, field: string, how: string) => `issues[${i}] has no ${field}: add "${field}": ${how}`,
   fieldNotText: (i: number, field: string, found: string) => `issues[${i}].${field} is ${found}: write it as a "string"`,
   lineUnreadable: (i: number, found: string) => `issues[${i}].line is ${found}: write the line number (e.g. 12), or null for the whole file`,
@@ -81,9 +89,9 @@ export const problem = {
   fixNotObject: (i: number, found: string) => `fixes[${i}] is ${found}, not an object: write {"fingerprint": …, "status": …, "kind": …, "reason": …}`,
   fixStatusMissing: (i: number) => `fixes[${i}] has no status: add "status": "fixed", "declined", "could_not_fix" or "escalate"`,
   fixStatusUnknown: (i: number, found: string) =>
-    `fixes[${i}].status is ${JSON.stringify(found)}: write one of "fixed", "declined", "could_not_fix" or "escalate" (a partial fix is "could_not_fix" with a reason saying what is left)`,
-  fixStatusTemplate: (i: number, found: string) => `fixes[${i}].status is ${JSON.stringify(found)}, copied from the template: choose one of "fixed", "declined", "could_not_fix" or "escalate"`,
-  fixKindUnknown: (i: number, found: string) => `fixes[${i}].kind is ${JSON.stringify(found)}: write "patch" or "structural"`,
+    `fixes[${i}].status is ${shown(found)}: write one of "fixed", "declined", "could_not_fix" or "escalate" (a partial fix is "could_not_fix" with a reason saying what is left)`,
+  fixStatusTemplate: (i: number, found: string) => `fixes[${i}].status is ${shown(found)}, copied from the template: choose one of "fixed", "declined", "could_not_fix" or "escalate"`,
+  fixKindUnknown: (i: number, found: string) => `fixes[${i}].kind is ${shown(found)}: write "patch" or "structural"`,
   fingerprintMissing: (i: number) => `fixes[${i}] has no fingerprint: add "fingerprint" from r2-findings.json`,
-  fingerprintAmbiguous: (found: string, matches: readonly string[]) => `the fingerprint ${JSON.stringify(found)} starts ${matches.length} open findings (${list(matches)}): write the whole fingerprint`,
+  fingerprintAmbiguous: (found: string, matches: readonly string[]) => `the fingerprint ${shown(found)} starts ${matches.length} open findings (${list(matches)}): write the whole fingerprint`,
 } as const;

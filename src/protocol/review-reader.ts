@@ -52,7 +52,7 @@ export function readSeverity(value: string): Severity | 'template' | null {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const kindOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'string' ? `a string (${JSON.stringify(v.slice(0, 40))})` : typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`);
+const kindOf = texts.valueKind;
 
 /** The first key of `obj` that is one of `names` (compared as keyOf). */
 function pick(obj: Record<string, unknown>, names: readonly string[]): { key: string; value: unknown } | null {

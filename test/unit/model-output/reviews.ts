@@ -230,6 +230,7 @@ const SHAPES: ReviewVariant[] = [
   { name: 'a severity missing', text: pretty(review([without(A, 'severity'), B])), label: 'sendback', says: /issues\[0\] has no severity: add "severity"/ },
   { name: 'the template severity', text: pretty(review([{ ...A, severity: 'critical|warning|info' }, B])), label: 'sendback', says: /copied from the template/ },
   { name: 'an unknown severity', text: pretty(review([{ ...A, severity: 'urgent-ish' }, B])), label: 'sendback', says: /severity is "urgent-ish": write one of/ },
+  { name: 'an unknown severity with an invisible character', text: pretty(review([{ ...A, severity: 'urgent\u200b' }, B])), label: 'sendback', says: /severity is "urgent<U\+200B>"/ },
   { name: 'a numeric severity', text: pretty(review([{ ...A, severity: 2 }, B])), label: 'sendback', says: /issues\[0\]\.severity is number 2: write it as a "string"/ },
   { name: 'a description missing', text: pretty(review([without(A, 'description'), B])), label: 'sendback', says: /issues\[0\] has no description/ },
   { name: 'a file missing', text: pretty(review([without(A, 'file'), B])), label: 'sendback', says: /issues\[0\] has no file/ },
