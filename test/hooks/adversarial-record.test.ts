@@ -237,7 +237,7 @@ describe.concurrent('files made huge (a sparse truncate, cheap for the agent)', 
     huge(loop.dir.abs(reviewerFile(1, 'critic')));
     const r = await runHook('on-subagent-stop', subagentStop('minions:critic', loop.common()), { projectDir: loop.root });
     expect(r).toMatchObject({ code: 0, stderr: '' });
-    expect(r.stdout).toMatchObject({ decision: 'block', reason: expect.stringMatching(/^No review output found/) });
+    expect(r.stdout).toMatchObject({ decision: 'block', reason: expect.stringMatching(/^No review found: \/\S+r1-critic\.json is missing or empty/) });
   });
 
   it('record.json of 540 MB vouches for nothing: the Stop names it and never says DONE', async () => {
