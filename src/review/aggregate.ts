@@ -142,10 +142,11 @@ export function aggregateRound(input: RoundInput): Verdict {
     const read = kept?.rows ?? null;
     const interpreted = parsed?.ok ? parsed.interpreted : undefined;
     const mine = findings.map((finding, i): Reported => {
-      const notes = interpreted?.[i] ? { interpreted: interpreted[i] } : {};
-      if (read) return { reviewer: r, finding, key: read[i]!.key, grounding: read[i]!.grounding, ...notes };
-      const grounding = grounder.ground(finding);
-      return { reviewer: r, finding, key: identity(finding, grounding), grounding, ...notes };
+      const grounding = read ? read[i]!.grounding : grounder.ground(finding);
+      const key = read ? read[i]!.key : identity(finding, grounding);
+      // Read other than as written: the reader's notes, and a line taken from where the quote was found.
+      const notes = [...(interpreted?.[i] ?? []), ...(finding.line === null && grounding.line !== null ? [reviewTexts.lineFromQuote(grounding.line)] : [])];
+      return { reviewer: r, finding, key, grounding, ...(notes.length ? { interpreted: notes } : {}) };
     });
     reported.push(...mine);
     const grounded = mine.filter((m) => m.grounding.status !== 'ungrounded').map((m) => m.finding);

@@ -26,3 +26,6 @@ export function stuckClasses(outcomes: readonly EscalationOutcome[]): string {
     })
     .join(' | ');
 }
+
+/** A finding written without a line (or line 0): the verdict's line is where its quote was found. */
+export const lineFromQuote = (line: number): string => `no line given: line ${line}, where the quote was found`;
