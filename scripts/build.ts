@@ -177,12 +177,57 @@ export function pluginReadme(manifest: { version: string; homepage?: string }): 
   ].join('\n');
 }
 
-/** Copies SHIPPED from `from` (a repository root) into `dest`, replacing what was there, and writes WRITTEN. */
+/** Copies SHIPPED from `from` (a repository root) into `dest`, replacing what was there, writes WRITTEN, and generates the Codex CLI agents. */
 export function assemblePlugin(from = root, dest = path.join(root, PLUGIN_DIR)): void {
   fs.rmSync(dest, { recursive: true, force: true });
   for (const rel of SHIPPED) fs.cpSync(path.join(from, rel), path.join(dest, rel), { recursive: true });
   const manifest = JSON.parse(fs.readFileSync(path.join(from, '.claude-plugin', 'plugin.json'), 'utf8')) as { version: string; homepage?: string };
   fs.writeFileSync(path.join(dest, 'README.md'), pluginReadme(manifest));
+  const agents = path.join(from, 'agents');
+  fs.mkdirSync(path.join(dest, CODEX_AGENTS_DIR), { recursive: true });
+  for (const file of fs.readdirSync(agents).filter((f) => f.endsWith('.md')).sort()) {
+    const agent = codexAgent(fs.readFileSync(path.join(agents, file), 'utf8'));
+    fs.writeFileSync(path.join(dest, CODEX_AGENTS_DIR, `${agent.file}.toml`), agent.toml);
+  }
+}
+
+/**
+ * Codex CLI registers custom agents only from $CODEX_HOME/agents/*.toml, not from a plugin's agents/*.md
+ * (measured on 0.171.0): the six are generated here from the same Markdown, for the install step to copy.
+ * Codex has no per-agent tool list; sandbox_mode stands in for it: read-only for an agent whose tools
+ * edit nothing but its own findings file (the hooks write that file from a ```json answer), else
+ * workspace-write. The hooks' gates hold on every host either way.
+ */
+export const CODEX_AGENTS_DIR = 'codex/agents';
+
+/** The folders of plugin/ that the build generates rather than copies. */
+export const GENERATED = ['codex'];
+
+export function codexAgent(markdown: string): { file: string; toml: string } {
+  const match = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(markdown);
+  if (!match) throw new Error('an agent file without front matter');
+  const fields = Object.fromEntries(
+    match[1]!.split('\n').flatMap((line) => {
+      const at = line.indexOf(':');
+      return at > 0 ? [[line.slice(0, at).trim(), line.slice(at + 1).trim()] as const] : [];
+    }),
+  );
+  const name = fields.name;
+  if (!name || !fields.description || !fields.tools) throw new Error('an agent file without a name, description or tools');
+  const tools = fields.tools.split(',').map((t) => t.trim());
+  const writesProject = tools.includes('Edit');
+  const note = writesProject
+    ? ''
+    : '\n\n## In Codex CLI\nYour sandbox is read-only: do not write your findings file. End your turn with your JSON findings, exactly as the file would hold them, in one ```json fenced block: the hooks validate it and write the file for you.\n';
+  // JSON's string escapes are TOML's basic-string escapes.
+  const toml = [
+    `name = ${JSON.stringify(`minions:${name}`)}`,
+    `description = ${JSON.stringify(fields.description)}`,
+    `sandbox_mode = ${JSON.stringify(writesProject ? 'workspace-write' : 'read-only')}`,
+    `developer_instructions = ${JSON.stringify(`${match[2]!.trim()}${note}`)}`,
+    '',
+  ].join('\n');
+  return { file: name, toml };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -1,4 +1,5 @@
 /** The core's vocabulary: what the shell observed (events), what it must do (effects), what it loaded. */
+import type { Host } from '../protocol/hosts';
 import type { Reviewer } from '../protocol/agents';
 import type { Command } from './args';
 import type { FixRound } from '../review/classes';
@@ -121,6 +122,8 @@ export type Event =
       baseline?: CheckRun[];
       /** The git dir's files and the files the checks run outside the snapshot, as they are at the start. */
       pins?: PinRecord | null;
+      /** The host whose session sends the command, recorded in the state it starts (default Claude Code). */
+      host?: Host;
     })
   | (Base & { kind: 'prompt' })
   | (Base & {

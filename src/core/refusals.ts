@@ -5,6 +5,7 @@ import type { State } from '../state/schema';
 import type { OpaqueReason } from '../bash/effects';
 import { PREFIX, truncate } from '../protocol/text';
 import { ago } from '../report/texts';
+import { HOST_NAMES, type Host } from '../protocol/hosts';
 import { iterationText } from './prompts';
 
 export const USAGE =
@@ -118,4 +119,9 @@ export const refuse = {
   notOwner: (): string =>
     `${PREFIX} the review loop in this project belongs to another session; run /minions:cancel there, or /minions:cancel --force here.`,
   noLoop: (): string => `${PREFIX} no review loop is running in this project.`,
+  /** A session of another host than the one that started the running loop: its hooks leave that loop alone. */
+  otherHost: (state: State, started: Host, current: Host): string =>
+    `${PREFIX} the review loop in this project was started under ${HOST_NAMES[started]} (${state.currentPhase}, ${iterationText(state)}, "${truncate(state.task, 60)}"); ` +
+    `the hooks of this ${HOST_NAMES[current]} session neither advance nor gate it. Carry it on in ${HOST_NAMES[started]}, ` +
+    'or take over here with /minions:review --force <task> (the running loop is archived), or end it with /minions:cancel --force.',
 };

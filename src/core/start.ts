@@ -24,6 +24,7 @@ export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command
   const initial: State = {
     ...initialState(event.sessionId, command.task, command.maxIterations, event.head, event.now, command.rules, event.tree ?? null),
     root: event.root ?? null,
+    host: event.host ?? 'claude-code',
     checks: { commands: command.checks.commands, timeoutSeconds: command.checks.timeoutSeconds, baseline: baseline.map(outcomeOf) },
     layer0: { disabled: command.layer0.disabled },
     changedFiles: event.changedFiles,
@@ -94,6 +95,7 @@ export function initialState(
     status: 'in_progress',
     task,
     sessionId,
+    host: 'claude-code',
     iteration: 1,
     maxIterations,
     currentPhase: 'R1',

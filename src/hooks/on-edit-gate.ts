@@ -1,5 +1,5 @@
 /**
- * PreToolUse on Edit|Write|MultiEdit|NotebookEdit: which file may be written in this phase, by whom.
+ * PreToolUse on Edit|Write|MultiEdit|NotebookEdit|apply_patch: which file may be written in this phase, by whom.
  * The plugin's own files are allowed outright (no permission prompt); project files are left to the user.
  */
 import path from 'node:path';
@@ -16,8 +16,10 @@ void runHook({
   event: 'PreToolUse',
   payload: PreToolUsePayload,
   handle(payload, ctx) {
-    // Every path the input names, under either key: a bogus file_path must not hide a notebook_path.
-    const raws = [payload.tool_input.file_path, payload.tool_input.notebook_path].filter((p): p is string => typeof p === 'string' && p.length > 0);
+    // Every path the input names, under any key: a bogus file_path must not hide a notebook_path, and an
+    // apply_patch names each of its files (file_paths, from the runner's host adapter).
+    const listed = Array.isArray(payload.tool_input.file_paths) ? (payload.tool_input.file_paths as unknown[]) : [];
+    const raws = [payload.tool_input.file_path, payload.tool_input.notebook_path, ...listed].filter((p): p is string => typeof p === 'string' && p.length > 0);
     if (raws.length === 0) return [];
     const places = protectedPlaces(ctx.root);
     const state = stateOf(ctx.load());

@@ -50,7 +50,7 @@ void runHook({
     return ctx.transact(() => {
       const seen = startObservation(ctx.root);
       // After the baseline, like the base snapshot: what the checks write as they run is part of the start.
-      return { kind: 'command', command, sessionId, now: ctx.now, root: ctx.root, ...seen, baseline, pins: startPins(ctx.root, command.checks.commands, seen.tree) };
+      return { kind: 'command', command, sessionId, now: ctx.now, root: ctx.root, ...seen, baseline, pins: startPins(ctx.root, command.checks.commands, seen.tree), host: ctx.host };
     });
   },
 });

@@ -1,9 +1,14 @@
 /** The one hook runner: stdin → payload → (lock → load → transition → save → effects) → stdout. */
 import type * as z from 'zod/mini';
 import type { Effect, Event, Loaded } from '../core/transition';
+import { isActive, stateOf } from '../core/loop-state';
+import * as refusals from '../core/refusals';
+import type { Host } from '../protocol/hosts';
+import type { State } from '../state/schema';
 import { describeZodError } from '../protocol/zod';
 import { HookFailure } from './errors';
 import { allowJitTuning } from './jit';
+import { detectHost, normalisePayload, renderForHost } from './hosts';
 import { readStdin, renderOutput, reportError, writeStdout, type HookEventName } from './io';
 import { projectRoot } from './project';
 import { load } from './store';
@@ -12,6 +17,8 @@ import type { transact } from './transact';
 export interface HookContext {
   root: string;
   now: string;
+  /** The agent host that ran the hook (shell/hosts.ts). */
+  host: Host;
   /** An unlocked read, for deciding quickly that there is nothing to do. */
   load(): Loaded;
   /** One locked read-decide-write; returns the answers (block, deny, context, notify, refuse). */
@@ -52,7 +59,10 @@ export async function runHook<P>(spec: HookSpec<P>): Promise<void> {
     } catch {
       throw new HookFailure('bad-payload', `ignored a ${spec.event} payload that is not JSON (${raw.length} bytes)`);
     }
-    const parsed = spec.payload.safeParse(data);
+    const host = detectHost(process.env, data);
+    const normalised = normalisePayload(spec.event, data);
+    if (normalised.kind === 'ignore') return;
+    const parsed = spec.payload.safeParse(normalised.data);
     if (!parsed.success) throw new HookFailure('bad-payload', `ignored a malformed ${spec.event} payload: ${describeZodError(parsed.error)}`);
     const payload = parsed.data;
     const root = projectRoot((payload as { cwd?: string }).cwd);
@@ -60,16 +70,53 @@ export async function runHook<P>(spec: HookSpec<P>): Promise<void> {
     const ctx: HookContext = {
       root,
       now,
+      host,
       load: () => load(root),
       transact: (makeEvent) => {
         if (!spec.transact) throw new HookFailure('internal', `${spec.name} does not change the state`);
-        return spec.transact(root, now, makeEvent);
+        return hostTransact(spec.transact, root, now, host, makeEvent);
       },
     };
-    writeStdout(renderOutput(spec.event, await spec.handle(payload, ctx)));
+    let effects = await spec.handle(payload, ctx);
+    if (spec.event === 'UserPromptSubmit') effects = withOtherHostNote(effects, ctx.load(), host);
+    writeStdout(renderForHost(host, spec.event, renderOutput(spec.event, effects)));
   } catch (err) {
     const message = err instanceof HookFailure ? err.message : `internal error, the action proceeds unchecked: ${(err as Error)?.message ?? String(err)}`;
     reportError(spec.name, message, err);
   }
   process.exitCode = 0;
+}
+
+/** A running loop that another host's session started: this host's hooks neither advance nor gate it. */
+function otherHostLoop(loaded: Loaded, host: Host): State | null {
+  const state = stateOf(loaded);
+  return state && isActive(state) && state.host !== host ? state : null;
+}
+
+/**
+ * The locked transaction, held to the loop's host: an event of another host's session is dropped under
+ * the lock (only a forced /minions:review takes the loop over, archiving it), and a command so dropped
+ * is refused with the reason.
+ */
+async function hostTransact(run: typeof transact, root: string, now: string, host: Host, makeEvent: (loaded: Loaded) => Event | null): Promise<Effect[]> {
+  let foreign: State | null = null;
+  let command = false;
+  const effects = await run(root, now, (loaded) => {
+    const event = makeEvent(loaded);
+    const other = event ? otherHostLoop(loaded, host) : null;
+    if (!event || !other || (event.kind === 'command' && event.command.kind === 'review' && event.command.force)) return event;
+    foreign = other;
+    command = event.kind === 'command';
+    return null;
+  });
+  if (!foreign) return effects;
+  const state: State = foreign;
+  return command ? [{ type: 'refuse', reason: refusals.refuse.otherHost(state, state.host, host) }] : [];
+}
+
+/** A prompt in a project whose running loop another host started gets a line saying so (unless it was refused already). */
+function withOtherHostNote(effects: Effect[], loaded: Loaded, host: Host): Effect[] {
+  const other = otherHostLoop(loaded, host);
+  if (!other || effects.some((e) => e.type === 'refuse' || e.type === 'notify')) return effects;
+  return [...effects, { type: 'notify', text: refusals.refuse.otherHost(other, other.host, host) }];
 }

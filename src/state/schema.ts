@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { REVIEWERS } from '../protocol/agents';
+import { HOSTS } from '../protocol/hosts';
 import { ClassRung, EscalationReason } from '../protocol/verdict-schema';
 import { CheckOutcome } from '../protocol/check-runs';
 import { count, positiveInt } from '../protocol/zod';
@@ -13,7 +14,7 @@ export const STATE_VERSION = 1;
  * hooks that saved the state, and hooks of the same shape trust their own copy of it (shell/store.ts);
  * a state saved by other hooks (an update of the plugin during a loop) is checked against the schema.
  */
-export const STATE_SHAPE = '9dde2647d27cb268';
+export const STATE_SHAPE = '99644b9075228244';
 
 /**
  * The schemas, built when a state is first checked rather than when a hook starts: a hook that never
@@ -143,6 +144,8 @@ function build() {
     status: z.enum(['in_progress', 'done', 'stopped', 'cancelled']),
     task: z.string(),
     sessionId: z.string().check(z.minLength(1)),
+    /** The agent host whose session started the loop; only that host's hooks advance it. A state without it was started in Claude Code. */
+    host: z._default(z.enum(HOSTS), 'claude-code'),
     iteration: positiveInt(),
     maxIterations: z.int().check(z.minimum(1), z.maximum(20)),
     currentPhase: Phase,
