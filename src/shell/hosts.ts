@@ -82,6 +82,8 @@ export function normalisePayload(event: string, data: unknown): Normalised {
   if (event !== 'PreToolUse' || typeof out.tool_name !== 'string') return { kind: 'payload', data: out };
 
   const tool = out.tool_name;
+  // A tool_input that is not an object is left for the schema to refuse, but for a raw apply_patch text.
+  if (!isObject(out.tool_input) && !(tool === 'apply_patch' && typeof out.tool_input === 'string')) return { kind: 'payload', data: out };
   const input: Json = isObject(out.tool_input) ? { ...out.tool_input } : {};
   if ((TOOL_NAMES.dispatch as readonly string[]).includes(tool)) {
     if (input.subagent_type === undefined && typeof input.agent_type === 'string') input.subagent_type = input.agent_type;

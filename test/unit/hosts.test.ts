@@ -67,7 +67,7 @@ describe('normalisePayload', () => {
 
   it('leaves what it does not know to the hook schema', () => {
     expect(normalisePayload('PreToolUse', 'text')).toEqual({ kind: 'payload', data: 'text' });
-    expect(normalisePayload('PreToolUse', { session_id: 's', tool_name: 'Read', tool_input: 5 })).toEqual({ kind: 'payload', data: { session_id: 's', tool_name: 'Read', tool_input: {} } });
+    expect(normalisePayload('PreToolUse', { session_id: 's', tool_name: 'Bash', tool_input: 5 })).toEqual({ kind: 'payload', data: { session_id: 's', tool_name: 'Bash', tool_input: 5 } });
   });
 });
 
