@@ -41,12 +41,24 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          exclude: ['test/e2e/other-hosts.test.ts'],
           testTimeout: paced(600_000),
           hookTimeout: paced(300_000),
           // One file at a time; within one, the scenarios of a describe.concurrent run a few at once
           // (each has its own project, HOME and model server).
           fileParallelism: false,
           maxConcurrency: 3,
+        },
+      },
+      {
+        // GitHub Copilot CLI and Codex CLI, beside the Claude Code runs (a project of their own, so that
+        // their file runs alongside the e2e project's files rather than after them).
+        test: {
+          name: 'hosts-e2e',
+          include: ['test/e2e/other-hosts.test.ts'],
+          testTimeout: paced(600_000),
+          hookTimeout: paced(300_000),
+          maxConcurrency: 4,
         },
       },
     ],

@@ -221,7 +221,10 @@ export async function runHostLoop(host: HostName, scenario: Scenario, opts: { pl
     host === 'codex'
       ? await startResponsesServer(policy, { logFile: modelLog })
       : await startModelServer(
-          (req) => policy(req.headers['x-interaction-type'] === 'conversation-subagent' ? { ...req, agentId: 'copilot-subagent' } : req),
+          (req) => {
+            if (req.headers['x-interaction-type'] === 'conversation-subagent') req.agentId = 'copilot-subagent';
+            return policy(req);
+          },
           { logFile: modelLog },
         );
   const timeoutMs = opts.timeoutMs ?? paced(300_000);
@@ -247,8 +250,7 @@ export async function runHostLoop(host: HostName, scenario: Scenario, opts: { pl
           seen.add(b.tool_use_id);
           const call = calls.get(b.tool_use_id)!;
           const text = contentText(b.content) || (typeof b.content === 'string' ? b.content : JSON.stringify(b.content ?? ''));
-          const agent = rec.request?.agentId ?? (rec.request?.headers['x-interaction-type'] === 'conversation-subagent' ? 'subagent' : undefined);
-          results.push({ name: call.name, input: (call.input ?? {}) as Record<string, unknown>, agent, text, isError: b.is_error === true });
+          results.push({ name: call.name, input: (call.input ?? {}) as Record<string, unknown>, agent: rec.request?.agentId, text, isError: b.is_error === true });
         }
       }
     }

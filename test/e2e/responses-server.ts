@@ -105,21 +105,27 @@ export function ownItems(items: Item[], agent: string | undefined): Item[] {
   return [...items.slice(first, k), { type: 'message', role: 'user', content: [{ type: 'input_text', text: message }] }, ...items.slice(k + 1)];
 }
 
-/** The agents the main agent spawned that have not given their final answer yet (by task name). */
+/**
+ * The agents the main agent spawned that have not given their final answer yet (by task path). A spawn
+ * counts once Codex answered it with the agent's task name: a spawn a hook refused started nothing.
+ */
 export function pendingAgents(body: Record<string, unknown>): string[] {
+  const items = (Array.isArray(body.input) ? body.input : []) as Item[];
+  const spawns = new Set(items.filter((i) => i.type === 'function_call' && i.name === 'spawn_agent').map((i) => String(i.call_id)));
   const spawned: string[] = [];
   const answered = new Set<string>();
-  for (const item of (Array.isArray(body.input) ? body.input : []) as Item[]) {
-    if (item.type === 'function_call' && item.name === 'spawn_agent') {
+  for (const item of items) {
+    if (item.type === 'function_call_output' && spawns.has(String(item.call_id))) {
       try {
-        spawned.push(String((JSON.parse(String(item.arguments)) as { task_name?: string }).task_name));
+        const task = (JSON.parse(String(item.output)) as { task_name?: unknown }).task_name;
+        if (typeof task === 'string') spawned.push(task);
       } catch {
-        /* not a spawn we made */
+        /* refused: no agent */
       }
     }
     if (item.type === 'agent_message') {
       for (const t of texts(item.content)) {
-        const from = /^Message Type: FINAL_ANSWER[\s\S]*?^Sender: \/root\/(\S+)/m.exec(t);
+        const from = /^Message Type: FINAL_ANSWER[\s\S]*?^Sender: (\S+)/m.exec(t);
         if (from) answered.add(from[1]!);
       }
     }
