@@ -72,10 +72,14 @@ export type Normalised = { kind: 'payload'; data: unknown } | { kind: 'ignore'; 
  *   parent_agent_id: the session is the main one, as on the other hosts.
  * - Dispatch: agent_type → subagent_type. Shell: cmd or argv → command. Edits: path → file_path, and an
  *   apply_patch's files → file_paths.
+ * - Codex's agent_transcript_path (not Claude Code's format) is dropped.
  */
-export function normalisePayload(event: string, data: unknown): Normalised {
+export function normalisePayload(event: string, data: unknown, host: Host = 'claude-code'): Normalised {
   if (!isObject(data)) return { kind: 'payload', data };
   const out: Json = { ...data };
+  // Codex's agent transcript is a rollout file in its own format: the cost reader (Claude Code's JSONL)
+  // would wait out its deadline on it for nothing. The agent's cost is then unknown.
+  if (host === 'codex' && event === 'SubagentStop') delete out.agent_transcript_path;
   const inSubagent = typeof out.agent_id === 'string' && out.agent_id !== '';
   if ((event === 'UserPromptSubmit' || event === 'Stop') && inSubagent) return { kind: 'ignore', why: `a subagent's own ${event} (${String(out.agent_type ?? out.agent_id)})` };
   if (inSubagent && typeof out.parent_agent_id === 'string' && out.parent_agent_id !== '') out.session_id = out.parent_agent_id;

@@ -60,7 +60,7 @@ export async function runHook<P>(spec: HookSpec<P>): Promise<void> {
       throw new HookFailure('bad-payload', `ignored a ${spec.event} payload that is not JSON (${raw.length} bytes)`);
     }
     const host = detectHost(process.env, data);
-    const normalised = normalisePayload(spec.event, data);
+    const normalised = normalisePayload(spec.event, data, host);
     if (normalised.kind === 'ignore') return;
     const parsed = spec.payload.safeParse(normalised.data);
     if (!parsed.success) throw new HookFailure('bad-payload', `ignored a malformed ${spec.event} payload: ${describeZodError(parsed.error)}`);

@@ -60,6 +60,12 @@ describe('normalisePayload', () => {
     expect(normalisePayload('SubagentStop', { ...child, session_id: 'main' })).toMatchObject({ kind: 'payload', data: { session_id: 'main' } });
   });
 
+  it("Codex's agent transcript (its own rollout format) is not handed to the cost reader", () => {
+    const stop = { session_id: 's', agent_id: 'a', agent_type: 'minions:critic', agent_transcript_path: '/x/rollout-1.jsonl', turn_id: 't' };
+    expect(normalisePayload('SubagentStop', stop, 'codex')).toEqual({ kind: 'payload', data: { session_id: 's', agent_id: 'a', agent_type: 'minions:critic', turn_id: 't' } });
+    expect(normalisePayload('SubagentStop', stop, 'claude-code')).toEqual({ kind: 'payload', data: stop });
+  });
+
   it("a Copilot child's tool call belongs to the main session (parent_agent_id)", () => {
     const r = normalisePayload('PreToolUse', pre('Bash', { command: 'ls' }, { session_id: 'child', agent_id: 'child', agent_type: 'minions:critic', parent_agent_id: 'main' }));
     expect(r).toMatchObject({ kind: 'payload', data: { session_id: 'main', agent_type: 'minions:critic' } });
