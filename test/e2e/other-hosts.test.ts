@@ -124,3 +124,14 @@ describe.concurrent.each(['copilot', 'codex'] as const)('minions review loop in 
     });
   });
 });
+
+describe.concurrent('Copilot CLI, the plugin installed from the marketplace', () => {
+  test('a clean review ends DONE at iteration 1, run by the installed hooks and agents', async () => {
+    const r = await runHostLoop('copilot', sampleScenario({ name: 'copilot-installed', maxIterations: 2 }), { pluginDir, timeoutMs: RUN_TIMEOUT_MS, installed: true });
+    explain(r, () => {
+      expectFinished(r, 'DONE', 1);
+      expect(new Set(dispatched(r))).toEqual(new Set(['critic', 'pedant', 'witness', 'security-reviewer', 'silent-failure-hunter']));
+      for (const name of ['critic', 'pedant', 'witness', 'security-reviewer', 'silent-failure-hunter']) expect(r.readPhase(`review-1/r1-${name}.json`)).toContain('"verdict": "clean"');
+    });
+  });
+});

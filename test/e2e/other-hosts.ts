@@ -82,8 +82,21 @@ function run(bin: string, args: string[], cwd: string, env: Record<string, strin
   });
 }
 
-export function runCopilot(opts: { pluginDir: string; projectDir: string; prompt: string; serverUrl: string; timeoutMs: number }): Promise<HostRun> {
+/**
+ * Copilot CLI runs the plugin from `--plugin-dir`, or (`installed`) from its marketplace as a user adds it:
+ * a copy of this repository's marketplace (pointing at plugin/) added and minions@minions installed.
+ */
+export function runCopilot(opts: { pluginDir: string; projectDir: string; prompt: string; serverUrl: string; timeoutMs: number; installed?: boolean }): Promise<HostRun> {
   const home = mkdtempSync(join(tmpdir(), 'copilot-home-'));
+  if (opts.installed) {
+    const marketplace = join(home, 'marketplace');
+    mkdirSync(join(marketplace, '.claude-plugin'), { recursive: true });
+    cpSync(join(REPO_ROOT, '.claude-plugin', 'marketplace.json'), join(marketplace, '.claude-plugin', 'marketplace.json'));
+    copyShippedPlugin(join(marketplace, 'plugin'));
+    const env = { ...baseEnv(), COPILOT_HOME: home, COPILOT_OFFLINE: 'true' };
+    execFileSync(COPILOT_BIN, ['plugin', 'marketplace', 'add', marketplace], { env, stdio: 'pipe' });
+    execFileSync(COPILOT_BIN, ['plugin', 'install', 'minions@minions'], { env, stdio: 'pipe' });
+  }
   const env = {
     ...baseEnv(),
     COPILOT_HOME: home,
@@ -93,7 +106,8 @@ export function runCopilot(opts: { pluginDir: string; projectDir: string; prompt
     COPILOT_PROVIDER_API_KEY: 'test',
     COPILOT_MODEL: 'claude-sonnet-4.5',
   };
-  return run(COPILOT_BIN, ['-p', opts.prompt, '--allow-all', '--no-auto-update', '--plugin-dir', opts.pluginDir], opts.projectDir, env, opts.timeoutMs, home);
+  const plugin = opts.installed ? [] : ['--plugin-dir', opts.pluginDir];
+  return run(COPILOT_BIN, ['-p', opts.prompt, '--allow-all', '--no-auto-update', ...plugin], opts.projectDir, env, opts.timeoutMs, home);
 }
 
 /** A model catalog entry for the scripted model: Codex then offers it apply_patch (freeform), as its own models get. */
@@ -210,7 +224,7 @@ function readJson(file: string): Record<string, any> | null {
 
 const clip = (s: string, n: number): string => (s.length <= n ? s : `${s.slice(0, n)}…[+${s.length - n}]`);
 
-export async function runHostLoop(host: HostName, scenario: Scenario, opts: { pluginDir: string; timeoutMs?: number }): Promise<HostLoopReport> {
+export async function runHostLoop(host: HostName, scenario: Scenario, opts: { pluginDir: string; timeoutMs?: number; installed?: boolean }): Promise<HostLoopReport> {
   const projectDir = makeScenarioProject(scenario, `e2e-${host}-`);
   const logDir = mkdtempSync(join(tmpdir(), `e2e-${host}-log-`));
   const modelLog = join(logDir, 'model.jsonl');
@@ -233,7 +247,7 @@ export async function runHostLoop(host: HostName, scenario: Scenario, opts: { pl
     const result =
       host === 'codex'
         ? await runCodex({ projectDir, prompt, serverUrl: server.url, timeoutMs })
-        : await runCopilot({ pluginDir: opts.pluginDir, projectDir, prompt, serverUrl: server.url, timeoutMs });
+        : await runCopilot({ pluginDir: opts.pluginDir, projectDir, prompt, serverUrl: server.url, timeoutMs, installed: opts.installed === true });
     writeFileSync(join(logDir, 'stdout.txt'), result.stdout);
     writeFileSync(join(logDir, 'stderr.txt'), result.stderr);
     const tmp = join(projectDir, '.agents', 'tmp');
