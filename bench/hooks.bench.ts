@@ -46,12 +46,15 @@ interface HookGroup {
   hooks: { command: string }[];
 }
 const hooks = (JSON.parse(fs.readFileSync(path.join(root, 'hooks/hooks.json'), 'utf8')) as { hooks: Record<string, HookGroup[]> }).hooks;
-const hookCommand = (event: string, matcher?: string): string[] => {
-  const group = hooks[event]!.find((h) => h.matcher === matcher);
-  if (!group) throw new Error(`hooks.json has no ${event} hook with matcher ${matcher}`);
+/** The group the host runs for `tool` (a matcher is a regular expression over tool names, as the host reads it). */
+const groupFor = (groups: HookGroup[] | undefined, tool?: string): HookGroup | undefined =>
+  groups?.find((h) => (tool === undefined ? !h.matcher : !!h.matcher && new RegExp(`^(?:${h.matcher})$`).test(tool)));
+const hookCommand = (event: string, tool?: string): string[] => {
+  const group = groupFor(hooks[event], tool);
+  if (!group) throw new Error(`hooks.json has no ${event} hook for ${tool ?? 'every tool'}`);
   return ['/bin/sh', '-c', group.hooks[0]!.command];
 };
-const EDIT = 'Edit|Write|MultiEdit|NotebookEdit';
+const EDIT = 'Edit';
 
 // ── The project and its loop states ────────────────────────────────────────────
 
@@ -153,8 +156,8 @@ const startPayload = payload('UserPromptSubmit', { prompt: '/minions:review the 
 run(hookCommand('UserPromptSubmit'), startPayload);
 snapshot('r1');
 const dispatch = (type: string): string => payload('PreToolUse', { tool_name: 'Agent', tool_input: { subagent_type: type, prompt: 'review', description: 'review' } });
-run(hookCommand('PreToolUse', 'Agent|Task'), dispatch('minions:critic'));
-run(hookCommand('PreToolUse', 'Agent|Task'), dispatch('minions:pedant'));
+run(hookCommand('PreToolUse', 'Agent'), dispatch('minions:critic'));
+run(hookCommand('PreToolUse', 'Agent'), dispatch('minions:pedant'));
 write(
   '.agents/tmp/phases/review-1/r1-critic.json',
   `${JSON.stringify({
@@ -236,7 +239,7 @@ const cases: Case[] = [
     restore('r1'),
     /^$/,
   ),
-  hookCase('task gate, reviewer dispatch', IN_LOOP, hookCommand('PreToolUse', 'Agent|Task'), dispatch('minions:witness'), restore('r1'), /^$/),
+  hookCase('task gate, reviewer dispatch', IN_LOOP, hookCommand('PreToolUse', 'Agent'), dispatch('minions:witness'), restore('r1'), /^$/),
   hookCase('Stop in R1 (re-injects the phase)', IN_LOOP, hookCommand('Stop'), payload('Stop', { stop_hook_active: false, background_tasks: [] }), restore('r1'), /\[PHASE R1\]/),
   hookCase(
     'SubagentStop, non-final reviewer',
@@ -286,7 +289,7 @@ function otherCommand(other: OtherPlugin, command: string): string {
   for (const [event, groups] of Object.entries(hooks)) {
     for (const group of groups) {
       if (group.hooks[0]!.command !== command) continue;
-      const other = theirs[event]?.find((h) => h.matcher === group.matcher);
+      const other = group.matcher ? groupFor(theirs[event], group.matcher.split('|')[0]) : groupFor(theirs[event]);
       if (other) return other.hooks[0]!.command;
     }
   }

@@ -52,7 +52,8 @@ if (shSyntax) {
 const project = fs.mkdtempSync(path.join(os.tmpdir(), 'minions-parser-bench-'));
 spawnSync('git', ['init', '-q'], { cwd: project });
 const hooks = JSON.parse(fs.readFileSync(path.join(root, 'hooks/hooks.json'), 'utf8')).hooks;
-const hookCommand = (event: string, matcher?: string): string => hooks[event].find((h: { matcher?: string }) => h.matcher === matcher).hooks[0].command;
+const hookCommand = (event: string, tool?: string): string =>
+  hooks[event].find((h: { matcher?: string }) => (tool === undefined ? !h.matcher : !!h.matcher && new RegExp(`^(?:${h.matcher})$`).test(tool))).hooks[0].command;
 // As the host runs hooks: CLAUDE_PLUGIN_DATA holds the live-loop marker and dist/launch.cjs's code cache.
 const pluginData = fs.mkdtempSync(path.join(os.tmpdir(), 'minions-parser-bench-data-'));
 const env = { ...process.env, CLAUDE_PLUGIN_ROOT: root, CLAUDE_PROJECT_DIR: project, CLAUDE_PLUGIN_DATA: pluginData };
