@@ -82,7 +82,7 @@ export function renderTable(cells: Cell[], seed: number, loops: number): string 
     '',
     'Policies: `info` is today\'s rule (a finding of any severity blocks DONE). `warning` and `critical` leave the',
     'lower severities out of what blocks DONE; `conf80` keeps only findings the reviewer scored 80 or more (as Claude Code\'s',
-    '`/code-review` does). These three are simulated by filtering the reviews before the core reads them (issue 27 parts 1–2).',
+    '`/code-review` does). These three are simulated by filtering the reviews before the core reads them (the plugin has no such option yet).',
     '',
     '| profile | policy | P(DONE) | max_iterations | stuck_issue | structural_rework | no_progress | rounds | tokens (M) | planted fixed (of 6) | churn (noise "fixed") | regressions left |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -98,7 +98,7 @@ export function renderTable(cells: Cell[], seed: number, loops: number): string 
     '|---|---|---|---|---|',
     ...cells.filter((c) => c.policy === 'info').map((c) => `| ${c.profile} | ${c.firstPrecision.toFixed(2)} | ${c.firstRecall.toFixed(2)} | ${pct(c.laterFromFixes)} | ${pct(c.stuckByClass)} |`),
     '',
-    'The class rule (seed 003): a finding class (one category family in the same files) still open after two fix rounds',
+    'The class rule: a finding class (one category family in the same files) still open after two fix rounds',
     'is escalated, and ends the loop. With noisy reviewers, new false positives and nits in a family keep its class open.',
     '',
   ];
