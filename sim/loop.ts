@@ -42,6 +42,8 @@ interface SimFinding {
   evidence: string;
   suggestion: string;
   confidence: number;
+  /** The spot it is about (not written into the review). */
+  spot: string;
 }
 
 const SESSION = 'sim-session';
@@ -79,8 +81,12 @@ export function simulateLoop(profile: Profile, policy: Policy, seed: number): Lo
     const reviews = {} as Record<Reviewer, string>;
     const foundThisRound = new Set<string>();
     for (const r of REVIEWERS) step({ kind: 'dispatch', sessionId: SESSION, now: now(), subagentType: agentType(r) });
+    // Every reviewer's findings first: the policy's corroboration lift needs to know who else reported a spot.
+    const drawn = Object.fromEntries(REVIEWERS.map((r) => [r, review(world, profile, r)])) as Record<Reviewer, SimFinding[]>;
+    const reporters = new Map<string, number>();
+    for (const r of REVIEWERS) for (const id of new Set(drawn[r].map((f) => f.spot))) reporters.set(id, (reporters.get(id) ?? 0) + 1);
     for (const r of REVIEWERS) {
-      const all = review(world, profile, r);
+      const all = drawn[r];
       for (const f of all) {
         const spot = spotOf(world, f.description);
         if (spot?.live) foundThisRound.add(spot.id);
@@ -93,8 +99,8 @@ export function simulateLoop(profile: Profile, policy: Policy, seed: number): Lo
           if (spot.kind === 'regression') laterRegressions++;
         }
       }
-      const kept = all.filter((f) => blocks(policy, f));
-      const text = JSON.stringify({ issues: kept.map(({ confidence: _c, ...f }) => f), summary: { ...countOf(kept), verdict: kept.length ? 'issues_found' : 'clean' } });
+      const kept = all.filter((f) => blocks(policy, f, reporters.get(f.spot) ?? 1));
+      const text = JSON.stringify({ issues: kept.map(({ confidence: _c, spot: _s, ...f }) => f), summary: { ...countOf(kept), verdict: kept.length ? 'issues_found' : 'clean' } });
       reviews[r] = text;
       let spent = profile.tokens.reviewer === 0 ? 0 : rng.around(profile.tokens.reviewer, profile.tokens.sigma);
       const stopEvent = (): Event => ({ kind: 'reviewer-stop', sessionId: SESSION, now: now(), reviewer: r, file: text, message: null, sources, cost: cost(`${r}-${n}`, r, spent) });
@@ -159,11 +165,14 @@ export function simulateLoop(profile: Profile, policy: Policy, seed: number): Lo
   };
 }
 
-/** Whether a finding reaches the core under the policy (see POLICIES). */
-function blocks(policy: Policy, f: SimFinding): boolean {
+/** Whether a finding reaches the core under the policy (see POLICIES); `reporters`: how many reviewers reported its spot this round. */
+function blocks(policy: Policy, f: SimFinding, reporters: number): boolean {
+  // The confidence threshold, lifted for a finding two reviewers or more report.
+  const confident = f.confidence >= 80 || reporters >= 2;
   if (policy === 'warning') return f.severity !== 'info';
   if (policy === 'critical') return f.severity === 'critical';
-  if (policy === 'conf80') return f.confidence >= 80;
+  if (policy === 'conf80') return confident;
+  if (policy === 'warning+conf80') return f.severity !== 'info' && confident;
   return true;
 }
 
@@ -217,6 +226,7 @@ function finding(world: World, profile: Profile, spot: Spot, confidenceMean: num
     evidence,
     suggestion: 'change this line',
     confidence,
+    spot: spot.id,
   };
 }
 

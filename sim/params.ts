@@ -132,10 +132,11 @@ export const PROFILES: readonly Profile[] = [
 /**
  * Completion policies: which findings still block DONE. `info` is the plugin's rule today (every
  * severity blocks); `warning` and `critical` are simulated by leaving the lower findings out of the
- * reviews the core reads (the core has no such option yet, issue 27 part 2), and `conf80` keeps only
- * findings scored 80 or more, as [CC] does.
+ * reviews the core reads (the core has no such option yet, issue 27 part 2); `conf80` keeps only
+ * findings scored 80 or more, as [CC] does, unless two reviewers or more report the same spot (the
+ * corroboration lift of issue 27 part 1); `warning+conf80` applies both.
  */
-export const POLICIES = ['info', 'warning', 'critical', 'conf80'] as const;
+export const POLICIES = ['info', 'warning', 'critical', 'conf80', 'warning+conf80'] as const;
 export type Policy = (typeof POLICIES)[number];
 
 /** The simulated project: files, lines per file, planted defects, suspicious-but-correct spots. */

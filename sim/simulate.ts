@@ -82,7 +82,8 @@ export function renderTable(cells: Cell[], seed: number, loops: number): string 
     '',
     'Policies: `info` is today\'s rule (a finding of any severity blocks DONE). `warning` and `critical` leave the',
     'lower severities out of what blocks DONE; `conf80` keeps only findings the reviewer scored 80 or more (as Claude Code\'s',
-    '`/code-review` does). These three are simulated by filtering the reviews before the core reads them (the plugin has no such option yet).',
+    '`/code-review` does) or that two reviewers or more report; `warning+conf80` applies both. These are simulated by',
+    'filtering the reviews before the core reads them (the plugin has no such option yet).',
     '',
     '| profile | policy | P(DONE) | max_iterations | stuck_issue | structural_rework | no_progress | rounds | tokens (M) | planted fixed (of 6) | churn (noise "fixed") | regressions left |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -91,6 +92,10 @@ export function renderTable(cells: Cell[], seed: number, loops: number): string 
       if (other.length > 0) throw new Error(`simulator: a stop reason the table has no column for: ${other.map(([k]) => k).join(', ')}`);
       return `| ${c.profile} | ${c.policy} | ${pct(c.done)} | ${REASONS.map((r) => pct(c.stopped[r] ?? 0)).join(' | ')} | ${num(c.rounds)} | ${(c.tokens / 1e6).toFixed(2)} | ${num(c.plantedFixed)} | ${num(c.churn)} | ${num(c.regressionsLeft)} |`;
     }),
+    '',
+    '"planted fixed" counts all six planted defects whatever their severity: a policy that leaves warnings out never sends',
+    'the warning-level ones to the fixer. "churn": false positives and nits the fixer changed code for. "regressions left":',
+    'defects the loop\'s own fixes introduced that are still there at the end.',
     '',
     'What the simulated reviewers and fixer did (policy `info`), to compare with the published figures in `sim/params.ts`:',
     '',

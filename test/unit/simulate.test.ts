@@ -42,7 +42,7 @@ describe('the convergence simulator', () => {
   it('docs/convergence.md is the table of the default seed and loop count, for every profile and policy', () => {
     const doc = fs.readFileSync(path.join(__dirname, '../../docs/convergence.md'), 'utf8');
     expect(doc).toContain(`npm run simulate -- --seed ${DEFAULT_SEED} --loops ${DEFAULT_LOOPS}`);
-    for (const p of PROFILES) for (const policy of POLICIES) expect(doc).toMatch(new RegExp(`\\| ${p.name} \\| ${policy} \\| \\d+% \\|`));
+    for (const p of PROFILES) for (const policy of POLICIES) expect(doc).toMatch(new RegExp(`\\| ${p.name} \\| ${policy.replace('+', '\\+')} \\| \\d+% \\|`));
   });
 
   describe('its command line', () => {
