@@ -1,0 +1,3 @@
+module example.com/files
+
+go 1.21

@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { simulateLoop } from '../../sim/loop';
+import { PROFILES, POLICIES, type Profile } from '../../sim/params';
+import { DEFAULT_LOOPS, DEFAULT_SEED, main, renderTable, runCell } from '../../sim/simulate';
+
+const profile = (name: string): Profile => PROFILES.find((p) => p.name === name)!;
+
+describe('the convergence simulator', () => {
+  it('drives the real core to DONE in two rounds with the scripted model, every planted defect fixed, no churn', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const r = simulateLoop(profile('scripted'), 'info', seed);
+      expect(r).toMatchObject({ outcome: 'DONE', rounds: 2, churn: 0, regressionsLeft: 0 });
+      expect(r.plantedFixed).toBe(r.planted);
+      expect(r.first.found).toBe(r.first.defects);
+    }
+  });
+
+  it('is reproducible from its seed, and another seed gives other loops', () => {
+    const noisy = profile('claude-code');
+    expect(runCell(noisy, 'info', 5, 8)).toEqual(runCell(noisy, 'info', 5, 8));
+    expect(runCell(noisy, 'info', 6, 8)).not.toEqual(runCell(noisy, 'info', 5, 8));
+  });
+
+  it('noisy reviewers end loops through the core’s own stop rules, and a stricter policy never blocks on more', () => {
+    const info = runCell(profile('best-published'), 'info', 1, 10);
+    const critical = runCell(profile('best-published'), 'critical', 1, 10);
+    expect(info.done + Object.values(info.stopped).reduce((a, b) => a + b, 0)).toBeCloseTo(1);
+    expect(info.churn).toBeGreaterThan(critical.churn);
+    expect(info.firstPrecision).toBeLessThan(1);
+  });
+
+  it('renders one row per profile and policy', () => {
+    const cells = PROFILES.map((p) => runCell(p, 'info', 1, 1));
+    const table = renderTable(cells, 1, 1);
+    for (const p of PROFILES) expect(table).toContain(`| ${p.name} | info |`);
+    expect(table).toContain('npm run simulate -- --seed 1 --loops 1');
+  });
+
+  it('docs/convergence.md is the table of the default seed and loop count, for every profile and policy', () => {
+    const doc = fs.readFileSync(path.join(__dirname, '../../docs/convergence.md'), 'utf8');
+    expect(doc).toContain(`npm run simulate -- --seed ${DEFAULT_SEED} --loops ${DEFAULT_LOOPS}`);
+    for (const p of PROFILES) for (const policy of POLICIES) expect(doc).toMatch(new RegExp(`\\| ${p.name} \\| ${policy.replace('+', '\\+')} \\| \\d+% \\|`));
+  });
+
+  describe('its command line', () => {
+    const quiet = () => {
+      const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+      const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+      return { err, restore: () => (err.mockRestore(), log.mockRestore()) };
+    };
+
+    it('refuses an unknown option and a loop count that is not a whole number', () => {
+      const { err, restore } = quiet();
+      expect(main(['--loop', '3'])).toBe(2);
+      expect(err.mock.calls.flat().join('\n')).toContain('unknown option --loop');
+      expect(main(['--loops', 'many'])).toBe(2);
+      expect(main(['--loops', '0'])).toBe(2);
+      restore();
+    });
+
+    it('--check fails on a file that differs from a fresh run, and passes on the file it wrote', () => {
+      const out = path.join(fs.mkdtempSync(path.join(process.env.MINIONS_TEST_TMP ?? os.tmpdir(), 'sim-')), 'table.md');
+      const { err, restore } = quiet();
+      fs.writeFileSync(out, 'an old table\n');
+      expect(main(['--loops', '1', '--out', out, '--check'])).toBe(1);
+      expect(err.mock.calls.flat().join('\n')).toContain('differs from a fresh run');
+      expect(main(['--loops', '1', '--out', out])).toBe(0);
+      expect(main(['--loops', '1', '--out', out, '--check'])).toBe(0);
+      expect(main(['--loops', '1', '--seed', '2', '--out', out, '--check'])).toBe(1);
+      restore();
+    });
+  });
+});
