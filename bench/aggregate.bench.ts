@@ -32,8 +32,9 @@ const pairs = Number(process.env.BENCH_PAIRS ?? 7);
 const REVIEWERS = ['critic', 'pedant', 'witness', 'security-reviewer', 'silent-failure-hunter'] as const;
 const SESSION = 'bench-session';
 const hooks = JSON.parse(fs.readFileSync(path.join(root, 'hooks/hooks.json'), 'utf8')).hooks;
-const command = (event: string, matcher?: string): string =>
-  hooks[event].find((h: { matcher?: string }) => h.matcher === matcher || (!matcher && !h.matcher)).hooks[0].command;
+/** The command the host runs for `event` (and `tool`: a matcher is a regular expression over tool names). */
+const command = (event: string, tool?: string): string =>
+  hooks[event].find((h: { matcher?: string }) => (tool === undefined ? !h.matcher : !!h.matcher && new RegExp(`^(?:${h.matcher})$`).test(tool))).hooks[0].command;
 
 interface Finding {
   severity: 'critical' | 'warning' | 'info';
@@ -196,7 +197,7 @@ function prepare(c: Case): { subject: Command; dir: string; store: string } {
   git('commit', '-qm', 'bench project');
   run(dir, command('UserPromptSubmit'), { ...common(dir, 'UserPromptSubmit'), prompt: '/minions:review bench the aggregation' });
   for (const r of REVIEWERS) {
-    run(dir, command('PreToolUse', 'Agent|Task'), {
+    run(dir, command('PreToolUse', 'Agent'), {
       ...common(dir, 'PreToolUse'),
       tool_name: 'Agent',
       tool_input: { description: r, prompt: 'review', subagent_type: `minions:${r}`, run_in_background: false },

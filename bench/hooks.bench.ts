@@ -93,10 +93,12 @@ const against = process.env.BENCH_AGAINST ? otherPlugin(path.resolve(process.env
 const fastPathMeasured = !against && (!only || EVERYDAY.some((c) => `Bash gate, \`${c}\``.includes(only)));
 const parserOnly = fastPathMeasured ? otherPlugin(fs.mkdtempSync(path.join(os.tmpdir(), 'minions-bench-parser-only-'))) : null;
 if (parserOnly) {
+  let replaced = 0;
   const noPlainReading: Plugin = {
     name: 'no-plain-reading',
     setup(b) {
-      b.onLoad({ filter: /[\\/]src[\\/]core[\\/]shell[\\/]syntax\.ts$/ }, async (args) => {
+      b.onLoad({ filter: /[\\/]src[\\/]bash[\\/]syntax\.ts$/ }, async (args) => {
+        replaced++;
         const text = await fs.promises.readFile(args.path, 'utf8');
         const head = 'export function plainScript(source: string): Script | null {';
         if (!text.includes(head)) throw new Error(`${args.path} no longer declares plainScript as the bench expects`);
@@ -105,6 +107,8 @@ if (parserOnly) {
     },
   };
   await buildAll(path.join(parserOnly.root, 'dist'), [noPlainReading]);
+  // A filter that matches nothing would measure the gate against itself: a saving of 0, silently.
+  if (replaced === 0) throw new Error('the parser-only build found no src/bash/syntax.ts to change: update the filter above');
   fs.cpSync(path.join(root, 'hooks'), path.join(parserOnly.root, 'hooks'), { recursive: true });
 }
 const others = [against, parserOnly].filter((o): o is OtherPlugin => o !== null);
