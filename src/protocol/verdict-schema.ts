@@ -38,8 +38,8 @@ export type RowStatus = z.infer<typeof RowStatus>;
 export const Grounding = z.lazy(() =>
   z.object({
     status: described(
-      z.enum(['grounded', 'relocated', 'ungrounded', 'unchecked']),
-      'relocated: the evidence is elsewhere in the file (line corrected); unchecked: the file, or the rest of it, was not searched (a cap): kept and sent to the fixer',
+      z.enum(['grounded', 'relocated', 'ungrounded', 'unchecked', 'unquoted']),
+      'relocated: the evidence is elsewhere in the file (line corrected); unchecked: the file, or the rest of it, was not searched (a cap): kept and sent to the fixer; unquoted: no code quoted (no evidence, or a command): never grounded, sent to the fixer when a second reviewer reports it or its cited line exists',
     ),
     reason: z.nullable(z.string()),
     reading: described(
@@ -112,6 +112,7 @@ export const ReviewerResult = z.lazy(() =>
     ...counts(),
     ungrounded: count(),
     unchecked: described(z._default(count(), 0), 'findings in files (or parts of files) that were not searched: counted as found'),
+    unquoted: described(z._default(count(), 0), 'findings that quote no code (no evidence, or a command): not counted as grounded in the score'),
     ...scoreFields(),
     error: z.nullable(z.string()),
     notes: z.array(z.string()),

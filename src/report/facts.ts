@@ -22,6 +22,8 @@ export interface FindingFact {
   status: MergedFinding['status'];
   /** Not found in the code as quoted: sent to the fixer to check (critical or warning). */
   unverified?: true;
+  /** No code quoted (no evidence, or a command): nothing to check the finding against. */
+  unquoted?: true;
 }
 
 export interface RoundFacts {
@@ -102,6 +104,7 @@ const factOf = (round: number, f: MergedFinding): FindingFact => ({
   reporters: [...f.reporters],
   status: f.status,
   ...(f.unverified ? { unverified: true as const } : {}),
+  ...(f.grounding.status === 'unquoted' ? { unquoted: true as const } : {}),
 });
 
 export function loopFacts(input: FactsInput): LoopFacts {

@@ -29,7 +29,7 @@ function tokensCell(r: RoundFacts): string {
 }
 
 function findingLine(f: FindingFact): string {
-  return `- **${f.severity}** ${where(f.file, f.line)} (${inline(f.category, 40)}, ${f.status}${f.unverified ? ', unverified: not found in the code as quoted' : ''}; ${f.reporters.join(', ')}): ${inline(f.description, 300)}`;
+  return `- **${f.severity}** ${where(f.file, f.line)} (${inline(f.category, 40)}, ${f.status}${f.unquoted ? ', unquoted: no code quoted to check' : ''}${f.unverified ? (f.unquoted ? ', unverified' : ', unverified: not found in the code as quoted') : ''}; ${f.reporters.join(', ')}): ${inline(f.description, 300)}`;
 }
 
 export function renderLoopReport(facts: LoopFacts): string {

@@ -70,6 +70,7 @@ export function toSarif(input: SarifInput): Log {
       reporters: f.reporters,
       categories: f.categories,
       wholeFile: f.line === null,
+      grounding: f.grounding.status,
     },
   });
 
@@ -103,6 +104,7 @@ export function toSarif(input: SarifInput): Log {
         properties: {
           rounds: rounds.map((v) => v.iteration),
           ungrounded: last ? last.findings.filter((f) => f.grounding.status === 'ungrounded').length : 0,
+          unquoted: last ? last.findings.filter((f) => f.grounding.status === 'unquoted').length : 0,
         },
       },
     ],

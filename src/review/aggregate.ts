@@ -60,9 +60,19 @@ export interface Reported {
  */
 function routed(f: MergedFinding, declines: Record<string, number>, anyDeclines: boolean): void {
   const declined = anyDeclines ? (declines[f.fingerprint] ?? 0) : 0;
-  f.unverified = f.grounding.status === 'ungrounded' && f.severity !== 'info';
+  const unsupported = f.grounding.status === 'ungrounded' || (f.grounding.status === 'unquoted' && !supported(f));
+  f.unverified = unsupported && f.severity !== 'info';
   if (f.unverified && declined >= 1 && f.status !== 'CONTESTED') f.status = 'CONTESTED';
-  f.toFixer = (f.grounding.status !== 'ungrounded' || f.unverified) && f.status !== 'CONTESTED';
+  f.toFixer = (!unsupported || f.unverified) && f.status !== 'CONTESTED';
+}
+
+/**
+ * An unquoted finding (no code quoted: nothing to check) stands as found when another signal supports
+ * it: a cited line that exists in the file, or a second reviewer reporting the same finding. Without
+ * one it is routed like an ungrounded finding.
+ */
+export function supported(f: Pick<MergedFinding, 'line' | 'reporters'>): boolean {
+  return f.line !== null || f.reporters.filter((r) => (REVIEWERS as readonly string[]).includes(r)).length >= 2;
 }
 
 /**
@@ -149,13 +159,15 @@ export function aggregateRound(input: RoundInput): Verdict {
       return { reviewer: r, finding, key, grounding, ...(notes.length ? { interpreted: notes } : {}) };
     });
     reported.push(...mine);
-    const grounded = mine.filter((m) => m.grounding.status !== 'ungrounded').map((m) => m.finding);
+    // Unquoted findings are not grounded: they do not count in the reviewer's score either way.
+    const grounded = mine.filter((m) => m.grounding.status !== 'ungrounded' && m.grounding.status !== 'unquoted').map((m) => m.finding);
     const score = parsed?.ok ? scoreFindings(grounded) : partly!.data ? heuristicScore(partly!.data, grounded) : 0;
     reviewers[r] = {
       status: parsed?.ok ? 'valid' : 'invalid',
       scoring: parsed?.ok ? 'findings' : partly!.data ? 'heuristic' : 'none',
       ...countBySeverity(grounded),
-      ungrounded: mine.length - grounded.length,
+      ungrounded: mine.filter((m) => m.grounding.status === 'ungrounded').length,
+      unquoted: mine.filter((m) => m.grounding.status === 'unquoted').length,
       unchecked: mine.filter((m) => m.grounding.status === 'unchecked').length,
       ...scoreOf(score),
       error: parsed?.ok ? null : (review.error ?? (parsed && !parsed.ok ? parsed.error : 'no valid output')),
@@ -226,7 +238,7 @@ export function aggregateRound(input: RoundInput): Verdict {
       const status = found ? found.status : partial.has(p.fingerprint) ? 'PARTIAL' : 'FIXED';
       statuses.push(row(p, status));
     }
-    for (const f of findings) if ((f.grounding.status !== 'ungrounded' || f.toFixer) && !wasOpenBefore.has(f.fingerprint)) statuses.push(row(f, f.status));
+    for (const f of findings) if (((f.grounding.status !== 'ungrounded' && f.grounding.status !== 'unquoted') || f.toFixer) && !wasOpenBefore.has(f.fingerprint)) statuses.push(row(f, f.status));
   }
 
   const open = findings.filter((f) => f.toFixer);
@@ -355,6 +367,7 @@ export function mergeCluster(members: Reported[]): MergedFinding {
   for (const m of members) {
     const order =
       Number(m.grounding.status === 'ungrounded') - Number(rep.grounding.status === 'ungrounded') ||
+      Number(m.grounding.status === 'unquoted') - Number(rep.grounding.status === 'unquoted') ||
       m.key.text.length - rep.key.text.length ||
       (m.key.text === rep.key.text ? 0 : fingerprintOf(m.key) < (fingerprint ??= fingerprintOf(rep.key)) ? -1 : 1);
     if (order < 0) {

@@ -498,3 +498,34 @@ describe('the verdict file', () => {
     expect(JSON.parse(text)).toEqual(JSON.parse(json(more)));
   });
 });
+
+describe('unquoted findings (no code quoted: nothing to check)', () => {
+  const unquoted = (over: Partial<Finding> = {}): Finding => ({ ...offByOne(), evidence: '', ...over });
+  const only = (v: Verdict) => {
+    expect(v.findings).toHaveLength(1);
+    const f = v.findings[0]!;
+    return { status: f.grounding.status, toFixer: f.toFixer, unverified: f.unverified };
+  };
+
+  it.each([
+    ['a cited line that exists supports it', { pedant: [unquoted()] }, { status: 'unquoted', toFixer: true, unverified: false }],
+    ['a command as evidence, with a line that exists', { witness: [unquoted({ evidence: '$ npm test\nFAIL page.test.ts' })] }, { status: 'unquoted', toFixer: true, unverified: false }],
+    ['a second reviewer supports it (no line)', { pedant: [unquoted({ line: null })], critic: [unquoted({ line: null })] }, { status: 'unquoted', toFixer: true, unverified: false }],
+    ['no support, a warning: to the fixer unverified', { pedant: [unquoted({ line: null })] }, { status: 'unquoted', toFixer: true, unverified: true }],
+    ['no support, info: kept in the verdict only', { pedant: [unquoted({ line: null, severity: 'info' })] }, { status: 'unquoted', toFixer: false, unverified: false }],
+    ['a cited line past the end: ungrounded', { pedant: [unquoted({ line: 99, severity: 'info' })] }, { status: 'ungrounded', toFixer: false, unverified: false }],
+  ] as const)('%s', (_, reports, expected) => {
+    expect(only(round(1, reports as Reports))).toEqual(expected);
+  });
+
+  it('is never counted as grounded: not in the reviewer score, counted apart', () => {
+    const v = round(1, { pedant: [unquoted({ severity: 'critical' })] });
+    expect(v.reviewers.pedant).toMatchObject({ critical: 0, ungrounded: 0, unquoted: 1, score: 1 });
+    expect(v.findings[0]!.grounding.reason).toBe('no evidence is quoted; line 3 exists');
+  });
+
+  it('a quoted report of the same finding is its representative: grounded', () => {
+    const v = round(1, { pedant: [unquoted({ line: 3 })], critic: [offByOne()] });
+    expect(v.findings.map((f) => f.grounding.status)).toContain('grounded');
+  });
+});
