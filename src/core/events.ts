@@ -6,6 +6,7 @@ import type { FixRound } from '../review/classes';
 import type { Sources } from '../review/grounding';
 import type { ReviewReading } from '../review/reading';
 import type { Verdict } from '../protocol/verdict-schema';
+import type { Dismissal } from '../protocol/dismissed';
 import type { State, AgentCost } from '../state/schema';
 import type { CheckRun } from '../protocol/check-runs';
 import type { FileChange } from '../checks/layer0';
@@ -176,6 +177,9 @@ export type Event =
       checks?: ChecksReport | null;
       /** Pinned files outside the snapshot that changed since the loop's start. */
       pinned?: PinnedChanges | null;
+      /** The user's dismissals (.minions/dismissed.json), and what is wrong with that file when it could not be used. */
+      dismissed?: Dismissal[];
+      dismissedProblem?: string | null;
     })
   | (Base & {
       kind: 'fixer-stop';

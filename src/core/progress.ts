@@ -68,6 +68,8 @@ export const notify = {
   reviewsRewritten: (state: State, reviewers: readonly Reviewer[]): string =>
     `${PREFIX} R1 ${iterationText(state)} — ${reviewers.map((r) => reviewerFile(state.iteration, r)).join(', ')} changed after the hooks recorded ${reviewers.length === 1 ? 'it' : 'them'}; ` +
     'the verdict uses the reviews as they were recorded, and the change is ignored',
+  dismissedBroken: (problem: string): string =>
+    `${PREFIX} ${truncate(problem, 400)}. This round uses no dismissals; the file is left as it is. Fix it (or run \`minions dismiss --list\` to see what is wrong).`,
   tampered: (state: State): string =>
     `${PREFIX} STOPPED (${stopReasonText('tampered')}): ${state.stopDetail}. The loop cannot end DONE; the last state the hooks wrote is kept and goes to the archive.`,
   tamperedAfterEnd: (state: State, problems: readonly Tamper[]): string =>

@@ -77,6 +77,10 @@ export const MergedFinding = z.lazy(() =>
     ),
     interpretations: described(z._default(z.array(z.string()), []), "what the hooks read other than as the reviewers wrote it (a synonym, a path's :line suffix, a line range …)"),
     class: described(z._default(z.string(), ''), 'its finding class (see classes): the same defect pattern at several sites, across rounds'),
+    dismissed: described(
+      z._default(z.nullable(z.string()), null),
+      "the reason the user gave in .minions/dismissed.json, while the finding still grounds to the code it was dismissed on: kept out of the fixer's list and the completion gate",
+    ),
   }),
 );
 export type MergedFinding = z.infer<typeof MergedFinding>;

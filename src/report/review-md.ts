@@ -59,6 +59,7 @@ export function firstInTableOrder(findings: readonly MergedFinding[], count: num
 }
 
 function statusCell(f: MergedFinding): string {
+  if (f.dismissed !== null) return `DISMISSED: ${inline(f.dismissed, 120)}`;
   if (f.unverified && f.toFixer) return `UNVERIFIED (sent to the fixer to check)${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
   if (f.unverified) return `UNVERIFIED, declined by the fixer${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
   if (f.grounding.status === 'ungrounded') return `UNGROUNDED${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
@@ -104,12 +105,14 @@ export function renderReviewReport({ verdict: v, answers, answerNotes = [], fix,
     const unquoted = v.findings.filter((f) => f.grounding.status === 'unquoted').length;
     const unverified = v.findings.filter((f) => f.unverified).length;
     const contested = v.findings.filter((f) => f.status === 'CONTESTED').length;
+    const dismissed = v.findings.filter((f) => f.dismissed !== null).length;
     const merged = v.findings.reduce((sum, f) => sum + f.reporters.length - 1, 0);
     const notes = [
       merged ? `${plural(merged, 'duplicate report')} merged` : '',
       ungrounded ? `${plural(ungrounded, 'info finding')} ungrounded: not found in the code as quoted, so not sent to the fixer` : '',
       unquoted ? `${plural(unquoted, 'finding')} unquoted: no code quoted to check, so sent to the fixer only when a second reviewer reports it or its cited line exists (else as unverified, or not at all at info)` : '',
       unverified ? `${plural(unverified, 'critical or warning finding')} unverified: not found in the code as quoted, so sent to the fixer to check and fix or decline` : '',
+      dismissed ? `${plural(dismissed, 'finding')} dismissed by you (.minions/dismissed.json): not sent to the fixer, not counted against DONE` : '',
       contested ? `${plural(contested, 'finding')} contested: declined by the fixer twice, so no longer sent to it` : '',
     ].filter(Boolean);
     if (notes.length) out.push('', `${notes.join('; ')}.`);

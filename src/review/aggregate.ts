@@ -13,6 +13,7 @@ import { Finding, countBySeverity, parseReview, type Diagnosis, type ParsedRevie
 import { coversReview, type ReviewReading } from './reading';
 import { heuristicScore, scoreFindings, scoreOf } from './scoring';
 import type { StopRules } from '../protocol/stop-rules';
+import type { Dismissal } from '../protocol/dismissed';
 import type { EscalationReason, MergedFinding, Pitfall, StatusRow, StopReason, Verdict } from '../protocol/verdict-schema';
 
 export interface RoundInput {
@@ -38,6 +39,8 @@ export interface RoundInput {
   machine?: MachineFinding[];
   /** How each reviewer's stop read its review (the validated review, grounding and identity of each finding), where kept: its text is then not needed. */
   readings?: Partial<Record<Reviewer, ReviewReading>>;
+  /** The user's dismissals (.minions/dismissed.json). */
+  dismissed?: readonly Dismissal[];
 }
 
 /** A finding declined in this many rounds and raised again is contested. */
@@ -225,6 +228,7 @@ export function aggregateRound(input: RoundInput): Verdict {
       present.add(p.fingerprint);
     }
   }
+  if (input.dismissed?.length) applyDismissals(merged, input.dismissed);
   const { findings, classes } = classify(merged, input.history, input.fixes ?? [], input.iteration);
   const escalations = escalationOutcomes(input.escalated ?? [], classes, diagnoses, input.history.find((v) => v.iteration === input.iteration - 1), input.fixes ?? []);
 
@@ -238,7 +242,7 @@ export function aggregateRound(input: RoundInput): Verdict {
       const status = found ? found.status : partial.has(p.fingerprint) ? 'PARTIAL' : 'FIXED';
       statuses.push(row(p, status));
     }
-    for (const f of findings) if (((f.grounding.status !== 'ungrounded' && f.grounding.status !== 'unquoted') || f.toFixer) && !wasOpenBefore.has(f.fingerprint)) statuses.push(row(f, f.status));
+    for (const f of findings) if (f.dismissed === null && ((f.grounding.status !== 'ungrounded' && f.grounding.status !== 'unquoted') || f.toFixer) && !wasOpenBefore.has(f.fingerprint)) statuses.push(row(f, f.status));
   }
 
   const open = findings.filter((f) => f.toFixer);
@@ -299,6 +303,24 @@ export function aggregateRound(input: RoundInput): Verdict {
     }
     if (input.iteration >= input.maxIterations) return stop('max_iterations', `${open.length} finding(s) still open after ${input.maxIterations} iteration(s)`);
     return { next: open.length > 0 ? 'R2' : 'R1', stopReason: null, stopDetail: null };
+  }
+}
+
+/**
+ * A reviewer's finding the user dismissed stays dismissed while it has the dismissed fingerprint and
+ * still grounds to the same code (its identity): once that code changes, or the quote no longer matches
+ * it, it is a finding again. The hooks' own findings (Layer-0, broken checks) are facts: never dismissed.
+ */
+function applyDismissals(merged: MergedFinding[], dismissed: readonly Dismissal[]): void {
+  const by = new Map(dismissed.map((d) => [d.fingerprint, d]));
+  for (const f of merged) {
+    const d = by.get(f.fingerprint);
+    if (!d || d.identity !== f.identity || d.file !== f.file) continue;
+    if (f.grounding.status === 'ungrounded' || f.grounding.status === 'unchecked') continue;
+    if (!f.reporters.every((r) => (REVIEWERS as readonly string[]).includes(r))) continue;
+    f.dismissed = d.reason;
+    f.toFixer = false;
+    f.unverified = false;
   }
 }
 
@@ -410,5 +432,6 @@ export function mergeCluster(members: Reported[]): MergedFinding {
     toFixer: false,
     unverified: false,
     interpretations,
+    dismissed: null,
   };
 }
