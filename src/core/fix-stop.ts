@@ -105,6 +105,17 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
         disabled: state.layer0.disabled as Layer0Check[],
       })
     : null;
+  // Layer-0 found something in the fix: the fixer goes back at once, like a broken check, before any reviewer runs.
+  if (layer0 && layer0.findings.length > 0 && current.r2.layer0Blocks < MAX_CHECK_SENDBACKS) {
+    const sent = current.r2.layer0Blocks + 1;
+    return {
+      state: updateIteration(state, event.now, (it) => ({ ...it, r2: { ...it.r2, layer0Blocks: sent } })),
+      effects: [
+        { type: 'write', path: layer0File(n), content: json(layer0) },
+        { type: 'block', reason: prompts.layer0Found(layer0.findings, absolute(state.root, layer0File(n)), sent, MAX_CHECK_SENDBACKS) },
+      ],
+    };
+  }
   const afterFix = checksAfterFix(checkFindings);
   const reports: Effect[] = [...checkFiles(afterFix), ...(layer0 ? [{ type: 'write' as const, path: layer0File(n), content: json(layer0) }] : [])];
   const finished = updateIteration(state, event.now, (it) => ({

@@ -111,6 +111,8 @@ function build() {
       failures: count(),
       /** Times the fixer was sent back because a check it broke still failed (at most MAX_CHECK_SENDBACKS). */
       checkBlocks: z._default(count(), 0),
+      /** Times the fixer was sent back because Layer-0 found something in its change (at most MAX_CHECK_SENDBACKS). */
+      layer0Blocks: z._default(count(), 0),
     }),
     verdict: z.nullable(VerdictSummary),
     /**
