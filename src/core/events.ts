@@ -186,6 +186,8 @@ export type Event =
       summary: string | null;
       summaryJson: string | null;
       previousSummary: string | null;
+      /** The previous round's fix-delta.patch as the hooks wrote it (null: none, or the first round). */
+      previousFixDelta?: string | null;
       tree?: string | null;
       /** The next round's patches: the change against the base as the fixer left it, and the fixer's own change. */
       patches?: RoundPatches;

@@ -148,3 +148,11 @@ export const aggregationFailedDetail = (iteration: number, attempts: number, tim
 
 export const statusTampered = (problems: readonly Tamper[]): string =>
   `Warning: ${tamperDetail(problems)}. Shown is the last state the hooks wrote; the loop's next hook stops it (tampered).`;
+
+/** Why the fixpoint rule stopped the loop after fix round n. */
+export function noProgressDetail(n: number, why: { deltas: 'same' | 'undone' | 'different' } | { summaries: number }): string {
+  if ('summaries' in why) return `the fix summaries of rounds ${n - 1} and ${n} are ${why.summaries}% similar: the fixer is repeating itself`;
+  return why.deltas === 'undone'
+    ? `fix round ${n} undid the code change of round ${n - 1} about the same findings: the fixer is going back and forth`
+    : `fix rounds ${n - 1} and ${n} made the same code change about the same findings: the fixer is repeating itself`;
+}
