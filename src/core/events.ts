@@ -169,6 +169,8 @@ export type Event =
       /** The project's tree now, and what changed since the round's reviewStart tree (project files only). */
       tree?: string | null;
       changedDuringReview?: { files: string[]; patch: string } | null;
+      /** Files the review's test runs left (checks/test-artefacts.ts): named in the verdict, not counted as changes. */
+      testArtefacts?: string[];
       /** Taken with the tree: the next round's diff.patch, should this round go straight to another review. */
       patches?: RoundPatches;
       /** The hooks' own findings on the fix before this round (Layer-0, broken checks): part of this verdict. */

@@ -67,6 +67,7 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
     history: event.history,
     declines: event.declines,
     changedDuringReview: changed?.files ?? [],
+    testArtefacts: event.testArtefacts ?? [],
     fixes: event.fixes ?? [],
     escalated: current.escalated,
     machine: event.machine ?? [],

@@ -198,6 +198,10 @@ export const Verdict = z.lazy(() =>
       z._default(z.array(z.string()), []),
       `project files that changed while this round was reviewed (by anyone), or ${JSON.stringify(UNSNAPSHOTTED)} when git could not snapshot the project at the end of a review that began with one: this round cannot end DONE`,
     ),
+    testArtefacts: described(
+      z._default(z.array(z.string()), []),
+      "files the review's test runs left (caches, bytecode, coverage output, new snapshots) that the base commit does not track: named, not counted as changes made during the review",
+    ),
     classes: described(z._default(z.array(FindingClass), []), 'the finding classes of the open findings (seed 003), with their fix history'),
     escalations: described(z._default(z.array(EscalationOutcome), []), 'classes this round escalated to the critic, and its diagnoses'),
     gate: described(

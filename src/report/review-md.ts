@@ -89,6 +89,9 @@ export function renderReviewReport({ verdict: v, answers, answerNotes = [], fix,
     const what = v.changedDuringReview[0] === UNSNAPSHOTTED ? 'unknown: git could not snapshot the project when the review ended' : `${v.changedDuringReview.slice(0, 20).map((f) => code(f)).join(', ')}${v.changedDuringReview.length > 20 ? ', …' : ''}`;
     out.push('', `**Changed while this round was reviewed:** ${what} (patch: ${code(changedDuringReviewFile(n))}).`);
   }
+  if (v.testArtefacts.length > 0) {
+    out.push('', `**Left by test runs during the review (not counted as changes):** ${v.testArtefacts.slice(0, 20).map((f) => code(f)).join(', ')}${v.testArtefacts.length > 20 ? ', …' : ''}.`);
+  }
 
   out.push('', '## Findings', '');
   if (v.findings.length === 0) out.push('None: every reviewer found the change clean.');

@@ -31,6 +31,8 @@ export interface RoundInput {
   declines: Record<string, number>;
   /** Project files that changed while this round was being reviewed: the reviews may not describe the tree. */
   changedDuringReview?: string[];
+  /** Files the review's test runs left: named in the verdict, not counted as changes. */
+  testArtefacts?: string[];
   /** The fixer's answers of earlier rounds, for the finding classes' history. */
   fixes?: FixRound[];
   /** The finding classes this round's critic was asked to diagnose (escalation.json). */
@@ -271,6 +273,7 @@ export function aggregateRound(input: RoundInput): Verdict {
     statuses,
     pitfalls,
     changedDuringReview: input.changedDuringReview ?? [],
+    testArtefacts: input.testArtefacts ?? [],
     classes,
     escalations,
     gate,
