@@ -6,6 +6,7 @@ import * as z from 'zod/mini';
 import '../src/protocol/zod';
 import { ReviewerOutput } from '../src/protocol/reviewer-output';
 import { FixSummary, Verdict } from '../src/protocol/verdict-schema';
+import { DismissedFile, DISMISSED_FILE } from '../src/protocol/dismissed';
 import { State } from '../src/state/schema';
 import { ChecksReport, Layer0Report } from '../src/checks/reports';
 import { CONFIG_FILE, ProjectConfig } from '../src/config/project-config';
@@ -19,6 +20,7 @@ export const SCHEMAS: Record<string, { schema: z.core.$ZodType; title: string }>
   'state.schema.json': { schema: State, title: 'minions loop state (.agents/tmp/state.json)' },
   'minions-config.schema.json': { schema: ProjectConfig, title: `minions project config (${CONFIG_FILE} at the project root)` },
   'checks.schema.json': { schema: ChecksReport, title: "minions: the project's checks (.agents/tmp/phases/baseline/checks.json, review-N/checks.json)" },
+  'dismissed.schema.json': { schema: DismissedFile, title: `minions: dismissed findings (${DISMISSED_FILE}, yours to commit)` },
   'layer0.schema.json': { schema: Layer0Report, title: 'minions: Layer-0 on a fix round (.agents/tmp/phases/review-N/layer0.json)' },
 };
 

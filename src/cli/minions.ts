@@ -1,5 +1,5 @@
 /**
- * The `minions` command behind /minions:status, /minions:cancel, /minions:restore and /minions:report (no
+ * The `minions` command behind /minions:status, /minions:cancel, /minions:restore, /minions:report and /minions:dismiss (no
  * model bookkeeping), and the `minions` bin. What was asked for goes to stdout, a refusal or a failure to
  * stderr: for a command's `!` line that exits non-zero, the host shows the user its stderr and does not
  * call the model (test/e2e/outcome.test.ts). Exit codes:
@@ -20,6 +20,7 @@ import { load } from '../shell/store';
 import { parseCli } from './parse-cli';
 import { reportCommand } from './report';
 import { restoreCommand } from './restore';
+import { dismissCommand } from './dismiss';
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; out: string }> {
   const command = parseCli(argv);
@@ -43,6 +44,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   if (command.kind === 'restore') return restoreCommand(root, command, now);
   if (command.kind === 'report') return reportCommand(root, command);
+  if (command.kind === 'dismiss') return dismissCommand(root, command, now);
   // No state file: nothing to cancel, and taking the lock would create .agents/tmp/ in the project.
   if (load(root).kind === 'none') return { code: 0, out: refusals.refuse.noLoop() };
   ownTmp(root, true);

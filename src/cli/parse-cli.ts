@@ -1,5 +1,6 @@
 /** The `minions` command line, read into what to do. Pure. */
 import * as cliTexts from './texts';
+import { MAX_REASON } from '../protocol/dismissed';
 
 export type CliCommand =
   | { kind: 'help' }
@@ -9,19 +10,25 @@ export type CliCommand =
   /** target: a round number or "undo" as typed; null lists the rounds. */
   | { kind: 'restore'; target: string | null; force: boolean }
   | { kind: 'report'; sarif: boolean; allRounds: boolean; out: string | null }
+  /** Records a finding as dismissed, lists the dismissals, or takes one back. */
+  | { kind: 'dismiss'; action: 'add'; fingerprint: string; reason: string }
+  | { kind: 'dismiss'; action: 'list' }
+  | { kind: 'dismiss'; action: 'remove'; fingerprint: string }
   /** Refused (exit 2): the problem, named. */
   | { kind: 'refused'; problem: string };
 
-type Name = 'status' | 'cancel' | 'restore' | 'report';
+type Name = 'status' | 'cancel' | 'restore' | 'report' | 'dismiss';
 /** Each command's flags; a flag that takes a value says so. */
 const OPTIONS: Record<Name, Record<string, 'flag' | 'value'>> = {
   status: { '--json': 'flag' },
   cancel: { '--force': 'flag' },
   restore: { '--force': 'flag' },
   report: { '--sarif': 'flag', '--all-rounds': 'flag', '--out': 'value' },
+  dismiss: { '--reason': 'value', '--list': 'flag', '--remove': 'value' },
 };
 /** Commands that take one word besides their flags. */
-const ARGUMENT: Partial<Record<Name, true>> = { restore: true };
+const ARGUMENT: Partial<Record<Name, true>> = { restore: true, dismiss: true };
+const FINGERPRINT = /^[0-9a-f]{12}$/;
 const HELP = ['-h', '--help'];
 const isName = (word: string): word is Name => Object.hasOwn(OPTIONS, word);
 
@@ -64,5 +71,24 @@ export function parseCli(argv: readonly string[]): CliCommand {
     case 'report':
       if (!flags.has('--sarif') && (flags.has('--all-rounds') || values['--out'] !== undefined)) return { kind: 'refused', problem: cliTexts.cli.sarifOnly() };
       return { kind: 'report', sarif: flags.has('--sarif'), allRounds: flags.has('--all-rounds'), out: values['--out'] ?? null };
+    case 'dismiss': {
+      const reason = values['--reason'];
+      const remove = values['--remove'];
+      if (flags.has('--list')) {
+        if (word !== null || reason !== undefined || remove !== undefined) return { kind: 'refused', problem: cliTexts.cli.dismissListAlone() };
+        return { kind: 'dismiss', action: 'list' };
+      }
+      if (remove !== undefined) {
+        if (word !== null || reason !== undefined) return { kind: 'refused', problem: cliTexts.cli.dismissRemoveAlone() };
+        if (!FINGERPRINT.test(remove)) return { kind: 'refused', problem: cliTexts.cli.badFingerprint(remove) };
+        return { kind: 'dismiss', action: 'remove', fingerprint: remove };
+      }
+      // Alone, it lists, like restore alone.
+      if (word === null) return reason === undefined ? { kind: 'dismiss', action: 'list' } : { kind: 'refused', problem: cliTexts.cli.dismissWhat() };
+      if (!FINGERPRINT.test(word)) return { kind: 'refused', problem: cliTexts.cli.badFingerprint(word) };
+      if (reason === undefined || reason.trim() === '') return { kind: 'refused', problem: cliTexts.cli.dismissWhy(word) };
+      if (reason.length > MAX_REASON) return { kind: 'refused', problem: cliTexts.cli.reasonTooLong(MAX_REASON) };
+      return { kind: 'dismiss', action: 'add', fingerprint: word, reason: reason.trim() };
+    }
   }
 }

@@ -1,6 +1,7 @@
 /** Texts of the minions CLI: usage, status, restore and report. */
 import { REVIEWERS } from '../protocol/agents';
 import { fixSummaryFile, verdictFile } from '../protocol/paths';
+import { DISMISSED_FILE } from '../protocol/dismissed';
 import type { State } from '../state/schema';
 import type { LoopFacts } from '../report/facts';
 import { PREFIX, plural, truncate } from '../protocol/text';
@@ -19,6 +20,9 @@ export const cli = {
       '                            alone, list the rounds; --force restores over your own edits (saved first)',
       '  minions report [--sarif [--out FILE] [--all-rounds]]',
       '                            write the last loop\'s REPORT.md again, or its findings as SARIF 2.1.0',
+      '  minions dismiss [<fingerprint> --reason "…" | --list | --remove <fingerprint>]',
+      '                            record a finding you judge wrong in .minions/dismissed.json (commit it): later loops keep it',
+      '                            out of the fixer\'s list and the completion gate until its code changes; alone or --list, list them; --remove takes one back',
       '  minions --help, -h        this help',
       '  minions --version         the version',
     ].join('\n'),
@@ -32,6 +36,29 @@ export const cli = {
   sarifOnly: (): string => 'report takes --out and --all-rounds only with --sarif',
   badRound: (word: string): string => `restore takes a round number (1, 2 …) or "undo", not "${truncate(word, 40)}"`,
   version: (version: string): string => `minions ${version}`,
+  dismissListAlone: (): string => 'dismiss --list takes no fingerprint, --reason or --remove',
+  dismissRemoveAlone: (): string => 'dismiss --remove <fingerprint> takes no other fingerprint or --reason',
+  dismissWhat: (): string => 'dismiss needs the fingerprint of a finding (REVIEW.md and REPORT.md show them), or --list, or --remove <fingerprint>',
+  dismissWhy: (fingerprint: string): string => `dismiss ${fingerprint} needs --reason "why the finding is wrong"`,
+  badFingerprint: (word: string): string => `a fingerprint is 12 lower-case hex digits (as the reports show it), not "${truncate(word, 40)}"`,
+  reasonTooLong: (max: number): string => `the reason is longer than ${max} characters`,
+};
+
+export const dismiss = {
+  none: (): string => `${PREFIX} no finding is dismissed in this project (${DISMISSED_FILE} does not exist).`,
+  empty: (): string => `${PREFIX} no finding is dismissed in this project (${DISMISSED_FILE} lists none).`,
+  list: (rows: readonly { fingerprint: string; file: string; category: string; reason: string; dismissedAt: string }[]): string =>
+    [`${PREFIX} ${plural(rows.length, 'dismissed finding')} (${DISMISSED_FILE}):`, ...rows.map((d) => `  ${d.fingerprint}  ${truncate(d.file, 120)} (${truncate(d.category, 40)}), ${truncate(d.dismissedAt.slice(0, 10), 10)}: ${truncate(d.reason, 300)}`)].join('\n'),
+  broken: (problem: string): string => `${PREFIX} ${truncate(problem, 600)}. Nothing was written: fix the file (or move it aside) and run the command again.`,
+  noRun: (root: string): string => `${PREFIX} no review loop has run in this project (${root}): there is no finding to dismiss.`,
+  notFound: (fingerprint: string): string => `${PREFIX} the last loop's verdicts have no finding ${fingerprint}; REVIEW.md and REPORT.md show each finding's fingerprint.`,
+  notDismissable: (fingerprint: string, why: string): string => `${PREFIX} ${fingerprint} cannot be dismissed: ${why}. Nothing was written.`,
+  ungrounded: (): string => 'its evidence does not match the code, so there is no code to hold the dismissal to',
+  machine: (reporter: string): string => `it is a finding of the hooks' own ${reporter}, a fact about the tree, not a reviewer's opinion`,
+  added: (fingerprint: string, where: string, category: string, again: boolean): string =>
+    `${PREFIX} ${again ? 'reason updated for' : 'dismissed'} ${fingerprint} (${truncate(where, 160)}, ${truncate(category, 40)}) in ${DISMISSED_FILE}: later rounds keep it out of the fixer's list and the completion gate while its code stays as it is. Commit the file to keep it.`,
+  removed: (fingerprint: string): string => `${PREFIX} ${fingerprint} is no longer dismissed (${DISMISSED_FILE}).`,
+  notDismissed: (fingerprint: string): string => `${PREFIX} ${fingerprint} is not dismissed (${DISMISSED_FILE}); \`minions dismiss --list\` shows what is.`,
 };
 
 export function statusReport(state: State, now: string, sessionId: string | null, where: string, facts?: LoopFacts): string {

@@ -6,6 +6,7 @@ import type { FixRound } from '../review/classes';
 import type { Sources } from '../review/grounding';
 import type { ReviewReading } from '../review/reading';
 import type { Verdict } from '../protocol/verdict-schema';
+import type { Dismissal } from '../protocol/dismissed';
 import type { State, AgentCost } from '../state/schema';
 import type { CheckRun } from '../protocol/check-runs';
 import type { FileChange } from '../checks/layer0';
@@ -168,6 +169,8 @@ export type Event =
       /** The project's tree now, and what changed since the round's reviewStart tree (project files only). */
       tree?: string | null;
       changedDuringReview?: { files: string[]; patch: string } | null;
+      /** Files the review's test runs left (checks/test-artefacts.ts): named in the verdict, not counted as changes. */
+      testArtefacts?: string[];
       /** Taken with the tree: the next round's diff.patch, should this round go straight to another review. */
       patches?: RoundPatches;
       /** The hooks' own findings on the fix before this round (Layer-0, broken checks): part of this verdict. */
@@ -176,12 +179,17 @@ export type Event =
       checks?: ChecksReport | null;
       /** Pinned files outside the snapshot that changed since the loop's start. */
       pinned?: PinnedChanges | null;
+      /** The user's dismissals (.minions/dismissed.json), and what is wrong with that file when it could not be used. */
+      dismissed?: Dismissal[];
+      dismissedProblem?: string | null;
     })
   | (Base & {
       kind: 'fixer-stop';
       summary: string | null;
       summaryJson: string | null;
       previousSummary: string | null;
+      /** The previous round's fix-delta.patch as the hooks wrote it (null: none, or the first round). */
+      previousFixDelta?: string | null;
       tree?: string | null;
       /** The next round's patches: the change against the base as the fixer left it, and the fixer's own change. */
       patches?: RoundPatches;

@@ -105,6 +105,17 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
         disabled: state.layer0.disabled as Layer0Check[],
       })
     : null;
+  // Layer-0 found something in the fix: the fixer goes back at once, like a broken check, before any reviewer runs.
+  if (layer0 && layer0.findings.length > 0 && current.r2.layer0Blocks < MAX_CHECK_SENDBACKS) {
+    const sent = current.r2.layer0Blocks + 1;
+    return {
+      state: updateIteration(state, event.now, (it) => ({ ...it, r2: { ...it.r2, layer0Blocks: sent } })),
+      effects: [
+        { type: 'write', path: layer0File(n), content: json(layer0) },
+        { type: 'block', reason: prompts.layer0Found(layer0.findings, absolute(state.root, layer0File(n)), sent, MAX_CHECK_SENDBACKS) },
+      ],
+    };
+  }
   const afterFix = checksAfterFix(checkFindings);
   const reports: Effect[] = [...checkFiles(afterFix), ...(layer0 ? [{ type: 'write' as const, path: layer0File(n), content: json(layer0) }] : [])];
   const finished = updateIteration(state, event.now, (it) => ({
@@ -136,20 +147,24 @@ export function onFixerStop(state: State, event: Extract<Event, { kind: 'fixer-s
         ]
       : [];
 
-  // Seed 000's fixpoint: two consecutive fix summaries that say the same thing about the same findings
-  // end the loop. Rounds that fixed different findings may read alike without repeating anything.
-  // An escalate answer goes to the critic instead (seed 003).
+  // The fixpoint: about the same findings, two consecutive fix deltas (the code the fixer changed) that
+  // are the same change, or the second undoing the first, end the loop. Where the deltas cannot be told
+  // (no git, a patch cut short, no change at all), two near-identical fix summaries do; summaries alike
+  // over different code changes do not. Rounds that fixed different findings may repeat nothing.
+  // An escalate answer goes to the critic instead.
   const before = state.iterations[state.iterations.length - 2]?.verdict?.open ?? [];
   const sameFindings = (current.verdict?.open ?? []).some((fp) => before.includes(fp));
   const fixerEscalated = escalation?.escalated.some((e) => e.reason === 'fixer_escalated') ?? false;
-  if (hasSummary && sameFindings && !fixerEscalated && event.previousSummary && similarity(event.summary!, event.previousSummary) >= state.rules.similarity) {
-    const percent = Math.round(similarity(event.summary!, event.previousSummary) * 100);
+  const deltas = compareDeltas(event.patches?.fixDelta ?? null, event.previousFixDelta ?? null);
+  const alike = hasSummary && event.previousSummary ? similarity(event.summary!, event.previousSummary) : 0;
+  const repeated = deltas === 'same' || deltas === 'undone' || (deltas === 'unknown' && alike >= state.rules.similarity);
+  if (sameFindings && !fixerEscalated && repeated) {
     const stopped: State = {
       ...finished,
       status: 'stopped',
       currentPhase: 'STOPPED',
       stopReason: 'no_progress',
-      stopDetail: `the fix summaries of rounds ${n - 1} and ${n} are ${percent}% similar: the fixer is repeating itself`,
+      stopDetail: progress.noProgressDetail(n, deltas === 'unknown' ? { summaries: Math.round(alike * 100) } : { deltas }),
       openIssues: state.openIssues,
     };
     return { state: stopped, effects: [...pins, ...reports, ...reviewMd, { type: 'write-report' }, { type: 'notify', text: progress.notify.fixRepeated(n, stopped) }] };
@@ -222,3 +237,25 @@ function summaryTally(summary: string, answers: FixSummary | null): string {
   return [`${fixed} fixed`, notFixed ? `${notFixed} could not fix` : '', declined ? `${declined} declined` : ''].filter(Boolean).join(', ');
 }
 
+
+/** A patch's changed lines: + and − lines with the files they are in, without hunk positions, headers or comments. */
+export function deltaLines(patch: string): string[] {
+  return patch.split('\n').filter((l) => l.startsWith('diff --git ') || ((l.startsWith('+') || l.startsWith('-')) && !l.startsWith('+++ ') && !l.startsWith('--- ')));
+}
+
+/**
+ * This round's fix delta against the previous round's (its fix-delta.patch, header and all): the same
+ * change, the change undone (every + a − and back), different, or unknown (either missing, cut short,
+ * or both empty: a fixer that changed nothing twice is left to the summaries).
+ */
+export function compareDeltas(current: { text: string; truncated: boolean } | null, previous: string | null): 'same' | 'undone' | 'different' | 'unknown' {
+  if (current === null || previous === null || current.truncated || /^# Cut at /m.test(previous)) return 'unknown';
+  const now = deltaLines(current.text);
+  const then = deltaLines(previous.split('\n').filter((l) => !l.startsWith('# ')).join('\n'));
+  const changes = (lines: string[]) => lines.filter((l) => !l.startsWith('diff --git '));
+  if (changes(now).length === 0 || changes(then).length === 0) return changes(now).length === changes(then).length ? 'unknown' : 'different';
+  if (now.join('\n') === then.join('\n')) return 'same';
+  const flip = (l: string): string => (l.startsWith('+') ? `-${l.slice(1)}` : l.startsWith('-') ? `+${l.slice(1)}` : l);
+  const sorted = (lines: string[]) => [...lines].sort().join('\n');
+  return sorted(changes(now).map(flip)) === sorted(changes(then)) ? 'undone' : 'different';
+}

@@ -24,7 +24,7 @@ export function newIteration(iteration: number, now: string, reviewStart: string
     iteration,
     startedAt: now,
     r1: { status: 'pending', reviewers: Object.fromEntries(REVIEWERS.map((r) => [r, run()])) as IterationRecord['r1']['reviewers'], aggregation: null },
-    r2: { status: 'pending', dispatches: 0, failures: 0, checkBlocks: 0 },
+    r2: { status: 'pending', dispatches: 0, failures: 0, checkBlocks: 0, layer0Blocks: 0 },
     verdict: null,
     trees: { reviewStart, reviewEnd: null, fixEnd: null },
     changedDuringReview: [],

@@ -68,6 +68,8 @@ export const notify = {
   reviewsRewritten: (state: State, reviewers: readonly Reviewer[]): string =>
     `${PREFIX} R1 ${iterationText(state)} — ${reviewers.map((r) => reviewerFile(state.iteration, r)).join(', ')} changed after the hooks recorded ${reviewers.length === 1 ? 'it' : 'them'}; ` +
     'the verdict uses the reviews as they were recorded, and the change is ignored',
+  dismissedBroken: (problem: string): string =>
+    `${PREFIX} ${truncate(problem, 400)}. This round uses no dismissals; the file is left as it is. Fix it (or run \`minions dismiss --list\` to see what is wrong).`,
   tampered: (state: State): string =>
     `${PREFIX} STOPPED (${stopReasonText('tampered')}): ${state.stopDetail}. The loop cannot end DONE; the last state the hooks wrote is kept and goes to the archive.`,
   tamperedAfterEnd: (state: State, problems: readonly Tamper[]): string =>
@@ -146,3 +148,11 @@ export const aggregationFailedDetail = (iteration: number, attempts: number, tim
 
 export const statusTampered = (problems: readonly Tamper[]): string =>
   `Warning: ${tamperDetail(problems)}. Shown is the last state the hooks wrote; the loop's next hook stops it (tampered).`;
+
+/** Why the fixpoint rule stopped the loop after fix round n. */
+export function noProgressDetail(n: number, why: { deltas: 'same' | 'undone' | 'different' } | { summaries: number }): string {
+  if ('summaries' in why) return `the fix summaries of rounds ${n - 1} and ${n} are ${why.summaries}% similar: the fixer is repeating itself`;
+  return why.deltas === 'undone'
+    ? `fix round ${n} undid the code change of round ${n - 1} about the same findings: the fixer is going back and forth`
+    : `fix rounds ${n - 1} and ${n} made the same code change about the same findings: the fixer is repeating itself`;
+}

@@ -3,6 +3,7 @@ import { FIXER_TYPE, REVIEWERS, agentType, type Reviewer } from '../protocol/age
 import { absolute, changedDuringReviewFile, diffFile, escalationFile, findingsFile, fixDeltaFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile, checksFile, layer0File } from '../protocol/paths';
 import type { IterationRecord, PatchNote, PitfallNote, State, VerdictSummary } from '../state/schema';
 import type { EscalationReason, Verdict } from '../protocol/verdict-schema';
+import type { MachineFinding } from '../protocol/machine-finding';
 import type { CheckOutcome, CheckRun } from '../protocol/check-runs';
 import { fileNames, plural, truncate } from '../protocol/text';
 import { checkResultText } from '../checks/texts';
@@ -232,6 +233,17 @@ export function afterFixText(it: { checks: CheckOutcome[] | null; layer0: { file
 }
 
 /** SubagentStop block for the fixer: checks that passed when the loop started fail after its change. */
+/** Layer-0's findings on the fixer's change: it is sent back before any reviewer runs. */
+export function layer0Found(findings: readonly MachineFinding[], report: string, attempt: number, max: number): string {
+  const shown = findings.slice(0, 10).map((f) => `- ${truncate(f.file, 200)}${f.line ? `:${f.line}` : ''} (${f.category}): ${truncate(f.description, 300)}\n  ${truncate(f.evidence, 200)}`);
+  const more = findings.length > shown.length ? `\n… and ${findings.length - shown.length} more in ${report}` : '';
+  return (
+    `The hooks' Layer-0 checks found this in your change (sent back ${attempt} of ${max}):\n${shown.join('\n')}${more}\n\n` +
+    'Finish the work instead: no placeholder (TODO, FIXME, ??? …), no skipped or removed test, no suppression, no empty catch. ' +
+    `Update your two summaries if what you did changed, then end your turn; the hooks check again.${attempt >= max ? ' What is still there becomes a finding of the next review.' : ''} Report: ${report}`
+  );
+}
+
 export function checksBroken(failures: readonly { run: CheckRun; log: string; tail: string }[], attempt: number, max: number, timeoutSeconds: number): string {
   const each = failures.map(
     ({ run, log, tail }) => `\`${run.command}\` passed when the loop started and fails now (${checkResultText(run, timeoutSeconds)}). Last lines of its output:\n${tail || '(no output)'}\nFull output: ${log}`,

@@ -67,10 +67,12 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
     history: event.history,
     declines: event.declines,
     changedDuringReview: changed?.files ?? [],
+    testArtefacts: event.testArtefacts ?? [],
     fixes: event.fixes ?? [],
     escalated: current.escalated,
     machine: event.machine ?? [],
     readings: event.readings ?? {},
+    dismissed: event.dismissed ?? [],
   });
   const replaced = REVIEWERS.filter((r) => event.readings?.[r]?.replaced === true);
   // A change to the git dir, or to what the checks run, overrules the reviews: nobody reviewed it.
@@ -81,6 +83,7 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
   ];
   if (changed && changed.files.length > 0) effects.push({ type: 'write', path: changedDuringReviewFile(state.iteration), content: changed.patch });
   if (event.rewritten.length > 0) effects.push({ type: 'notify', text: progress.notify.reviewsRewritten(state, event.rewritten) });
+  if (event.dismissedProblem) effects.push({ type: 'notify', text: progress.notify.dismissedBroken(event.dismissedProblem) });
 
   const open = verdict.findings.filter((f) => f.toFixer);
   const summary = verdictSummary(verdict);

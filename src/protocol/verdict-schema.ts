@@ -38,8 +38,8 @@ export type RowStatus = z.infer<typeof RowStatus>;
 export const Grounding = z.lazy(() =>
   z.object({
     status: described(
-      z.enum(['grounded', 'relocated', 'ungrounded', 'unchecked']),
-      'relocated: the evidence is elsewhere in the file (line corrected); unchecked: the file, or the rest of it, was not searched (a cap): kept and sent to the fixer',
+      z.enum(['grounded', 'relocated', 'ungrounded', 'unchecked', 'unquoted']),
+      'relocated: the evidence is elsewhere in the file (line corrected); unchecked: the file, or the rest of it, was not searched (a cap): kept and sent to the fixer; unquoted: no code quoted (no evidence, or a command): never grounded, sent to the fixer when a second reviewer reports it or its cited line exists',
     ),
     reason: z.nullable(z.string()),
     reading: described(
@@ -77,6 +77,10 @@ export const MergedFinding = z.lazy(() =>
     ),
     interpretations: described(z._default(z.array(z.string()), []), "what the hooks read other than as the reviewers wrote it (a synonym, a path's :line suffix, a line range …)"),
     class: described(z._default(z.string(), ''), 'its finding class (see classes): the same defect pattern at several sites, across rounds'),
+    dismissed: described(
+      z._default(z.nullable(z.string()), null),
+      "the reason the user gave in .minions/dismissed.json, while the finding still grounds to the code it was dismissed on: kept out of the fixer's list and the completion gate",
+    ),
   }),
 );
 export type MergedFinding = z.infer<typeof MergedFinding>;
@@ -112,6 +116,7 @@ export const ReviewerResult = z.lazy(() =>
     ...counts(),
     ungrounded: count(),
     unchecked: described(z._default(count(), 0), 'findings in files (or parts of files) that were not searched: counted as found'),
+    unquoted: described(z._default(count(), 0), 'findings that quote no code (no evidence, or a command): not counted as grounded in the score'),
     ...scoreFields(),
     error: z.nullable(z.string()),
     notes: z.array(z.string()),
@@ -192,6 +197,10 @@ export const Verdict = z.lazy(() =>
     changedDuringReview: described(
       z._default(z.array(z.string()), []),
       `project files that changed while this round was reviewed (by anyone), or ${JSON.stringify(UNSNAPSHOTTED)} when git could not snapshot the project at the end of a review that began with one: this round cannot end DONE`,
+    ),
+    testArtefacts: described(
+      z._default(z.array(z.string()), []),
+      "files the review's test runs left (caches, bytecode, coverage output, new snapshots) that the base commit does not track: named, not counted as changes made during the review",
     ),
     classes: described(z._default(z.array(FindingClass), []), 'the finding classes of the open findings (seed 003), with their fix history'),
     escalations: described(z._default(z.array(EscalationOutcome), []), 'classes this round escalated to the critic, and its diagnoses'),

@@ -22,6 +22,10 @@ export interface FindingFact {
   status: MergedFinding['status'];
   /** Not found in the code as quoted: sent to the fixer to check (critical or warning). */
   unverified?: true;
+  /** No code quoted (no evidence, or a command): nothing to check the finding against. */
+  unquoted?: true;
+  /** The reason the user dismissed it (.minions/dismissed.json). */
+  dismissed?: string;
 }
 
 export interface RoundFacts {
@@ -66,6 +70,8 @@ export interface LoopFacts extends LoopHeader {
   /** The last reviewed round's open and contested findings. */
   open: FindingFact[];
   contested: FindingFact[];
+  /** The last reviewed round's findings the user dismissed, with the reasons. */
+  dismissed: FindingFact[];
   /** Finding classes escalated to the critic (seed 003), each as its latest round had it, with the diagnosis. */
   escalated: (EscalationOutcome & { round: number })[];
   ungrounded: number;
@@ -102,6 +108,8 @@ const factOf = (round: number, f: MergedFinding): FindingFact => ({
   reporters: [...f.reporters],
   status: f.status,
   ...(f.unverified ? { unverified: true as const } : {}),
+  ...(f.grounding.status === 'unquoted' ? { unquoted: true as const } : {}),
+  ...(f.dismissed !== null ? { dismissed: f.dismissed } : {}),
 });
 
 export function loopFacts(input: FactsInput): LoopFacts {
@@ -164,7 +172,8 @@ export function loopFacts(input: FactsInput): LoopFacts {
       gap: finalStanding && best ? gapBelow(finalStanding, best) : null,
     },
     open: lastVerdict ? lastVerdict.findings.filter((f) => f.toFixer).map((f) => factOf(lastVerdictRound!, f)) : [],
-    contested: lastVerdict ? lastVerdict.findings.filter((f) => f.status === 'CONTESTED').map((f) => factOf(lastVerdictRound!, f)) : [],
+    contested: lastVerdict ? lastVerdict.findings.filter((f) => f.status === 'CONTESTED' && f.dismissed === null).map((f) => factOf(lastVerdictRound!, f)) : [],
+    dismissed: lastVerdict ? lastVerdict.findings.filter((f) => f.dismissed !== null).map((f) => factOf(lastVerdictRound!, f)) : [],
     escalated: [...escalated.values()],
     ungrounded: lastVerdict ? lastVerdict.findings.filter((f) => f.grounding.status === 'ungrounded' && !f.unverified).length : 0,
     totalChange: input.totalChange,

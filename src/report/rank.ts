@@ -1,5 +1,5 @@
 /**
- * The best attempt (seed 002): every reviewed round's tree gets a standing, and the rounds are ranked by
+ * The best attempt: every reviewed round's tree gets a standing, and the rounds are ranked by
  * the project's checks that pass, then the open findings weighted by severity, then the score. Pure.
  */
 import type { Counts } from '../protocol/reviewer-output';
@@ -18,7 +18,10 @@ export interface Standing {
   checks: ChecksTally | null;
 }
 
-/** seed 000's score penalties per finding (0.45, 0.1, 0.02), as whole numbers. */
+/**
+ * This project's own weights per open finding (45, 10, 2: the score's penalties as whole numbers), a
+ * choice of its own and not taken from the designs it grew from.
+ */
 export const SEVERITY_WEIGHT: Record<keyof Counts, number> = { critical: 45, warning: 10, info: 2 };
 
 export const weightOf = (open: Counts): number =>

@@ -4,6 +4,7 @@
  * what it cost. A pure renderer of the loop's facts.
  */
 import { bestAttemptLine, costLine, countsText, readinessText, stopReasonText, tokenBreakdown } from './texts';
+import * as reportTexts from './texts';
 import { chartSeries, findingsChart, CHART_COLOURS } from './chart';
 import type { FindingFact, LoopFacts, RoundFacts } from './facts';
 import { thousands } from '../protocol/text';
@@ -29,7 +30,7 @@ function tokensCell(r: RoundFacts): string {
 }
 
 function findingLine(f: FindingFact): string {
-  return `- **${f.severity}** ${where(f.file, f.line)} (${inline(f.category, 40)}, ${f.status}${f.unverified ? ', unverified: not found in the code as quoted' : ''}; ${f.reporters.join(', ')}): ${inline(f.description, 300)}`;
+  return `- **${f.severity}** ${where(f.file, f.line)} (${inline(f.category, 40)}, ${f.status}${f.unquoted ? ', unquoted: no code quoted to check' : ''}${f.unverified ? (f.unquoted ? ', unverified' : ', unverified: not found in the code as quoted') : ''}; ${f.reporters.join(', ')}): ${inline(f.description, 300)}`;
 }
 
 export function renderLoopReport(facts: LoopFacts): string {
@@ -78,6 +79,14 @@ export function renderLoopReport(facts: LoopFacts): string {
   else {
     out.push('The fixer declined these twice with a reason; they are no longer sent to it. Decide them yourself.', '');
     listing(out, facts.contested, 'contested findings', facts, facts.contested[0]!.round);
+    out.push('', reportTexts.dismissOffer(facts.contested.length), '', block(facts.contested.slice(0, 20).map((f) => reportTexts.dismissCommand(f.fingerprint)).join('\n'), 'sh'));
+  }
+
+  if (facts.dismissed.length > 0) {
+    out.push('', '## Dismissed', '', reportTexts.dismissedIntro(), '');
+    const { shown, rest } = listed(facts.dismissed, 'dismissed findings', 'the last verdict');
+    out.push(...shown.map((f) => `${findingLine(f)} — dismissed: ${inline(f.dismissed ?? '', 300)}`));
+    if (rest) out.push('', rest);
   }
 
   out.push('', '## Escalated', '');

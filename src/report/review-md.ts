@@ -59,9 +59,11 @@ export function firstInTableOrder(findings: readonly MergedFinding[], count: num
 }
 
 function statusCell(f: MergedFinding): string {
+  if (f.dismissed !== null) return `DISMISSED: ${inline(f.dismissed, 120)}`;
   if (f.unverified && f.toFixer) return `UNVERIFIED (sent to the fixer to check)${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
   if (f.unverified) return `UNVERIFIED, declined by the fixer${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
   if (f.grounding.status === 'ungrounded') return `UNGROUNDED${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
+  if (f.grounding.status === 'unquoted') return f.toFixer ? `${f.status} (unquoted)` : `UNQUOTED${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
   return f.grounding.status === 'relocated' ? `${f.status} (line relocated)` : f.status;
 }
 
@@ -87,6 +89,9 @@ export function renderReviewReport({ verdict: v, answers, answerNotes = [], fix,
     const what = v.changedDuringReview[0] === UNSNAPSHOTTED ? 'unknown: git could not snapshot the project when the review ended' : `${v.changedDuringReview.slice(0, 20).map((f) => code(f)).join(', ')}${v.changedDuringReview.length > 20 ? ', …' : ''}`;
     out.push('', `**Changed while this round was reviewed:** ${what} (patch: ${code(changedDuringReviewFile(n))}).`);
   }
+  if (v.testArtefacts.length > 0) {
+    out.push('', `**Left by test runs during the review (not counted as changes):** ${v.testArtefacts.slice(0, 20).map((f) => code(f)).join(', ')}${v.testArtefacts.length > 20 ? ', …' : ''}.`);
+  }
 
   out.push('', '## Findings', '');
   if (v.findings.length === 0) out.push('None: every reviewer found the change clean.');
@@ -100,13 +105,17 @@ export function renderReviewReport({ verdict: v, answers, answerNotes = [], fix,
     );
     if (rest) out.push('', rest);
     const ungrounded = v.findings.filter((f) => f.grounding.status === 'ungrounded' && !f.unverified).length;
+    const unquoted = v.findings.filter((f) => f.grounding.status === 'unquoted').length;
     const unverified = v.findings.filter((f) => f.unverified).length;
     const contested = v.findings.filter((f) => f.status === 'CONTESTED').length;
+    const dismissed = v.findings.filter((f) => f.dismissed !== null).length;
     const merged = v.findings.reduce((sum, f) => sum + f.reporters.length - 1, 0);
     const notes = [
       merged ? `${plural(merged, 'duplicate report')} merged` : '',
       ungrounded ? `${plural(ungrounded, 'info finding')} ungrounded: not found in the code as quoted, so not sent to the fixer` : '',
+      unquoted ? `${plural(unquoted, 'finding')} unquoted: no code quoted to check, so sent to the fixer only when a second reviewer reports it or its cited line exists (else as unverified, or not at all at info)` : '',
       unverified ? `${plural(unverified, 'critical or warning finding')} unverified: not found in the code as quoted, so sent to the fixer to check and fix or decline` : '',
+      dismissed ? `${plural(dismissed, 'finding')} dismissed by you (.minions/dismissed.json): not sent to the fixer, not counted against DONE` : '',
       contested ? `${plural(contested, 'finding')} contested: declined by the fixer twice, so no longer sent to it` : '',
     ].filter(Boolean);
     if (notes.length) out.push('', `${notes.join('; ')}.`);

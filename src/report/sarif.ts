@@ -1,6 +1,6 @@
 /**
  * The findings as SARIF 2.1.0, for GitHub code scanning and other SARIF viewers: the last round's open
- * findings (and its contested ones, as suppressions under review), or with allRounds also the findings
+ * findings (and its contested ones, as suppressions under review; the ones the user dismissed, as accepted suppressions), or with allRounds also the findings
  * earlier rounds had open that the last round no longer has (baselineState "absent"). Pure.
  */
 import type { Log, ReportingDescriptor, Result } from 'sarif';
@@ -60,7 +60,9 @@ export function toSarif(input: SarifInput): Log {
     ],
     partialFingerprints: { [FINGERPRINT_KEY]: f.fingerprint },
     ...(baselineState ? { baselineState } : {}),
-    ...(f.status === 'CONTESTED'
+    ...(f.dismissed !== null
+      ? { suppressions: [{ kind: 'external' as const, status: 'accepted' as const, justification: `dismissed: ${f.dismissed}` }] }
+      : f.status === 'CONTESTED'
       ? { suppressions: [{ kind: 'external' as const, status: 'underReview' as const, justification: `declined by the fixer twice${declined.has(f.fingerprint) ? `: ${declined.get(f.fingerprint)}` : ''}` }] }
       : {}),
     properties: {
@@ -70,6 +72,7 @@ export function toSarif(input: SarifInput): Log {
       reporters: f.reporters,
       categories: f.categories,
       wholeFile: f.line === null,
+      grounding: f.grounding.status,
     },
   });
 
@@ -77,7 +80,7 @@ export function toSarif(input: SarifInput): Log {
   const seen = new Set<string>();
   if (last) {
     for (const f of last.findings) {
-      if (!isOpen(f) && f.status !== 'CONTESTED') continue;
+      if (!isOpen(f) && f.status !== 'CONTESTED' && f.dismissed === null) continue;
       seen.add(f.fingerprint);
       results.push(result(f, last.iteration, earlier.length ? (openBefore.has(f.fingerprint) ? 'unchanged' : 'new') : null));
     }
@@ -103,6 +106,7 @@ export function toSarif(input: SarifInput): Log {
         properties: {
           rounds: rounds.map((v) => v.iteration),
           ungrounded: last ? last.findings.filter((f) => f.grounding.status === 'ungrounded').length : 0,
+          unquoted: last ? last.findings.filter((f) => f.grounding.status === 'unquoted').length : 0,
         },
       },
     ],

@@ -97,3 +97,10 @@ export const ago = (then: string, now: string): string => {
 };
 
 export const listed = (paths: readonly string[], max = 8): string => `${paths.slice(0, max).join(', ')}${paths.length > max ? `, … (${paths.length - max} more)` : ''}`;
+
+/** The final report's offer to dismiss what the loop could not settle. */
+export const dismissOffer = (n: number): string =>
+  `If ${n === 1 ? 'this finding is' : 'a finding is'} wrong, dismiss it with a reason: the next loops keep it out of the fixer's list and the completion gate while its code stays as it is (it is recorded in .minions/dismissed.json, yours to commit).`;
+export const dismissCommand = (fingerprint: string): string => `minions dismiss ${fingerprint} --reason "…"`;
+export const dismissedIntro = (): string =>
+  "You dismissed these (.minions/dismissed.json): they were not sent to the fixer and did not count against DONE. Each comes back once its code changes. `minions dismiss --remove <fingerprint>` takes one back.";

@@ -13,6 +13,7 @@ import { Finding, countBySeverity, parseReview, type Diagnosis, type ParsedRevie
 import { coversReview, type ReviewReading } from './reading';
 import { heuristicScore, scoreFindings, scoreOf } from './scoring';
 import type { StopRules } from '../protocol/stop-rules';
+import type { Dismissal } from '../protocol/dismissed';
 import type { EscalationReason, MergedFinding, Pitfall, StatusRow, StopReason, Verdict } from '../protocol/verdict-schema';
 
 export interface RoundInput {
@@ -30,6 +31,8 @@ export interface RoundInput {
   declines: Record<string, number>;
   /** Project files that changed while this round was being reviewed: the reviews may not describe the tree. */
   changedDuringReview?: string[];
+  /** Files the review's test runs left: named in the verdict, not counted as changes. */
+  testArtefacts?: string[];
   /** The fixer's answers of earlier rounds, for the finding classes' history. */
   fixes?: FixRound[];
   /** The finding classes this round's critic was asked to diagnose (escalation.json). */
@@ -38,6 +41,8 @@ export interface RoundInput {
   machine?: MachineFinding[];
   /** How each reviewer's stop read its review (the validated review, grounding and identity of each finding), where kept: its text is then not needed. */
   readings?: Partial<Record<Reviewer, ReviewReading>>;
+  /** The user's dismissals (.minions/dismissed.json). */
+  dismissed?: readonly Dismissal[];
 }
 
 /** A finding declined in this many rounds and raised again is contested. */
@@ -60,9 +65,19 @@ export interface Reported {
  */
 function routed(f: MergedFinding, declines: Record<string, number>, anyDeclines: boolean): void {
   const declined = anyDeclines ? (declines[f.fingerprint] ?? 0) : 0;
-  f.unverified = f.grounding.status === 'ungrounded' && f.severity !== 'info';
+  const unsupported = f.grounding.status === 'ungrounded' || (f.grounding.status === 'unquoted' && !supported(f));
+  f.unverified = unsupported && f.severity !== 'info';
   if (f.unverified && declined >= 1 && f.status !== 'CONTESTED') f.status = 'CONTESTED';
-  f.toFixer = (f.grounding.status !== 'ungrounded' || f.unverified) && f.status !== 'CONTESTED';
+  f.toFixer = (!unsupported || f.unverified) && f.status !== 'CONTESTED';
+}
+
+/**
+ * An unquoted finding (no code quoted: nothing to check) stands as found when another signal supports
+ * it: a cited line that exists in the file, or a second reviewer reporting the same finding. Without
+ * one it is routed like an ungrounded finding.
+ */
+export function supported(f: Pick<MergedFinding, 'line' | 'reporters'>): boolean {
+  return f.line !== null || f.reporters.filter((r) => (REVIEWERS as readonly string[]).includes(r)).length >= 2;
 }
 
 /**
@@ -149,13 +164,15 @@ export function aggregateRound(input: RoundInput): Verdict {
       return { reviewer: r, finding, key, grounding, ...(notes.length ? { interpreted: notes } : {}) };
     });
     reported.push(...mine);
-    const grounded = mine.filter((m) => m.grounding.status !== 'ungrounded').map((m) => m.finding);
+    // Unquoted findings are not grounded: they do not count in the reviewer's score either way.
+    const grounded = mine.filter((m) => m.grounding.status !== 'ungrounded' && m.grounding.status !== 'unquoted').map((m) => m.finding);
     const score = parsed?.ok ? scoreFindings(grounded) : partly!.data ? heuristicScore(partly!.data, grounded) : 0;
     reviewers[r] = {
       status: parsed?.ok ? 'valid' : 'invalid',
       scoring: parsed?.ok ? 'findings' : partly!.data ? 'heuristic' : 'none',
       ...countBySeverity(grounded),
-      ungrounded: mine.length - grounded.length,
+      ungrounded: mine.filter((m) => m.grounding.status === 'ungrounded').length,
+      unquoted: mine.filter((m) => m.grounding.status === 'unquoted').length,
       unchecked: mine.filter((m) => m.grounding.status === 'unchecked').length,
       ...scoreOf(score),
       error: parsed?.ok ? null : (review.error ?? (parsed && !parsed.ok ? parsed.error : 'no valid output')),
@@ -213,6 +230,7 @@ export function aggregateRound(input: RoundInput): Verdict {
       present.add(p.fingerprint);
     }
   }
+  if (input.dismissed?.length) applyDismissals(merged, input.dismissed);
   const { findings, classes } = classify(merged, input.history, input.fixes ?? [], input.iteration);
   const escalations = escalationOutcomes(input.escalated ?? [], classes, diagnoses, input.history.find((v) => v.iteration === input.iteration - 1), input.fixes ?? []);
 
@@ -226,7 +244,7 @@ export function aggregateRound(input: RoundInput): Verdict {
       const status = found ? found.status : partial.has(p.fingerprint) ? 'PARTIAL' : 'FIXED';
       statuses.push(row(p, status));
     }
-    for (const f of findings) if ((f.grounding.status !== 'ungrounded' || f.toFixer) && !wasOpenBefore.has(f.fingerprint)) statuses.push(row(f, f.status));
+    for (const f of findings) if (f.dismissed === null && ((f.grounding.status !== 'ungrounded' && f.grounding.status !== 'unquoted') || f.toFixer) && !wasOpenBefore.has(f.fingerprint)) statuses.push(row(f, f.status));
   }
 
   const open = findings.filter((f) => f.toFixer);
@@ -255,6 +273,7 @@ export function aggregateRound(input: RoundInput): Verdict {
     statuses,
     pitfalls,
     changedDuringReview: input.changedDuringReview ?? [],
+    testArtefacts: input.testArtefacts ?? [],
     classes,
     escalations,
     gate,
@@ -287,6 +306,24 @@ export function aggregateRound(input: RoundInput): Verdict {
     }
     if (input.iteration >= input.maxIterations) return stop('max_iterations', `${open.length} finding(s) still open after ${input.maxIterations} iteration(s)`);
     return { next: open.length > 0 ? 'R2' : 'R1', stopReason: null, stopDetail: null };
+  }
+}
+
+/**
+ * A reviewer's finding the user dismissed stays dismissed while it has the dismissed fingerprint and
+ * still grounds to the same code (its identity): once that code changes, or the quote no longer matches
+ * it, it is a finding again. The hooks' own findings (Layer-0, broken checks) are facts: never dismissed.
+ */
+function applyDismissals(merged: MergedFinding[], dismissed: readonly Dismissal[]): void {
+  const by = new Map(dismissed.map((d) => [d.fingerprint, d]));
+  for (const f of merged) {
+    const d = by.get(f.fingerprint);
+    if (!d || d.identity !== f.identity || d.file !== f.file) continue;
+    if (f.grounding.status === 'ungrounded' || f.grounding.status === 'unchecked') continue;
+    if (!f.reporters.every((r) => (REVIEWERS as readonly string[]).includes(r))) continue;
+    f.dismissed = d.reason;
+    f.toFixer = false;
+    f.unverified = false;
   }
 }
 
@@ -355,6 +392,7 @@ export function mergeCluster(members: Reported[]): MergedFinding {
   for (const m of members) {
     const order =
       Number(m.grounding.status === 'ungrounded') - Number(rep.grounding.status === 'ungrounded') ||
+      Number(m.grounding.status === 'unquoted') - Number(rep.grounding.status === 'unquoted') ||
       m.key.text.length - rep.key.text.length ||
       (m.key.text === rep.key.text ? 0 : fingerprintOf(m.key) < (fingerprint ??= fingerprintOf(rep.key)) ? -1 : 1);
     if (order < 0) {
@@ -397,5 +435,6 @@ export function mergeCluster(members: Reported[]): MergedFinding {
     toFixer: false,
     unverified: false,
     interpretations,
+    dismissed: null,
   };
 }

@@ -21,7 +21,7 @@ export type Source =
   | { kind: 'unchecked'; why: string };
 export type Sources = Record<string, Source>;
 
-export type GroundingStatus = 'grounded' | 'relocated' | 'ungrounded' | 'unchecked';
+export type GroundingStatus = 'grounded' | 'relocated' | 'ungrounded' | 'unchecked' | 'unquoted';
 export interface Reading {
   /** How the path was read; null when no file was found. */
   file: FileReading | null;
@@ -33,7 +33,9 @@ export interface Grounding {
   /**
    * grounded: the evidence is within a few lines of the cited line; relocated: elsewhere in the file,
    * kept with the line corrected; ungrounded: not in the file (or no such file); unchecked: the file or
-   * the rest of it was not searched (a cap), kept and sent to the fixer.
+   * the rest of it was not searched (a cap), kept and sent to the fixer; unquoted: the file exists but
+   * the finding quotes no code (no evidence, or a command and its output): nothing to check, so never
+   * grounded (aggregate.ts decides whether another signal supports it).
    */
   status: GroundingStatus;
   reason: string | null;
@@ -152,7 +154,9 @@ export class Grounder {
     const evidence = finding.evidence;
     const literal = !evidence.trim() || isCommandEvidence(evidence) ? null : (this.literals.get(evidence) ?? literalNeedles(evidence).map((n) => new Search(n)));
     if (literal === null || literal.length === 0) {
-      return pastEnd ? grounding('ungrounded', pastEndText(cited, source.rel ?? named, index), cited, fileReading, null, null) : grounding('grounded', null, cited, fileReading, [], null);
+      if (pastEnd) return grounding('ungrounded', pastEndText(cited, source.rel ?? named, index), cited, fileReading, null, null);
+      const what = evidence.trim() ? 'the evidence is a command, not a quote of the code' : 'no evidence is quoted';
+      return grounding('unquoted', cited === null ? `${what}, and no line is cited` : `${what}; line ${cited} exists`, cited, fileReading, null, null);
     }
     // Cheapest first: as written near the cited line (searchFurther has the rest).
     if (cited !== null && !pastEnd) {

@@ -19,6 +19,7 @@ import { readReviewedChecks } from './observe-checks';
 import { reviewEndObservation } from './observe-tree';
 import { pinnedObservation } from './pins';
 import { frozenHolds, frozenText, type Store } from './store';
+import { readDismissed } from './dismissed';
 
 type ReviewerStop = Extract<Event, { kind: 'reviewer-stop' }>;
 type Aggregate = Extract<Event, { kind: 'aggregate' }>;
@@ -73,6 +74,7 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
     return counts ? counts.critical + counts.warning + counts.info : 0;
   };
   if (REVIEWERS.reduce((sum, r) => sum + counted(r), 0) >= LARGE_ROUND) tuneForLargeRound();
+  const dismissed = readDismissed(store.root);
   const reviews = {} as Record<Reviewer, string | null>;
   const readings: Partial<Record<Reviewer, ReviewReading>> = {};
   const rewritten: Reviewer[] = [];
@@ -106,6 +108,8 @@ export function roundObservation(store: Store, state: State): Omit<Aggregate, 'k
     machine: readMachineFindings(store.root, n - 1),
     checks: readReviewedChecks(store.root, n),
     pinned: pinnedObservation(store.root, store.record?.pins),
+    dismissed: dismissed.kind === 'ok' ? dismissed.dismissed : [],
+    dismissedProblem: dismissed.kind === 'broken' ? dismissed.problem : null,
     ...end,
   };
 }

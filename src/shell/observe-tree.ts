@@ -3,7 +3,8 @@ import type { RoundPatches } from '../core/events';
 import { currentIteration } from '../core/loop-state';
 import { UNSNAPSHOTTED } from '../protocol/paths';
 import type { State } from '../state/schema';
-import { EMPTY_TREE, commitTreeSpec, diffTrees, headCommit, snapshotWithDiff, type Patch } from './snapshot';
+import { EMPTY_TREE, commitTreeSpec, diffTrees, headCommit, pathsIn, snapshotWithDiff, type Patch } from './snapshot';
+import { isTestArtefact } from '../checks/test-artefacts';
 
 /** A patch of what changed during a review is cut at this size; the file list is always whole. */
 const MAX_CHANGE_PATCH = 256 * 1024;
@@ -55,7 +56,7 @@ export function startObservation(root: string): { head: string | null; tree: str
 export function reviewEndObservation(
   root: string,
   state: State,
-): { tree: string | null; changedDuringReview: { files: string[]; patch: string } | null; patches: RoundPatches } {
+): { tree: string | null; changedDuringReview: { files: string[]; patch: string } | null; testArtefacts?: string[]; patches: RoundPatches } {
   const { tree, patches } = snapshotAndPatches(root, state.base);
   const start = currentIteration(state).trees.reviewStart;
   if (!tree && start) {
@@ -65,10 +66,25 @@ export function reviewEndObservation(
   if (!tree || !start || tree === start) return { tree, changedDuringReview: null, patches };
   // One git process: the patch's own listing names every changed file, cut or not.
   const patch = diffTrees(root, start, tree, MAX_CHANGE_PATCH);
-  const files = patch.files;
-  if (files.length === 0) return { tree, changedDuringReview: null, patches };
+  // What the witness's test runs left (caches, bytecode, coverage, new snapshots) is named apart, not counted as a change.
+  const artefacts = testArtefactsOf(root, state.base, patch);
+  const files = patch.files.filter((f) => !artefacts.includes(f));
+  const kept = artefacts.length ? { testArtefacts: artefacts } : {};
+  if (files.length === 0) return { tree, changedDuringReview: null, patches, ...kept };
   const note = patch.truncated ? `\n# cut at ${MAX_CHANGE_PATCH} bytes; every changed file:\n${files.map((f) => `#   ${f}`).join('\n')}\n` : '';
-  return { tree, changedDuringReview: { files, patch: patch.text + note }, patches };
+  return { tree, changedDuringReview: { files, patch: patch.text + note }, patches, ...kept };
+}
+
+/** The paths of a review's changes that are test-run artefacts; one git process only when a candidate may be tracked. */
+function testArtefactsOf(root: string, base: string | null, patch: Patch): string[] {
+  const added = new Set(patch.added ?? []);
+  const candidates = patch.files.filter((f) => isTestArtefact(f, added.has(f), false));
+  if (candidates.length === 0) return [];
+  // A cache someone committed is the project's: the base commit's tree is asked about the candidates.
+  const spec = base ? commitTreeSpec(root, base) : null;
+  const tracked = spec ? pathsIn(root, spec, candidates) : new Set<string>();
+  if (tracked === null) return [];
+  return candidates.filter((f) => isTestArtefact(f, added.has(f), tracked.has(f)));
 }
 
 /** What the fixer stop observes of the tree: the tree the fixer left and the next round's patches. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { readText } from './files';
 import type { FixRound } from '../review/classes';
 import { FixEntryFields, Verdict } from '../protocol/verdict-schema';
-import { fixSummaryFile, fixSummaryJsonFile, verdictFile } from '../protocol/paths';
+import { fixSummaryFile, fixSummaryJsonFile, verdictFile, fixDeltaFile } from '../protocol/paths';
 
 export { readSources } from './sources';
 
@@ -71,6 +71,8 @@ export function fixerObservations(root: string, iteration: number) {
     summary: readText(path.join(root, fixSummaryFile(iteration))),
     summaryJson: readText(path.join(root, fixSummaryJsonFile(iteration))),
     previousSummary: iteration > 1 ? readText(path.join(root, fixSummaryFile(iteration - 1))) : null,
+    // What the fixer changed in the round before (written by the hooks when this round began).
+    previousFixDelta: iteration > 1 ? readText(path.join(root, fixDeltaFile(iteration))) : null,
   };
 }
 

@@ -412,6 +412,8 @@ export interface Patch {
   files: string[];
   /** The paths among files that are only a rename's old path (git names the new one as the change). */
   renamedFrom: string[];
+  /** The paths among files that the `from` tree did not have (git's status A). */
+  added?: string[];
 }
 
 const NO_CHANGE: Patch = { text: '', truncated: false, files: [], renamedFrom: [] };
@@ -433,11 +435,11 @@ export function diffTreesOrNull(root: string, from: string, to: string, maxBytes
 
 /** `git diff-tree -z --raw -p` output → the patch, cut at maxBytes, and every path it names. */
 function cutPatch(out: string, maxBytes: number): Patch {
-  const { files, renamedFrom, patch: text } = splitRawPatch(out);
+  const { files, renamedFrom, added, patch: text } = splitRawPatch(out);
   if (files.length === 0) return { ...NO_CHANGE };
-  if (Buffer.byteLength(text) <= maxBytes) return { text, truncated: false, files, renamedFrom };
+  if (Buffer.byteLength(text) <= maxBytes) return { text, truncated: false, files, renamedFrom, added };
   const cut = Buffer.from(text).subarray(0, maxBytes).toString('utf8').replace(/\uFFFD*$/, '');
-  return { text: cut.slice(0, cut.lastIndexOf('\n') + 1), truncated: true, files, renamedFrom };
+  return { text: cut.slice(0, cut.lastIndexOf('\n') + 1), truncated: true, files, renamedFrom, added };
 }
 
 /**
@@ -446,13 +448,14 @@ function cutPatch(out: string, maxBytes: number): Patch {
  * a NUL ends the listing. Both sides of a rename are named, as `--no-renames` names them, in git's order
  * (paths as bytes).
  */
-export function splitRawPatch(out: string): { files: string[]; renamedFrom: string[]; patch: string } {
+export function splitRawPatch(out: string): { files: string[]; renamedFrom: string[]; added: string[]; patch: string } {
   const names = new Set<string>();
   // A rename's old path, unless an entry names it as well (a file renamed away and another written in its place).
   const moved = new Set<string>();
   const named = new Set<string>();
+  const added = new Set<string>();
   const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
-  const result = (patch: string) => ({ files: [...names].sort(byBytes), renamedFrom: [...moved].filter((p) => !named.has(p)).sort(byBytes), patch });
+  const result = (patch: string) => ({ files: [...names].sort(byBytes), renamedFrom: [...moved].filter((p) => !named.has(p)).sort(byBytes), added: [...added].sort(byBytes), patch });
   let at = 0;
   while (out[at] === ':') {
     const metaEnd = out.indexOf('\0', at);
@@ -466,11 +469,19 @@ export function splitRawPatch(out: string): { files: string[]; renamedFrom: stri
       const name = out.slice(at, end);
       names.add(name);
       (status === 'R' && k === 0 ? moved : named).add(name);
+      if (status === 'A') added.add(name);
       at = end + 1;
     }
   }
   if (out[at] === '\0') at++;
   return result(out.slice(at));
+}
+
+/** Which of `paths` the tree `treeSpec` (a tree id, or `<commit>:<prefix>`) holds; null when git fails. */
+export function pathsIn(root: string, treeSpec: string, paths: readonly string[]): Set<string> | null {
+  if (paths.length === 0) return new Set();
+  const out = gitIn(root)(['ls-tree', '-r', '-z', '--name-only', treeSpec, '--', ...paths.map((p) => `:(literal)${p}`)]);
+  return out === null ? null : new Set(out.split('\0').filter(Boolean));
 }
 
 /** Paths (relative to the project root) that differ between two trees. */

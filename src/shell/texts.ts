@@ -15,6 +15,16 @@ export const files = {
   },
 };
 
+/** What is wrong with the project's dismissed findings file; the hooks and the CLI say it as it is and never write over it. */
+export const dismissed = {
+  linked: (where: string): string => `${where} is a symbolic link; minions reads and writes dismissals only in a real folder of the project. Replace the link with the folder it points to`,
+  notAFolder: (where: string): string => `${where} is not a folder`,
+  notAFile: (where: string): string => `${where} is not a regular file`,
+  unreadable: (where: string): string => `${where} could not be read`,
+  tooLarge: (where: string, max: number): string => `${where} is larger than ${max / 1024} KB; it was not read`,
+  invalid: (where: string, problem: string): string => `${where} is not a valid dismissals file: ${problem}`,
+};
+
 const FS_ERRORS: Record<string, string> = {
   EACCES: 'permission denied',
   EPERM: 'operation not permitted',

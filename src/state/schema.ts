@@ -14,7 +14,7 @@ export const STATE_VERSION = 1;
  * hooks that saved the state, and hooks of the same shape trust their own copy of it (shell/store.ts);
  * a state saved by other hooks (an update of the plugin during a loop) is checked against the schema.
  */
-export const STATE_SHAPE = '99644b9075228244';
+export const STATE_SHAPE = '195c726a27455e92';
 
 /**
  * The schemas, built when a state is first checked rather than when a hook starts: a hook that never
@@ -111,6 +111,8 @@ function build() {
       failures: count(),
       /** Times the fixer was sent back because a check it broke still failed (at most MAX_CHECK_SENDBACKS). */
       checkBlocks: z._default(count(), 0),
+      /** Times the fixer was sent back because Layer-0 found something in its change (at most MAX_CHECK_SENDBACKS). */
+      layer0Blocks: z._default(count(), 0),
     }),
     verdict: z.nullable(VerdictSummary),
     /**

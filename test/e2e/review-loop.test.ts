@@ -665,7 +665,7 @@ describe.concurrent('minions review loop in the real CLI', () => {
     });
   });
 
-  test('13. the fixer adds a TODO and an it.skip: the next verdict has both Layer-0 findings, and the loop ends DONE once they are gone', async () => {
+  test('13. the fixer adds a TODO and an it.skip: sent back at once, twice, before any reviewer runs; then the next verdict has both Layer-0 findings, and the loop ends DONE once they are gone', async () => {
     const addTodo: FixEdit = { file: 'src/price.js', find: '/** Formats cents as "12.34". */', replace: '/** Formats cents as "12.34". TODO: negative amounts */' };
     const importIt: FixEdit = { file: 'test/cart.test.js', find: "import { test } from 'node:test';", replace: "import { it, test } from 'node:test';" };
     const skip: FixEdit = { file: 'test/cart.test.js', find: "test('total adds every line'", replace: "it.skip('total adds every line'" };
@@ -687,6 +687,13 @@ describe.concurrent('minions review loop in the real CLI', () => {
         ['no_placeholder', 'src/price.js', '/** Formats cents as "12.34". TODO: negative amounts */'],
         ['test_skipped', 'test/cart.test.js', "it.skip('total adds every line', () => {"],
       ]);
+      // The fixer's own stop sent it back twice (one dispatch, continued), before round 2's reviewers.
+      const sentBack = r.hooks.filter((h) => h.event === 'SubagentStop' && h.decision === 'block' && /Layer-0 checks found this in your change/.test(h.reason ?? ''));
+      expect(sentBack.map((h) => /\(sent back (\d) of 2\)/.exec(h.reason!)?.[1])).toEqual(['1', '2']);
+      expect(sentBack[0]!.reason).toContain('- src/price.js:6 (no_placeholder): ');
+      const iterations = (r.state as { iterations: { r2: { dispatches: number; layer0Blocks: number } }[] }).iterations;
+      expect(iterations[0]!.r2).toMatchObject({ dispatches: 1, layer0Blocks: 2 });
+      expect(iterations[1]!.r2).toMatchObject({ layer0Blocks: 0 });
       // The reviewers of round 2 found nothing: the verdict holds the two Layer-0 findings, sent to the fixer.
       const verdict2 = JSON.parse(r.readPhase('review-2/r1-verdict.json')!) as { next: string; gate: unknown; findings: { reporters: string[]; categories: string[]; toFixer: boolean }[] };
       expect(verdict2.next).toBe('R2');

@@ -213,7 +213,7 @@ export async function runCli(args: string[], options: RunCliOptions): Promise<Pr
  * Runs a command file's `!` line (commands/<name>.md) as the host does: ${CLAUDE_PLUGIN_ROOT} and
  * $ARGUMENTS substituted in the text, then `/bin/sh -c` in the project with CLAUDE_CODE_SESSION_ID set.
  */
-export async function runCommandLine(name: 'status' | 'cancel' | 'restore' | 'report', args: string, options: RunCliOptions): Promise<ProcessResult> {
+export async function runCommandLine(name: 'status' | 'cancel' | 'restore' | 'report' | 'dismiss', args: string, options: RunCliOptions): Promise<ProcessResult> {
   const pluginRoot = options.pluginRoot ?? REPO_ROOT;
   const text = fs.readFileSync(path.join(pluginRoot, 'commands', `${name}.md`), 'utf8');
   const line = /^!`(.*)`\s*$/m.exec(text)?.[1];

@@ -230,8 +230,14 @@ describe('a check that times out', () => {
   });
 });
 
+/** The fixer's stop, sent back by Layer-0 `sentBack` times (the limit), then let through: the last answer. */
+async function fixerStopPastLayer0(loop: Loop, sentBack = 2) {
+  for (let attempt = 1; attempt <= sentBack; attempt++) expect(blockReason(await loop.fixerStop())).toContain(`Layer-0 checks found this in your change (sent back ${attempt} of 2)`);
+  return loop.fixerStop();
+}
+
 describe('Layer-0 on the fix', () => {
-  it('a TODO and an it.skip the fixer added are findings of the next verdict; what was there before is not', async () => {
+  it('a TODO and an it.skip the fixer added send it back at once, twice, before any reviewer; then they are findings of the next verdict; what was there before is not', async () => {
     const test = "import { it, expect } from 'vitest';\n// TODO: more cases\nit('totals', () => {\n  expect(1).toBe(1);\n});\n";
     const dir = project({ 'test/cart.test.ts': test });
     dir.git('add', '-A');
@@ -241,6 +247,13 @@ describe('Layer-0 on the fix', () => {
     fix(loop);
     loop.dir.write('src/cart.ts', loop.dir.read('src/cart.ts').replace('  return sum * (1 + TAX);', '  // TODO: rounding\n  return sum * (1 + TAX);'));
     loop.dir.write('test/cart.test.ts', test.replace("it('totals'", "it.skip('totals'"));
+    for (const attempt of [1, 2]) {
+      const sentBack = await loop.fixerStop();
+      expect(blockReason(sentBack)).toMatch(new RegExp(`^The hooks' Layer-0 checks found this in your change \\(sent back ${attempt} of 2\\):\\n- src/cart\\.ts:6 \\(no_placeholder\\): `));
+      expect(blockReason(sentBack)).toContain('- test/cart.test.ts:3 (test_skipped): ');
+      expect(loop.state()).toMatchObject({ currentPhase: 'R2', iteration: 1, iterations: [{ r2: { status: 'running', layer0Blocks: attempt } }] });
+    }
+    expect(loop.dir.exists('.agents/tmp/phases/review-2')).toBe(false);
     const stopped = await loop.fixerStop();
     expect(blockReason(stopped)).toBeUndefined();
     expect(stopped.stdout?.systemMessage).toBe('minions: fix round 1 done (1 fixed); Layer-0: 2 findings for the next review → R1, Iteration 2/5');
@@ -262,7 +275,7 @@ describe('Layer-0 on the fix', () => {
     await loop.dispatch(FIXER);
     loop.dir.write('src/cart.ts', loop.dir.read('src/cart.ts').replace('  // TODO: rounding\n', ''));
     loop.writeFixSummary(2);
-    await loop.fixerStop();
+    expect(blockReason(await fixerStopPastLayer0(loop))).toBeUndefined();
     expect(loop.dir.readJson(phase(2, 'layer0.json')).findings.map((f: any) => f.category)).toEqual(['test_skipped']);
     await loop.reviewRound(3, allClean());
     const verdict3 = loop.dir.readJson(verdictFile(3));
@@ -286,7 +299,7 @@ describe('Layer-0 on a fix that games the runner or the tools', () => {
     fix(loop);
     fs.renameSync(`${loop.root}/test/cart.spec.ts`, `${loop.root}/test/cart.test.ts`);
     loop.dir.write('tsconfig.json', tsconfig.replace('"strict": true', '"strict": false'));
-    const stopped = await loop.fixerStop();
+    const stopped = await fixerStopPastLayer0(loop);
     expect(blockReason(stopped)).toBeUndefined();
     const report = loop.dir.readJson(phase(1, 'layer0.json'));
     expect(report.findings.map((f: any) => [f.category, f.severity, f.file, f.line, f.evidence])).toEqual([

@@ -187,7 +187,7 @@ describe('repeated and late stops change nothing', () => {
       const state = loop.state();
       expect(state).toMatchObject({ iteration: 2, currentPhase: 'R1' });
       expect(state.iterations.map((it: { iteration: number }) => it.iteration)).toEqual([1, 2]);
-      expect(state.iterations[0].r2).toEqual({ status: 'complete', dispatches: 1, failures: 0, checkBlocks: 0 });
+      expect(state.iterations[0].r2).toEqual({ status: 'complete', dispatches: 1, failures: 0, checkBlocks: 0, layer0Blocks: 0 });
       if (round % 3 === 0) {
         const before = loop.snapshot();
         const again = await loop.fixerStop();

@@ -101,6 +101,47 @@ describe('stop rules end three-round loops', () => {
     expect(lines).toEqual(['minions: fix round 2 repeated the previous one → STOPPED (no progress)']);
     expect(loop.state()).toMatchObject({ status: 'stopped', stopReason: 'no_progress', stopDetail: expect.stringMatching(/fix summaries of rounds 1 and 2 are 100% similar/) });
   });
+
+  /** A fix round that changes src/cart.ts as `edit` says, with a summary of its own words each round. */
+  async function fixWith(loop: Loop, n: number, edit: (text: string) => string, text: string): Promise<string[]> {
+    await loop.dispatch(FIXER);
+    loop.dir.write('src/cart.ts', edit(loop.dir.read('src/cart.ts')));
+    loop.writeFixSummary(n, { text });
+    return messages([await loop.fixerStop()]);
+  }
+
+  it('no_progress: the same code change twice about the same findings, in different words', async () => {
+    const loop = await startLoop('review the cart');
+    await review(loop, 1, { critic: [A, B] });
+    const guard = (t: string) => `${t}export const GUARD = (items: unknown[]): boolean => items.length > 0;\n`;
+    await fixWith(loop, 1, guard, 'Round one: I added an emptiness guard for the cart items and ran the unit tests, which passed.\n');
+    await review(loop, 2, { critic: [A, C] });
+    const lines = await fixWith(loop, 2, guard, 'Second pass. The loop bound needed a precondition, so a helper now checks for items first; typecheck is clean.\n');
+    expect(lines).toEqual(['minions: fix round 2 repeated the previous one → STOPPED (no progress)']);
+    expect(loop.state()).toMatchObject({ stopReason: 'no_progress', stopDetail: 'fix rounds 1 and 2 made the same code change about the same findings: the fixer is repeating itself' });
+  });
+
+  it('no_progress: a fix round that undoes the one before', async () => {
+    const loop = await startLoop('review the cart');
+    await review(loop, 1, { critic: [A, B] });
+    await fixWith(loop, 1, (t) => t.replace('i <= items.length', 'i < items.length'), 'Changed the loop bound to stop before the end of the array; tests pass.\n');
+    // B is still open; the loop bound is reported again, now quoting the line as the fix left it.
+    await review(loop, 2, { critic: [{ ...A, evidence: 'for (let i = 0; i < items.length; i++) sum += items[i].price * items[i].qty;', description: 'the loop now skips the sentinel' }, B] });
+    const lines = await fixWith(loop, 2, (t) => t.replace('i < items.length', 'i <= items.length'), 'Reverted: the sentinel item is intended, so the loop must include the last index.\n');
+    expect(lines).toEqual(['minions: fix round 2 repeated the previous one → STOPPED (no progress)']);
+    expect(loop.state().stopDetail).toBe('fix round 2 undid the code change of round 1 about the same findings: the fixer is going back and forth');
+  });
+
+  it('near-identical summaries over different code changes are progress, not a fixpoint', async () => {
+    const loop = await startLoop('review the cart');
+    await review(loop, 1, { critic: [A, B] });
+    const summary = '- [fixed] src/cart.ts:5 correctness — changed the loop bound\n- [fixed] src/cart.ts:9 correctness — clamped pct\n';
+    await fixWith(loop, 1, (t) => t.replace('amount - amount * pct', 'amount - amount * Math.min(1, pct)'), summary);
+    await review(loop, 2, { critic: [A, C] });
+    const lines = await fixWith(loop, 2, (t) => t.replace('i <= items.length', 'i < items.length'), summary);
+    expect(lines[0]).toMatch(/^minions: fix round 2 done .* → R1, Iteration 3\/5/);
+    expect(loop.state()).toMatchObject({ status: 'in_progress', currentPhase: 'R1', iteration: 3 });
+  });
 });
 
 describe('a loop that converges', () => {

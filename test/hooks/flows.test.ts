@@ -219,7 +219,7 @@ describe.concurrent('issues → R2 → fix → iteration 2 → clean → DONE', 
 
     const fixer = await loop.dispatch(FIXER);
     expect(fixer).toMatchObject({ code: 0, raw: '', stderr: '' });
-    expect(loop.state().iterations[0].r2).toEqual({ status: 'running', dispatches: 1, failures: 0, checkBlocks: 0 });
+    expect(loop.state().iterations[0].r2).toEqual({ status: 'running', dispatches: 1, failures: 0, checkBlocks: 0, layer0Blocks: 0 });
     // The fixer edits the project (no answer: the user's permission mode decides) and writes its
     // summaries (allowed without a prompt).
     const edits = await Promise.all([FIXER, FIXER, FIXER].map((f, i) => loop.gateWrite(loop.dir.abs(['src/cart.ts', fixSummaryFile(1), fixAnswersFile(1)][i]!), f)));
@@ -234,7 +234,7 @@ describe.concurrent('issues → R2 → fix → iteration 2 → clean → DONE', 
     state = loop.state();
     expect(state).toMatchObject({ currentPhase: 'R1', iteration: 2, status: 'in_progress' });
     expect(state.iterations.map((it: any) => it.iteration)).toEqual([1, 2]);
-    expect(state.iterations[0].r2).toEqual({ status: 'complete', dispatches: 1, failures: 0, checkBlocks: 0 });
+    expect(state.iterations[0].r2).toEqual({ status: 'complete', dispatches: 1, failures: 0, checkBlocks: 0, layer0Blocks: 0 });
     expect(loop.dir.exists('.agents/tmp/phases/review-2')).toBe(true);
 
     const r1again = await loop.stop();

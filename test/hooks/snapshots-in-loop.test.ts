@@ -111,3 +111,48 @@ describe('snapshots at phase boundaries', () => {
     expect(loop.dir.readJson(verdictFile(1)).changedDuringReview).toEqual([]);
   });
 });
+
+describe("the witness's test runs", () => {
+  const artefacts = {
+    'src/__pycache__/cart.cpython-312.pyc': '\u0000bytecode',
+    '.pytest_cache/v/cache/lastfailed': '{}\n',
+    'coverage/lcov.info': 'TN:\n',
+    '.coverage': 'sqlite',
+    'test/__snapshots__/cart.test.ts.snap': '// snapshot\n',
+  };
+
+  it('leave untracked artefacts: they are named, not counted as changes, and a clean review ends DONE', async () => {
+    const loop = new Loop(projectTestdir());
+    await loop.start('review the cart');
+    await loop.dispatchReviewers();
+    for (const r of REVIEWERS) loop.writeReview(1, r, cleanReview(r));
+    for (const [file, text] of Object.entries(artefacts)) loop.dir.write(file, text);
+    await loop.reviewersStop();
+    const verdict = loop.dir.readJson(verdictFile(1));
+    expect(verdict).toMatchObject({ changedDuringReview: [], next: 'DONE' });
+    expect([...verdict.testArtefacts].sort()).toEqual(Object.keys(artefacts).sort());
+    expect(loop.dir.exists(PATCH(1))).toBe(false);
+    expect(loop.dir.read('.agents/tmp/phases/review-1/REVIEW.md')).toContain('**Left by test runs during the review (not counted as changes):** `.coverage`');
+  });
+
+  it("a reviewer's real write is still caught and named beside them; a snapshot rewritten and a tracked cache changed are changes", async () => {
+    const dir = projectTestdir();
+    dir.write('test/__snapshots__/old.snap', 'old\n');
+    dir.write('lib/__pycache__/kept.pyc', 'committed\n');
+    dir.git('add', '-A');
+    dir.git('commit', '-q', '-m', 'snapshots');
+    const loop = new Loop(dir);
+    await loop.start('--max-iterations 1 review the cart');
+    await loop.dispatchReviewers();
+    for (const r of REVIEWERS) loop.writeReview(1, r, cleanReview(r));
+    loop.dir.write('src/__pycache__/cart.cpython-312.pyc', 'bytecode');
+    loop.dir.write('src/cart.ts', `${loop.dir.read('src/cart.ts')}// a reviewer was here\n`);
+    loop.dir.write('test/__snapshots__/old.snap', 'rewritten by -u\n');
+    loop.dir.write('lib/__pycache__/kept.pyc', 'changed\n');
+    await loop.reviewersStop();
+    const verdict = loop.dir.readJson(verdictFile(1));
+    expect(verdict.changedDuringReview).toEqual(['lib/__pycache__/kept.pyc', 'src/cart.ts', 'test/__snapshots__/old.snap']);
+    expect(verdict.testArtefacts).toEqual(['src/__pycache__/cart.cpython-312.pyc']);
+    expect(verdict).toMatchObject({ next: 'STOPPED', stopReason: 'changed_during_review' });
+  });
+});

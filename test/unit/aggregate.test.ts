@@ -429,6 +429,7 @@ describe('mergeCluster', () => {
     for (const m of members) {
       const order =
         Number(m.grounding.status === 'ungrounded') - Number(rep.grounding.status === 'ungrounded') ||
+        Number(m.grounding.status === 'unquoted') - Number(rep.grounding.status === 'unquoted') ||
         m.key.text.length - rep.key.text.length ||
         (m.key.text === rep.key.text ? 0 : fingerprintOf(m.key) < fingerprintOf(rep.key) ? -1 : 1);
       if (order < 0) rep = m;
@@ -449,6 +450,7 @@ describe('mergeCluster', () => {
       class: '',
       unverified: false,
       interpretations: [...new Set(members.flatMap((m) => m.interpreted ?? []))],
+      dismissed: null,
       status: 'NEW',
       toFixer: false,
     };
@@ -496,5 +498,71 @@ describe('the verdict file', () => {
     expect(text.endsWith('}\n')).toBe(true);
     expect(text.split('\n')).toHaveLength(2);
     expect(JSON.parse(text)).toEqual(JSON.parse(json(more)));
+  });
+});
+
+describe('unquoted findings (no code quoted: nothing to check)', () => {
+  const unquoted = (over: Partial<Finding> = {}): Finding => ({ ...offByOne(), evidence: '', ...over });
+  const only = (v: Verdict) => {
+    expect(v.findings).toHaveLength(1);
+    const f = v.findings[0]!;
+    return { status: f.grounding.status, toFixer: f.toFixer, unverified: f.unverified };
+  };
+
+  it.each([
+    ['a cited line that exists supports it', { pedant: [unquoted()] }, { status: 'unquoted', toFixer: true, unverified: false }],
+    ['a command as evidence, with a line that exists', { witness: [unquoted({ evidence: '$ npm test\nFAIL page.test.ts' })] }, { status: 'unquoted', toFixer: true, unverified: false }],
+    ['a second reviewer supports it (no line)', { pedant: [unquoted({ line: null })], critic: [unquoted({ line: null })] }, { status: 'unquoted', toFixer: true, unverified: false }],
+    ['no support, a warning: to the fixer unverified', { pedant: [unquoted({ line: null })] }, { status: 'unquoted', toFixer: true, unverified: true }],
+    ['no support, info: kept in the verdict only', { pedant: [unquoted({ line: null, severity: 'info' })] }, { status: 'unquoted', toFixer: false, unverified: false }],
+    ['a cited line past the end: ungrounded', { pedant: [unquoted({ line: 99, severity: 'info' })] }, { status: 'ungrounded', toFixer: false, unverified: false }],
+  ] as const)('%s', (_, reports, expected) => {
+    expect(only(round(1, reports as unknown as Reports))).toEqual(expected);
+  });
+
+  it('is never counted as grounded: not in the reviewer score, counted apart', () => {
+    const v = round(1, { pedant: [unquoted({ severity: 'critical' })] });
+    expect(v.reviewers.pedant).toMatchObject({ critical: 0, ungrounded: 0, unquoted: 1, score: 1 });
+    expect(v.findings[0]!.grounding.reason).toBe('no evidence is quoted; line 3 exists');
+  });
+
+  it('a quoted report of the same finding is its representative: grounded', () => {
+    const v = round(1, { pedant: [unquoted({ line: 3 })], critic: [offByOne()] });
+    expect(v.findings.map((f) => f.grounding.status)).toContain('grounded');
+  });
+});
+
+describe('dismissed findings (.minions/dismissed.json)', () => {
+  const dismissalOf = (v: Verdict, reason = 'intended: the page includes its end') => {
+    const f = v.findings[0]!;
+    return { fingerprint: f.fingerprint, reason, file: f.file, category: f.category, identity: f.identity, description: f.description, dismissedAt: NOW };
+  };
+
+  it('a dismissed finding stays out of the fixer list and the gate while it grounds to the same code', () => {
+    const first = round(1, { pedant: [offByOne()] });
+    const again = round(1, { pedant: [offByOne()] }, [], { dismissed: [dismissalOf(first)] });
+    expect(again.findings[0]).toMatchObject({ dismissed: 'intended: the page includes its end', toFixer: false });
+    expect(again.total_issues).toBe(0);
+    expect(again.next).toBe('DONE');
+  });
+
+  it('comes back once the code there changes (or the quote no longer grounds)', () => {
+    const first = round(1, { pedant: [offByOne()] });
+    const dismissed = [dismissalOf(first)];
+    const changed = { ...sources, 'src/page.ts': { kind: 'file' as const, text: PAGE.replace('i <= n', 'i <= n + 0') } };
+    const moved = round(1, { pedant: [offByOne({ evidence: 'for (let i = 0; i <= n + 0; i++) {' })] }, [], { dismissed, sources: changed });
+    expect(moved.findings[0]).toMatchObject({ dismissed: null, toFixer: true });
+    const stale = round(1, { pedant: [offByOne()] }, [], { dismissed, sources: changed });
+    expect(stale.findings[0]).toMatchObject({ dismissed: null, toFixer: true, unverified: true });
+  });
+
+  it("never dismisses the hooks' own findings, nor one with another identity under the same fingerprint", () => {
+    const first = round(1, { pedant: [offByOne()] });
+    const other = round(1, { pedant: [offByOne()] }, [], { dismissed: [{ ...dismissalOf(first), identity: 'something else' }] });
+    expect(other.findings[0]!.dismissed).toBeNull();
+    const machine = { reporter: 'layer0' as const, severity: 'warning' as const, category: 'no_placeholder', file: 'src/page.ts', line: 2, description: 'a TODO', evidence: '// TODO', suggestion: 'finish it' };
+    const withMachine = round(1, {}, [], { machine: [machine] });
+    const kept = round(1, {}, [], { machine: [machine], dismissed: [dismissalOf(withMachine)] });
+    expect(kept.findings[0]).toMatchObject({ dismissed: null, toFixer: true });
   });
 });

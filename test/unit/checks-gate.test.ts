@@ -35,10 +35,11 @@ const CHECKS = ['npm test', 'npx tsc --noEmit'];
 const passedBaseline: CheckOutcome[] = CHECKS.map((command) => ({ command, status: 'passed', exitCode: 0, durationMs: 900 }));
 
 /** R2 with the fixer running, the project's two checks passing at the baseline. */
-const inFix = (over: { checkBlocks?: number; baseline?: typeof passedBaseline; root?: string } = {}) =>
+const inFix = (over: { checkBlocks?: number; layer0Blocks?: number; baseline?: typeof passedBaseline; root?: string } = {}) =>
   stateBuilder({ root: over.root ?? '/home/me/shop' })
     .inR2(2)
-    .r2({ status: 'running', dispatches: 1, checkBlocks: over.checkBlocks ?? 0 })
+    // Sent back by Layer-0 as often as it may be, unless a test says otherwise: the checks and reports come next.
+    .r2({ status: 'running', dispatches: 1, checkBlocks: over.checkBlocks ?? 0, layer0Blocks: over.layer0Blocks ?? 2 })
     .trees({ reviewStart: 'a'.repeat(40), reviewEnd: 'b'.repeat(40) })
     .with({ checks: { commands: CHECKS, timeoutSeconds: 300, baseline: over.baseline ?? passedBaseline } });
 
@@ -182,6 +183,19 @@ describe('after the fix: Layer-0', () => {
     { path: 'test/add.test.ts', before: { kind: 'text', text: test }, after: { kind: 'text', text: test.replace("it('adds'", "it.skip('adds'") } },
     { path: 'src/add.ts', before: { kind: 'text', text: 'export const add = (a, b) => a - b;\n' }, after: { kind: 'text', text: 'export const add = (a, b) => a + b; // TODO: overflow\n' } },
   ];
+
+  it('Layer-0 hits on the fix send the fixer back at once, with the list, up to the limit', () => {
+    for (const sent of [0, 1]) {
+      const out = transition(inFix({ layer0Blocks: sent }).with({ checks: { commands: [], timeoutSeconds: 300, baseline: [] } }).loaded(), stopWith(null, { changes, recheck: [] }));
+      expect(out.state!.currentPhase).toBe('R2');
+      expect(out.state!.iterations[0]!.r2).toMatchObject({ status: 'running', layer0Blocks: sent + 1 });
+      const reason = find(out.effects, 'block')!.reason;
+      expect(reason).toMatch(new RegExp(`^The hooks' Layer-0 checks found this in your change \\(sent back ${sent + 1} of 2\\):\\n- test/add\\.test\\.ts:2 \\(test_skipped\\): `));
+      expect(reason).toContain('/home/me/shop/.agents/tmp/phases/review-1/layer0.json');
+      expect(reason.includes('becomes a finding of the next review')).toBe(sent === 1);
+      expect(Object.keys(writes(out.effects))).toEqual(['.agents/tmp/phases/review-1/layer0.json']);
+    }
+  });
 
   it('the fixer\'s changes are checked and the hits written to layer0.json for the next verdict', () => {
     const out = transition(inFix().with({ checks: { commands: [], timeoutSeconds: 300, baseline: [] } }).loaded(), stopWith(null, { changes, recheck: [] }));

@@ -26,6 +26,11 @@ describe('no_placeholder', () => {
     ['lorem ipsum in docs', 'README.md', '# Shop\n', lines('# Shop', '', 'Lorem ipsum dolor sit amet.'), [['no_placeholder', 3, 'Lorem ipsum dolor sit amet.']]],
     ['"implement me"', 'src/b.js', '', lines('function pay() {', '  throw new Error("implement me");', '}'), [['no_placeholder', 2, 'throw new Error("implement me");']]],
     ['a new file with a TODO', 'src/new.ts', null, lines('// TODO later'), [['no_placeholder', 1, '// TODO later']]],
+    ['Scala\'s ???', 'src/Pay.scala', '', lines('def pay(): Int = ???'), [['no_placeholder', 1, 'def pay(): Int = ???']]],
+    ['??? in a new prose file', 'docs/new.md', null, lines('# Shop', '', 'The price is ???.'), [['no_placeholder', 3, 'The price is ???.']]],
+    ['TITLE GOES HERE', 'paper.tex', '', lines('\\title{TITLE GOES HERE}'), [['no_placeholder', 1, '\\title{TITLE GOES HERE}']]],
+    ['Author Name in a new file', 'docs/paper.md', null, lines('# Paper', '', 'By Author Name'), [['no_placeholder', 3, 'By Author Name']]],
+    ['to be filled', 'README.md', '# Shop\n', lines('# Shop', '', 'Prices: to be filled.'), [['no_placeholder', 3, 'Prices: to be filled.']]],
   ])('fires on %s', (_, path, before, after, expected) => {
     expect(hits(path, before, after, 'no_placeholder')).toEqual(expected);
   });
@@ -34,6 +39,7 @@ describe('no_placeholder', () => {
     ['clean code', 'src/a.ts', '', lines('export const total = 1;')],
     ['words that only contain a marker', 'src/a.ts', '', lines('const TODO_LIST = todos.filter((t) => t.done); // XXXL sizes, TBDX')],
     ['a lower-case "todo"', 'src/a.ts', '', lines('// a todo app: list, add, remove')],
+    ['a ?? b and a lower-case title', 'src/a.ts', '', lines('const title = name ?? "author name"; // filled by the form')],
     ['a TODO that was already there', 'src/a.ts', lines('// TODO: handle the empty cart', 'export const a = 1;'), lines('// TODO: handle the empty cart', 'export const a = 2;')],
     ['a TODO that was there and moved', 'src/a.ts', lines('// TODO: x', 'a();', 'b();'), lines('a();', 'b();', '// TODO: x')],
     ['a deleted file', 'src/a.ts', lines('// TODO'), null],
@@ -143,6 +149,22 @@ describe('no_duplicate_headings', () => {
   ])('does not fire on %s', (_, before, after) => {
     const path = _.includes('not Markdown') ? 'script.sh' : 'docs/guide.md';
     expect(hits(path, before, after, 'no_duplicate_headings')).toEqual([]);
+  });
+
+  it.each([
+    ['a LaTeX section written twice', lines('\\section{Method}', 'text'), lines('\\section{Method}', 'text', '\\section{Method}', 'text'), [['no_duplicate_headings', 3, '\\section{Method}']]],
+    ['a starred subsection under one section', lines('\\section{A}', '\\subsection{Setup}'), lines('\\section{A}', '\\subsection{Setup}', '\\subsection*{ setup }'), [['no_duplicate_headings', 3, '\\subsection*{ setup }']]],
+    ['a new LaTeX file', null, lines('\\section{Intro}', '\\section[short]{Intro}'), [['no_duplicate_headings', 2, '\\section[short]{Intro}']]],
+  ])('fires on %s', (_, before, after, expected) => {
+    expect(hits('paper/main.tex', before, after, 'no_duplicate_headings')).toEqual(expected);
+  });
+
+  it.each([
+    ['one subsection title under two sections', '', lines('\\section{A}', '\\subsection{Setup}', '\\section{B}', '\\subsection{Setup}')],
+    ['a LaTeX duplicate that was already there', lines('\\section{A}', '\\section{A}'), lines('\\section{A}', 'more', '\\section{A}')],
+    ['titles that differ inside braces', '', lines('\\section{Results {\\em a}}', '\\section{Results {\\em b}}')],
+  ])('does not fire on %s', (_, before, after) => {
+    expect(hits('paper/main.tex', before, after, 'no_duplicate_headings')).toEqual([]);
   });
 });
 

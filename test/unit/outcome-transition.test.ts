@@ -99,7 +99,7 @@ describe('the reports as effects', () => {
     expect(report.content).toBe(renderReviewReport({ verdict, answers: null, fix: 'pending', checks: null }));
     expect(find(reviewed.effects, 'write-report')).toBeUndefined();
 
-    const fixing = { ...reviewed.state!, iterations: [{ ...reviewed.state!.iterations[0]!, r2: { status: 'running' as const, dispatches: 1, failures: 0, checkBlocks: 0 } }] };
+    const fixing = { ...reviewed.state!, iterations: [{ ...reviewed.state!.iterations[0]!, r2: { status: 'running' as const, dispatches: 1, failures: 0, checkBlocks: 0, layer0Blocks: 0 } }] };
     const fp = verdict.findings[0].fingerprint;
     const fixed = transition({ kind: 'ok', state: fixing }, { ...fixerStop('- [fixed] the loop', answers([fp])), verdict } as Event);
     const again = fixed.effects.find((e): e is Extract<Effect, { type: 'write' }> => e.type === 'write')!;

@@ -25,6 +25,11 @@ describe('parseCli', () => {
     [['report', '--sarif'], { kind: 'report', sarif: true, allRounds: false, out: null }],
     [['report', '--sarif', '--out', 'a b.sarif', '--all-rounds'], { kind: 'report', sarif: true, allRounds: true, out: 'a b.sarif' }],
     [['report', '--out=x.sarif', '--sarif'], { kind: 'report', sarif: true, allRounds: false, out: 'x.sarif' }],
+    [['dismiss', '0123456789ab', '--reason', ' intended: the API is 1-based '], { kind: 'dismiss', action: 'add', fingerprint: '0123456789ab', reason: 'intended: the API is 1-based' }],
+    [['dismiss', '--reason=ok', 'abcdefabcdef'], { kind: 'dismiss', action: 'add', fingerprint: 'abcdefabcdef', reason: 'ok' }],
+    [['dismiss', '--list'], { kind: 'dismiss', action: 'list' }],
+    [['dismiss'], { kind: 'dismiss', action: 'list' }],
+    [['dismiss', '--remove', '0123456789ab'], { kind: 'dismiss', action: 'remove', fingerprint: '0123456789ab' }],
   ] as const)('%j → %j', (argv, command) => {
     expect(parseCli(argv)).toEqual(command);
   });
@@ -49,6 +54,14 @@ describe('parseCli', () => {
     [['restore', '1.5', '--force'], 'restore takes a round number (1, 2 …) or "undo", not "1.5"'],
     [['restore', 'UNDO'], 'restore takes a round number (1, 2 …) or "undo", not "UNDO"'],
     [['--version', '--bogus'], 'unknown option "--bogus" for --version'],
+    [['dismiss', '--reason', 'x'], 'dismiss needs the fingerprint of a finding (REVIEW.md and REPORT.md show them), or --list, or --remove <fingerprint>'],
+    [['dismiss', '0123456789ab'], 'dismiss 0123456789ab needs --reason "why the finding is wrong"'],
+    [['dismiss', '0123456789ab', '--reason', '  '], 'dismiss 0123456789ab needs --reason "why the finding is wrong"'],
+    [['dismiss', '0123456789AB', '--reason', 'x'], 'a fingerprint is 12 lower-case hex digits (as the reports show it), not "0123456789AB"'],
+    [['dismiss', '../../etc', '--reason', 'x'], 'a fingerprint is 12 lower-case hex digits (as the reports show it), not "../../etc"'],
+    [['dismiss', '--list', '0123456789ab'], 'dismiss --list takes no fingerprint, --reason or --remove'],
+    [['dismiss', '--remove', '0123456789ab', '--reason', 'x'], 'dismiss --remove <fingerprint> takes no other fingerprint or --reason'],
+    [['dismiss', '0123456789ab', '--reason', 'x'.repeat(2001)], 'the reason is longer than 2000 characters'],
     [['--version', 'status'], '--version takes no argument "status"'],
   ] as const)('%j is refused: %s', (argv, problem) => {
     expect(parseCli(argv)).toEqual({ kind: 'refused', problem });
@@ -66,7 +79,7 @@ describe('the `minions` command the texts name', () => {
     expect(pkg.bin).toEqual({ minions: 'dist/cli.mjs' });
     expect(named.map(([, line]) => line.split(' ')[0])).toEqual(expect.arrayContaining(['status', 'cancel', 'restore', 'report']));
     for (const [file, line] of named) {
-      const words = line.split(/\s+/).map((w) => (w === '<round>' || w === 'N' || w.startsWith('${') ? '1' : w));
+      const words = line.split(/\s+/).map((w) => (w === '<round>' || w === 'N' || w.startsWith('${') ? '1' : w === '<fingerprint>' ? '0123456789ab' : w));
       expect(parseCli(words).kind, `${file}: minions ${line}`).not.toBe('refused');
     }
   });

@@ -98,7 +98,7 @@ export function loopOf(specs: RoundSpec[], end: Partial<State> = {}) {
     iterations.push({
       ...it,
       r1: { ...it.r1, status: 'complete' },
-      r2: { status: fix, dispatches: fixEnd ? 1 : 0, failures: 0, checkBlocks: 0 },
+      r2: { status: fix, dispatches: fixEnd ? 1 : 0, failures: 0, checkBlocks: 0, layer0Blocks: 0 },
       verdict: verdictSummary(verdict),
       trees: { reviewStart: start, reviewEnd: `tree-${n}`, fixEnd },
       cost: Object.fromEntries((spec.cost ?? []).map((c, k) => [`agent-${n}-${k}`, c])),

@@ -272,6 +272,17 @@ describe('REPORT.md', () => {
     );
   });
 
+  it('a contested finding is offered for dismissal with the command; a dismissed one is listed with its reason', () => {
+    const open = facts.open[0]!;
+    const withContested = { ...facts, contested: [{ ...open, status: 'CONTESTED' as const }], dismissed: [{ ...facts.open[1]!, dismissed: 'the \u001b[31mAPI\u001b[0m is 1-based' }] };
+    const text = renderLoopReport(withContested);
+    const section = (name: string) => text.split(`## ${name}\n`)[1]!.split('\n## ')[0]!;
+    expect(section('Contested')).toContain(`If this finding is wrong, dismiss it with a reason:`);
+    expect(section('Contested')).toContain(`\`\`\`sh\nminions dismiss ${open.fingerprint} --reason "…"\n\`\`\``);
+    expect(section('Dismissed')).toContain('`minions dismiss --remove <fingerprint>` takes one back.');
+    expect(section('Dismissed')).toMatch(/- \*\*warning\*\* `src\/config\.js:4` .* — dismissed: the API is 1-based\n?$/);
+  });
+
   it('a clean loop: nothing open, contested or escalated; a loop outside git says the change is unknown', () => {
     const clean = loopOf([{ reports: { pedant: [F.format] }, fix: 'complete' }, { reports: {} }]);
     const done = renderLoopReport(loopFacts({ ...clean, totalChange: null, phasesDir: PHASES }));

@@ -48,8 +48,9 @@ describe('SARIF output', () => {
   });
 
   it('findings in many files: rule from the category family, level from the severity, relative location, fingerprint', () => {
-    // The docs finding quotes nothing: a whole-file finding (one that quotes code takes the quote's line).
-    const { verdicts, answers } = loopOf([{ reports: { pedant: [F.discount, F.format], critic: [F.swallowed, F.offByOne], witness: [{ ...F.docs, evidence: '' }] } }]);
+    // The docs finding quotes nothing: a whole-file finding (one that quotes code takes the quote's line),
+    // unquoted, and open because two reviewers report it.
+    const { verdicts, answers } = loopOf([{ reports: { pedant: [F.discount, F.format], critic: [F.swallowed, F.offByOne, { ...F.docs, evidence: '' }], witness: [{ ...F.docs, evidence: '' }] } }]);
     const log = toSarif({ verdicts, answers, allRounds: false, version: VERSION, uriPrefix: 'packages/shop/' });
     expectValid(log);
     const got = results(log).map((r) => [r.ruleId, r.level, r.locations![0]!.physicalLocation!.artifactLocation!.uri, r.locations![0]!.physicalLocation!.region!.startLine]);
@@ -69,7 +70,7 @@ describe('SARIF output', () => {
     expect(rules.map((r) => r.id).sort()).toEqual(['correctness', 'docs', 'error-handling']);
     for (const r of results(log)) expect(rules[r.ruleIndex!]!.id).toBe(r.ruleId);
     const docs = results(log).find((r) => r.ruleId === 'docs')!;
-    expect(docs.properties).toMatchObject({ wholeFile: true, severity: 'info', status: 'NEW', reporters: ['witness'] });
+    expect(docs.properties).toMatchObject({ wholeFile: true, severity: 'info', status: 'NEW', reporters: ['critic', 'witness'], grounding: 'unquoted' });
     expect(results(log).find((r) => r.level === 'error' && r.locations![0]!.physicalLocation!.artifactLocation!.uri!.endsWith('price.js'))?.message.text).toBe(
       'discount() divides a percentage by 10: discount(1000, 10) returns 0\nSuggestion: Divide by 100.',
     );
@@ -85,7 +86,7 @@ describe('SARIF output', () => {
     expectValid(log);
     expect(results(log)).toHaveLength(2);
     expect(results(log).some((r) => r.locations![0]!.physicalLocation!.artifactLocation!.uri === 'src/payments.js')).toBe(false);
-    expect(log.runs[0]!.properties).toEqual({ rounds: [1, 2], ungrounded: 1 });
+    expect(log.runs[0]!.properties).toEqual({ rounds: [1, 2], ungrounded: 1, unquoted: 0 });
     const contested = results(log).find((r) => r.partialFingerprints![FINGERPRINT_KEY] === fp)!;
     expect(contested.suppressions).toEqual([{ kind: 'external', status: 'underReview', justification: 'declined by the fixer twice: two decimals is the house style' }]);
     expect(contested.properties!.status).toBe('CONTESTED');

@@ -9,6 +9,7 @@ import { balancedDelimiters, fileSizeDelta, jsonValid, LOOP_MIN_WORDS, noDuplica
 import { proseScan } from './simhash64';
 import type { Layer0Hit } from './hit';
 import type { Layer0Check } from './names';
+import { isLatex, noDuplicateLatexHeadings } from './latex-headings';
 import { bytesOf, isCode, isJson, isMarkdown, isProse, isTestFile, lexerFor, regionOf, textOf, type FileChange, type Region } from './text';
 
 export type { Layer0Hit } from './hit';
@@ -64,6 +65,7 @@ export function runLayer0(changes: readonly FileChange[], disabled: readonly Lay
     if (lexer) add(balancedDelimiters(path, before, after, lexer, region));
     if (isJson(path)) add(jsonValid(path, before, after, region));
     if (isMarkdown(path)) add(noDuplicateHeadings(path, before, after, region, scan));
+    if (isLatex(path)) add(noDuplicateLatexHeadings(path, before, after));
     if (isProse(path)) add(noTextLoop(path, before, after, region, scan));
     if (isCode(path)) add(testSkipped(path, before, after, region), suppressionAdded(path, before, after, region), emptyCatch(path, before, after, region));
     if (configRulesFor(path).length > 0) add(configWeakened(path, before, after, region));

@@ -139,10 +139,10 @@ const wordHash = (word: string): number => {
   return h;
 };
 /**
- * The words that may make a placeholder (TODO, FIXME, XXX, TBD, implement me), by hash: a bit per
+ * The words that may make a placeholder (TODO, FIXME, XXX, TBD, implement me, TITLE GOES HERE, Author Name, to be filled), by hash: a bit per
  * hash's low 10 bits, then the hashes themselves. Lorem ipsum is looked for as an i after "m ".
  */
-const PLACEHOLDER_WORDS = Int32Array.from(['todo', 'fixme', 'xxx', 'tbd', 'implement'], wordHash);
+const PLACEHOLDER_WORDS = Int32Array.from(['todo', 'fixme', 'xxx', 'tbd', 'implement', 'title', 'author', 'filled'], wordHash);
 const PLACEHOLDER_BITS = new Uint8Array(1024);
 for (const h of PLACEHOLDER_WORDS) PLACEHOLDER_BITS[h & 1023] = 1;
 const isPlaceholderWord = (h: number): boolean => PLACEHOLDER_WORDS.includes(h);

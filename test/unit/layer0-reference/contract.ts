@@ -9,7 +9,7 @@ import type { Layer0Hit } from '../../../src/checks/layer0/hit';
 import { paragraphHashes, similarity64 } from './simhash64';
 import { changedRegion, linesOf, clipLine, introducedLines, lexerFor, lineAround, type Lexer } from './text';
 
-const PLACEHOLDER = /\b(?:TODO|FIXME|XXX|TBD)\b|[Ll]orem [Ii]psum|\b[Ii]mplement me\b/g;
+const PLACEHOLDER = /\b(?:TODO|FIXME|XXX|TBD)\b|[Ll]orem [Ii]psum|\b[Ii]mplement me\b|\?\?\?|\bTITLE GOES HERE\b|\bAuthor Name\b|\b[Tt]o be filled\b/g;
 
 export function noPlaceholder(path: string, before: string | null, after: string): Layer0Hit[] {
   return introducedLines(PLACEHOLDER, before, after).map((m) => {
