@@ -78,6 +78,7 @@ export function editGate(state: State | null, sessionId: string, agentType: stri
     const own = reviewerFile(state.iteration, reviewer);
     return phase === 'R1' && target.rel === own && !target.linked ? { kind: 'allow', reason: refusals.allow.ownReview(reviewer, own) } : refuse(refusals.deny.reviewerWrite(reviewer, absolute(state.root, own), phase));
   }
+  if (state.reviewOnly) return refuse(refusals.deny.reviewOnlyWrite(state, whoOf(roleOf(agentType))));
   if (isFixer(agentType)) {
     const summary = fixSummaryFile(state.iteration);
     const shown = absolute(state.root, summary);
@@ -210,6 +211,7 @@ export function bashGate(state: State | null, sessionId: string, agentType: stri
 
 function refuseWrite(role: Role, state: State, who: string): string {
   if (role.kind === 'reviewer') return refusals.deny.reviewerShellWrite(who);
+  if (state.reviewOnly) return refusals.deny.reviewOnlyWrite(state, who);
   if (role.kind === 'fixer') return refusals.deny.fixerWrite(state.currentPhase, fixSummaryFile(state.iteration));
   return refusals.deny.orchestratorWrite(state);
 }

@@ -5,6 +5,7 @@ import type { State } from '../state/schema';
 import type { Counts } from '../protocol/reviewer-output';
 import type { EscalationReason, Verdict } from '../protocol/verdict-schema';
 import type { Tamper } from './events';
+import type { BaseReason } from '../protocol/base';
 import type { PinChange } from '../checks/pins';
 import type { LoopFacts } from '../report/facts';
 import { PREFIX, plural, truncate } from '../protocol/text';
@@ -14,7 +15,9 @@ import { afterFixText, baselineText, iterationText } from './prompts';
 
 export const notify = {
   started: (state: State, archived: string | null): string =>
-    `${PREFIX} review loop started — R1, ${iterationText(state)}: five reviewers on "${truncate(state.task, 80)}"` +
+    `${PREFIX} ${state.reviewOnly ? 'review-only pass' : 'review loop'} started — R1, ${iterationText(state)}: five reviewers on "${truncate(state.task, 80)}"` +
+    (state.baseChoice ? `; ${baseText(state)}` : '') +
+    (state.projectRules ? `; the project's review rules: ${state.projectRules}` : '') +
     (archived ? ` (previous loop archived to ${archived})` : '') +
     (state.checks.commands.length ? `; checks at the start: ${baselineText(state.checks.baseline)}` : ''),
   // No running count: parallel reviewers' lines reach the user in process-exit order, not lock order.
@@ -35,7 +38,13 @@ export const notify = {
       .join(', ');
     const found = v.total_issues === 0 ? (v.overall_verdict === 'clean' ? 'no issues' : 'no findings to fix (a review was invalid)') : `${plural(v.total_issues, 'issue')} (${countsText(v)})`;
     const changed = v.changedDuringReview.length ? `; ${changedDuringText(v.changedDuringReview)}: see ${changedDuringReviewFile(state.iteration)}` : '';
-    const to = { DONE: 'DONE', STOPPED: `STOPPED (${stopReasonText(v.stopReason)})`, R2: 'R2: fixing', R1: `R1: re-reviewing (iteration ${next.iteration})` }[v.next];
+    const to = {
+      DONE: 'DONE',
+      STOPPED: `STOPPED (${stopReasonText(v.stopReason)})`,
+      R2: 'R2: fixing',
+      R1: `R1: re-reviewing (iteration ${next.iteration})`,
+      REVIEWED: 'REVIEWED (review only: nothing is fixed)',
+    }[v.next];
     return `${PREFIX} review ${state.iteration}/${state.maxIterations}: ${found}${extras ? ` [${extras}]` : ''}; score ${v.score.toFixed(2)} ${v.band.replace(/_/g, ' ')}, ${v.scale}/10 ${readinessText(v.readiness)}${changed} → ${to}`;
   },
   fixDone: (prev: number, state: State, summary: string): string =>
@@ -79,6 +88,26 @@ export const notify = {
     `${PREFIX} review loop cancelled in ${state.currentPhase} (${iterationText(state)}); files archived to ${archived}`,
 };
 
+const BASE_WHY: Record<BaseReason, string> = {
+  flag: 'as --base asked',
+  config: "as .minions.json's base asked",
+  uncommitted: 'the working tree has uncommitted changes',
+  upstream: "the tree is clean: the branch's upstream",
+  'default-branch': 'the tree is clean: the default branch',
+  head: 'the tree is clean and there is no other branch to compare with',
+  none: 'no commit yet',
+};
+
+/** Which base the change is measured from, and why: the first progress line says it. */
+export function baseText(state: Pick<State, 'base' | 'baseChoice'>): string {
+  const choice = state.baseChoice;
+  if (!state.base) return 'the change: every file (no base commit)';
+  const commit = state.base.slice(0, 12);
+  if (!choice || choice.why === 'uncommitted') return `the change: uncommitted work against HEAD ${commit}`;
+  if (choice.ref) return `the change: ${commit} (the merge base with ${choice.ref}; ${BASE_WHY[choice.why]}) to the working tree`;
+  return `the change: HEAD ${commit} to the working tree (${BASE_WHY[choice.why]})`;
+}
+
 export function outcome(state: State, facts: LoopFacts): string {
   const last = state.iterations[state.iterations.length - 1]!;
   const dir = reviewDir(state.iteration);
@@ -91,6 +120,14 @@ export function outcome(state: State, facts: LoopFacts): string {
     );
   }
   if (state.currentPhase === 'CANCELLED') return `${PREFIX} the review loop was cancelled.`;
+  if (state.currentPhase === 'REVIEWED') {
+    const v = last.verdict;
+    const shown = state.openIssues.slice(0, 5).map((i) => `  ${i.severity} ${truncate(i.file, 200)}${i.line ? `:${i.line}` : ''} — ${truncate(i.description, 100)}`);
+    const more = state.openIssues.length > shown.length ? [`  … and ${state.openIssues.length - shown.length} more in the verdict`] : [];
+    const found = v ? (v.total === 0 ? 'no issues' : `${plural(v.total, 'issue')} (${countsText(v)})`) : 'no verdict';
+    const sarif = state.sarif ? `  SARIF: ${state.sarif}` : null;
+    return [`${PREFIX} REVIEWED (review only, nothing was fixed) — ${found}. Verdict: ${verdictFile(last.iteration)}`, ...shown, ...more, ...(sarif ? [sarif] : []), closing].join('\n');
+  }
   const v = last.verdict;
   const openIssues = state.openIssues;
   const head =

@@ -1,6 +1,6 @@
 /** Model-facing texts: the phase prompts, the send-backs to an agent, and the headers of the files the hooks write for a round. */
 import { FIXER_TYPE, REVIEWERS, agentType, type Reviewer } from '../protocol/agents';
-import { absolute, changedDuringReviewFile, diffFile, escalationFile, findingsFile, fixDeltaFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile, checksFile, layer0File } from '../protocol/paths';
+import { rulesFile, absolute, changedDuringReviewFile, diffFile, escalationFile, findingsFile, fixDeltaFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile, checksFile, layer0File } from '../protocol/paths';
 import type { IterationRecord, PatchNote, PitfallNote, State, VerdictSummary } from '../state/schema';
 import type { EscalationReason, Verdict } from '../protocol/verdict-schema';
 import type { CheckOutcome, CheckRun } from '../protocol/check-runs';
@@ -37,10 +37,10 @@ export function r1Prompt(state: State, changedFiles: readonly string[], missing:
       ? 'Dispatch all five reviewers now in ONE message: one Agent call each, subagent_type as named, run_in_background: false.'
       : `Still missing ${missing.length} of ${REVIEWERS.length} reviews. Dispatch only these now, in ONE message, run_in_background: false:`,
   );
-  for (const r of missing) lines.push(`- ${agentType(r)} → ${at(state, reviewerFile(n, r))}`);
+  for (const r of missing) lines.push(`- ${agentType(r)} → ${at(state, reviewerFile(n, r))}${state.projectRules ? `; its project rules: ${at(state, rulesFile(r))}` : ''}`);
   lines.push(
     'Give each reviewer the lines above from "Task:" on, with every path exactly as written (reviewers read them with the Read tool), ' +
-      `and "Write your JSON findings to <its path>".${current.escalated.length > 0 ? ` The escalation file goes to ${agentType('critic')} only.` : ''}`,
+      `and "Write your JSON findings to <its path>"${state.projectRules ? ', and "Read the project\'s review rules at <its rules path> and apply them"' : ''}.${current.escalated.length > 0 ? ` The escalation file goes to ${agentType('critic')} only.` : ''}`,
     'Then end your turn. The hooks validate the reviews, write the verdict and give you the next step. Do not review, fix or edit files yourself.',
   );
   return lines.join('\n');

@@ -15,6 +15,7 @@ const OUTCOME: Record<LoopFacts['phase'], string> = {
   DONE: 'DONE',
   STOPPED: 'STOPPED',
   CANCELLED: 'cancelled',
+  REVIEWED: 'REVIEWED (review only, nothing fixed)',
 };
 
 function checksCell(r: RoundFacts): string {
