@@ -131,6 +131,8 @@ export interface Scenario {
   maxIterations?: number;
   /** The project's checks, given as --check flags (each quoted). */
   checks?: string[];
+  /** Other flags of /minions:review, as typed (e.g. `--no-fix --base main --sarif minions.sarif`). */
+  flags?: string;
   findings: (reviewer: ReviewerName, iteration: number) => ReviewerScript;
   fixer?: (iteration: number) => FixerScript;
   orchestrator?: OrchestratorQuirks;
