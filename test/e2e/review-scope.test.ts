@@ -93,6 +93,8 @@ describe.concurrent('reviewing a branch in the real CLI', () => {
     const scenario = sampleScenario({
       name: 'ci-review-only',
       task: '',
+      // As docs/ci.md runs it: no mode that lets an agent edit without asking.
+      permissionMode: 'default',
       flags: '--no-fix --base main --sarif minions.sarif',
       findings: (reviewer, i) => (i === 1 && reviewer === 'critic' ? [FINDING.offByOne] : []),
       fixer: () => {
