@@ -6,7 +6,7 @@ import type { ShellEffect } from '../bash/effects';
 import { segmentsOf, touches, type Place } from '../bash/touches';
 import * as refusals from './refusals';
 import type { State } from '../state/schema';
-import { ARCHIVE_DIR, BASELINE_DIR, HOOK_ROUND_FILES, LOCK_FILE, PHASES_DIR, REPORT_FILE, RESTORES_DIR, STATE_FILE, absolute, isCheckLog, findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile } from '../protocol/paths';
+import { RULES_DIR, ARCHIVE_DIR, BASELINE_DIR, HOOK_ROUND_FILES, LOCK_FILE, PHASES_DIR, REPORT_FILE, RESTORES_DIR, STATE_FILE, absolute, isCheckLog, findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile } from '../protocol/paths';
 
 export type GateDecision = { allow: true } | { allow: false; reason: string };
 const ALLOW: GateDecision = { allow: true };
@@ -43,6 +43,9 @@ export function isHookOwned(rel: string): boolean {
     // The reports and what a restore did: written by the hooks and the CLI only.
     rel === REPORT_FILE ||
     (rel.startsWith(`${PHASES_DIR}/`) && rel.endsWith('/REVIEW.md')) ||
+    // The reviewers' copies of the project's review rules.
+    rel === RULES_DIR ||
+    rel.startsWith(`${RULES_DIR}/`) ||
     rel === RESTORES_DIR ||
     rel.startsWith(`${RESTORES_DIR}/`) ||
     (rel.startsWith(`${PHASES_DIR}/`) && HOOK_ROUND_FILES.some((name) => rel.endsWith(`/${name}`))) ||

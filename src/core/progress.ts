@@ -5,12 +5,11 @@ import type { State } from '../state/schema';
 import type { Counts } from '../protocol/reviewer-output';
 import type { EscalationReason, Verdict } from '../protocol/verdict-schema';
 import type { Tamper } from './events';
-import type { BaseReason } from '../protocol/base';
 import type { PinChange } from '../checks/pins';
 import type { LoopFacts } from '../report/facts';
 import { PREFIX, plural, truncate } from '../protocol/text';
 import { changedDuringText } from '../review/texts';
-import { bestAttemptLine, costLine, count, countsText, readinessText, stopReasonText } from '../report/texts';
+import { baseText, bestAttemptLine, costLine, count, countsText, readinessText, stopReasonText } from '../report/texts';
 import { afterFixText, baselineText, iterationText } from './prompts';
 
 export const notify = {
@@ -87,26 +86,6 @@ export const notify = {
   cancelled: (state: State, archived: string): string =>
     `${PREFIX} review loop cancelled in ${state.currentPhase} (${iterationText(state)}); files archived to ${archived}`,
 };
-
-const BASE_WHY: Record<BaseReason, string> = {
-  flag: 'as --base asked',
-  config: "as .minions.json's base asked",
-  uncommitted: 'the working tree has uncommitted changes',
-  upstream: "the tree is clean: the branch's upstream",
-  'default-branch': 'the tree is clean: the default branch',
-  head: 'the tree is clean and there is no other branch to compare with',
-  none: 'no commit yet',
-};
-
-/** Which base the change is measured from, and why: the first progress line says it. */
-export function baseText(state: Pick<State, 'base' | 'baseChoice'>): string {
-  const choice = state.baseChoice;
-  if (!state.base) return 'the change: every file (no base commit)';
-  const commit = state.base.slice(0, 12);
-  if (!choice || choice.why === 'uncommitted') return `the change: uncommitted work against HEAD ${commit}`;
-  if (choice.ref) return `the change: ${commit} (the merge base with ${choice.ref}; ${BASE_WHY[choice.why]}) to the working tree`;
-  return `the change: HEAD ${commit} to the working tree (${BASE_WHY[choice.why]})`;
-}
 
 export function outcome(state: State, facts: LoopFacts): string {
   const last = state.iterations[state.iterations.length - 1]!;
