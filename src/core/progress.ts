@@ -15,9 +15,9 @@ import { afterFixText, baselineText, iterationText } from './prompts';
 export const notify = {
   started: (state: State, archived: string | null): string =>
     `${PREFIX} ${state.reviewOnly ? 'review-only pass' : 'review loop'} started — R1, ${iterationText(state)}: five reviewers on "${truncate(state.task, 80)}"` +
+    (archived ? ` (previous loop archived to ${archived})` : '') +
     (state.baseChoice ? `; ${baseText(state)}` : '') +
     (state.projectRules ? `; the project's review rules: ${state.projectRules}` : '') +
-    (archived ? ` (previous loop archived to ${archived})` : '') +
     (state.checks.commands.length ? `; checks at the start: ${baselineText(state.checks.baseline)}` : ''),
   // No running count: parallel reviewers' lines reach the user in process-exit order, not lock order.
   reviewerDone: (state: State, r: Reviewer, counts: Counts | null, source: string): string =>
