@@ -6,8 +6,8 @@ import { baseText } from '../../src/report/texts';
 import * as refusals from '../../src/core/refusals';
 import * as progress from '../../src/core/progress';
 import { editGate } from '../../src/core/gates';
-import { FIXER_TYPE } from '../../src/protocol/agents';
-import { OWNER, stateBuilder } from './builders';
+import { FIXER_TYPE, REVIEWERS } from '../../src/protocol/agents';
+import { OWNER, finding, reviewJson, reviewerStop, stateBuilder, throughRound } from './builders';
 import type { State, VerdictSummary } from '../../src/state/schema';
 
 const verdict = (counts: Pick<VerdictSummary, 'critical' | 'warning' | 'info'>): VerdictSummary => {
@@ -99,5 +99,45 @@ describe('which base, and why', () => {
       'minions: review-only pass started — R1, Iteration 1/3: five reviewers on "review the parser"; the change: 0123456789ab (the merge base with main; the tree is clean: the default branch) to the working tree; ' +
         "the project's review rules: REVIEW.md",
     );
+  });
+});
+
+describe('--no-fix: the round ends the loop', () => {
+  const fiveDone = (text: string, over: Partial<State> = {}) => {
+    let b = stateBuilder({ reviewOnly: true, ...over }).dispatched();
+    for (const r of REVIEWERS.slice(0, 4)) b = b.reviewer(r, { status: 'valid', dispatches: 1 });
+    const files = Object.fromEntries(REVIEWERS.map((r) => [r, text])) as Record<(typeof REVIEWERS)[number], string>;
+    return throughRound(b.loaded(), reviewerStop('silent-failure-hunter', files), files);
+  };
+  const verdictOf = (out: ReturnType<typeof fiveDone>) => JSON.parse((out.effects.find((e) => e.type === 'write') as { content: string }).content);
+
+  it('findings: REVIEWED, no findings file for a fixer, the report written', () => {
+    const out = fiveDone(reviewJson([finding({ severity: 'critical' })]));
+    expect(out.state).toMatchObject({ status: 'reviewed', currentPhase: 'REVIEWED', stopReason: null, openIssues: [expect.objectContaining({ severity: 'critical', file: 'src/a.ts' })] });
+    expect(verdictOf(out)).toMatchObject({ next: 'REVIEWED', stopReason: null });
+    expect(out.effects.some((e) => e.type === 'write' && e.path.endsWith('r2-findings.json'))).toBe(false);
+    expect(out.effects.some((e) => e.type === 'write-report')).toBe(true);
+    expect(stateProblems(out.state!)).toEqual([]);
+  });
+
+  it('clean: REVIEWED as well', () => {
+    expect(fiveDone(reviewJson()).state).toMatchObject({ currentPhase: 'REVIEWED' });
+  });
+
+  it('a stop about the fix rounds (the last iteration, too many criticals) is REVIEWED too', () => {
+    expect(fiveDone(reviewJson([finding({ severity: 'critical' })]), { maxIterations: 1 }).state).toMatchObject({ currentPhase: 'REVIEWED', stopReason: null });
+    const many = reviewJson(Array.from({ length: 7 }, (_, i) => finding({ severity: 'critical', description: `defect ${i}`, category: `c${i}` })));
+    expect(fiveDone(many, { rules: { maxCritical: 0, stuckRounds: 3, similarity: 0.95, maxTokens: null } }).state).toMatchObject({ currentPhase: 'REVIEWED' });
+    // The same rounds without --no-fix stop.
+    expect(fiveDone(many, { reviewOnly: false, rules: { maxCritical: 0, stuckRounds: 3, similarity: 0.95, maxTokens: null } }).state).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'structural_rework_needed' });
+    expect(fiveDone(reviewJson([finding({ severity: 'critical' })]), { reviewOnly: false, maxIterations: 1 }).state).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'max_iterations' });
+  });
+
+  it('without --no-fix the same round goes to the fixer', () => {
+    const text = reviewJson([finding({ severity: 'critical' })]);
+    let b = stateBuilder().dispatched();
+    for (const r of REVIEWERS.slice(0, 4)) b = b.reviewer(r, { status: 'valid', dispatches: 1 });
+    const files = Object.fromEntries(REVIEWERS.map((r) => [r, text])) as Record<(typeof REVIEWERS)[number], string>;
+    expect(throughRound(b.loaded(), reviewerStop('silent-failure-hunter', files), files).state).toMatchObject({ currentPhase: 'R2' });
   });
 });
