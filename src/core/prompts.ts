@@ -37,10 +37,17 @@ export function r1Prompt(state: State, changedFiles: readonly string[], missing:
       ? 'Dispatch all five reviewers now in ONE message: one Agent call each, subagent_type as named, run_in_background: false.'
       : `Still missing ${missing.length} of ${REVIEWERS.length} reviews. Dispatch only these now, in ONE message, run_in_background: false:`,
   );
-  for (const r of missing) lines.push(`- ${agentType(r)} → ${at(state, reviewerFile(n, r))}${state.projectRules ? `; its project rules: ${at(state, rulesFile(r))}` : ''}`);
+  for (const r of missing) lines.push(`- ${agentType(r)} → ${at(state, reviewerFile(n, r))}`);
+  if (state.projectRules) {
+    // Each reviewer's own copy: a section of the rules headed with another reviewer's name is not in it.
+    lines.push(
+      `Give each reviewer its own copy of the project's review rules (from ${truncate(state.projectRules, 100)}) and no other one's, as "Read the project's review rules at <its rules path> and apply them": ` +
+        missing.map((r) => `${agentType(r)}: ${at(state, rulesFile(r))}`).join('; '),
+    );
+  }
   lines.push(
     'Give each reviewer the lines above from "Task:" on, with every path exactly as written (reviewers read them with the Read tool), ' +
-      `and "Write your JSON findings to <its path>"${state.projectRules ? ', and "Read the project\'s review rules at <its rules path> and apply them"' : ''}.${current.escalated.length > 0 ? ` The escalation file goes to ${agentType('critic')} only.` : ''}`,
+      `and "Write your JSON findings to <its path>".${current.escalated.length > 0 ? ` The escalation file goes to ${agentType('critic')} only.` : ''}`,
     'Then end your turn. The hooks validate the reviews, write the verdict and give you the next step. Do not review, fix or edit files yourself.',
   );
   return lines.join('\n');

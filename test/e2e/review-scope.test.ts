@@ -6,7 +6,7 @@
  * gates the job, as docs/ci.md's workflow runs them (short of the upload).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Ajv from 'ajv-draft-04';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -14,7 +14,7 @@ import { paced } from '../helpers/pace';
 import { spawnProcess, cleanEnv } from '../helpers/run';
 import { copyShippedPlugin, makeGitProject } from './harness';
 import { FINDING, SAMPLE_BASE, SAMPLE_CHANGE, runLoop, sampleScenario, type LoopReport } from './scenarios';
-import { identify } from './scripted-model';
+import { identify, REVIEWER_NAMES as REVIEWERS } from './scripted-model';
 
 const RUN_TIMEOUT_MS = paced(300_000);
 let pluginDir: string;
@@ -145,6 +145,29 @@ describe.concurrent('reviewing a branch in the real CLI', () => {
       expect(sarif.runs[0].results).toEqual([]);
       expect(gate.code).toBe(0);
       expect(gate.stdout).toContain('minions: --fail-on warning: no open finding at warning or above → exit 0');
+    });
+  });
+
+  test("REVIEW.md: each reviewer is sent its own copy of the project's rules, a section headed with its name only in its own", async () => {
+    const { dir } = featureProject();
+    writeFileSync(join(dir, 'REVIEW.md'), '# Review rules\n\nEvery exported function has a test.\n\n## security-reviewer\n\nTreat any path read from config as untrusted.\n');
+    git(dir, 'add', 'REVIEW.md');
+    git(dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'rules');
+    const r = await runLoop(sampleScenario({ name: 'project-rules', task: '', flags: '--no-fix --base main' }), { pluginDir, projectDir: dir, timeoutMs: RUN_TIMEOUT_MS });
+    explain(r, () => {
+      expect(state(r).currentPhase).toBe('REVIEWED');
+      const prompts = new Map<string, string>();
+      for (const q of r.server.requests) {
+        if (!q.request || q.request.agentId !== undefined) continue;
+        for (const b of q.response ?? []) if (b.type === 'tool_use' && b.name === 'Agent') prompts.set(String((b.input as Record<string, unknown>).subagent_type), String((b.input as Record<string, unknown>).prompt));
+      }
+      expect([...prompts.keys()].sort()).toEqual(REVIEWERS.map((n) => `minions:${n}`).sort());
+      for (const [agent, prompt] of prompts) {
+        const own = `.agents/tmp/phases/rules/${agent.replace('minions:', '')}.md`;
+        expect(prompt).toContain(`Read the project's review rules at ${join(realpathSync(dir), own)} and apply them`);
+        expect(prompt.match(/phases\/rules\//g)).toHaveLength(1);
+        expect(readFileSync(join(dir, own), 'utf8').includes('Treat any path read from config as untrusted.')).toBe(agent === 'minions:security-reviewer');
+      }
     });
   });
 });

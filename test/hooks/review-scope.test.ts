@@ -285,9 +285,11 @@ describe.concurrent("the project's review rules", () => {
     const r = await loop.start();
     const context = additionalContext(r);
     expect(systemMessage(r)).toContain("the project's review rules: REVIEW.md");
+    expect(context).toMatch(/^Give each reviewer its own copy of the project's review rules \(from REVIEW\.md\) and no other one's/m);
     for (const reviewer of REVIEWERS) {
       const file = `.agents/tmp/phases/rules/${reviewer}.md`;
-      expect(context).toContain(`- minions:${reviewer} → ${dir.abs(`.agents/tmp/phases/review-1/r1-${reviewer}.json`)}; its project rules: ${dir.abs(file)}`);
+      expect(context).toContain(`- minions:${reviewer} → ${dir.abs(`.agents/tmp/phases/review-1/r1-${reviewer}.json`)}\n`);
+      expect(context).toContain(`minions:${reviewer}: ${dir.abs(file)}`);
       const text = dir.read(file);
       expect(text).toContain('Every exported function needs a unit test.');
       expect(text).toContain('Prefer early returns.');
