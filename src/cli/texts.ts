@@ -4,7 +4,7 @@ import { fixSummaryFile, verdictFile } from '../protocol/paths';
 import type { State } from '../state/schema';
 import type { LoopFacts } from '../report/facts';
 import { PREFIX, plural, truncate } from '../protocol/text';
-import { ago, bestAttemptLine, bestSoFarLine, costLine, count, countsText, listed, stopReasonText } from '../report/texts';
+import { ago, baseText, bestAttemptLine, bestSoFarLine, costLine, count, countsText, listed, stopReasonText } from '../report/texts';
 import { iterationText } from '../core/prompts';
 
 export const cli = {
@@ -73,6 +73,7 @@ export function statusReport(state: State, now: string, sessionId: string | null
     lines.push(`${live ? 'Cost so far' : 'Cost'}: ${costLine(facts.cost)}${facts.cost.budget !== null ? ` of a ${count(facts.cost.budget)}-token budget` : ''}.`);
     if (!live) lines.push(`Report: ${facts.files.report}`);
   }
+  if (state.baseChoice) lines.push(`Reviewing ${baseText(state)}.`);
   lines.push(`Files: ${where}`);
   if (live) lines.push('End it with /minions:cancel.');
   return lines.join('\n');

@@ -265,6 +265,7 @@ describe.concurrent('--no-fix: one review round, no fixer', () => {
     expect(critical.code).toBe(0);
     expect(critical.stdout).toContain('minions: --fail-on critical: no open finding at critical or above → exit 0');
     expect(critical.stdout).toContain('Review only (--no-fix): nothing is fixed; the loop ended REVIEWED with the verdict.');
+    expect(critical.stdout).toContain('Reviewing the change: uncommitted work against HEAD ');
     const warning = await runCli(['status', '--fail-on', 'warning'], { cwd: dir.root });
     expect(warning.code).toBe(1);
     expect(warning.stderr).toContain('minions: --fail-on warning: 1 open finding at warning or above (1 warning) → exit 1');
