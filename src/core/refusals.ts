@@ -118,6 +118,7 @@ export const refuse = {
     const ref = `"${truncate(problem.ref, 120)}"`;
     const why = {
       'bad-ref': `the base ${ref} names no commit in this repository (a branch, tag or commit, e.g. origin/main; git fetch it first if it is a remote branch)`,
+      'not-git': `the base ${ref} needs a git repository, and this project is not in one: review without --base (and without .minions.json's base)`,
       unborn: `HEAD has no commit yet, so there is nothing to measure from the base ${ref}: commit first, or review without --base`,
       shallow: `this clone is shallow and holds no commit that HEAD shares with the base ${ref}: fetch the history first (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)`,
       unrelated: `HEAD and the base ${ref} share no history: name the branch this work was started from`,

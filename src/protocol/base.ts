@@ -25,6 +25,8 @@ export type NothingBecause = (typeof NOTHING_BECAUSE)[number];
 export type BaseProblem =
   /** The ref names no commit. */
   | { kind: 'bad-ref'; ref: string }
+  /** A ref was given outside a git repository. */
+  | { kind: 'not-git'; ref: string }
   /** A ref was given, but HEAD has no commit yet. */
   | { kind: 'unborn'; ref: string }
   /** The ref and HEAD share no commit in this shallow clone's history. */

@@ -74,7 +74,8 @@ export function chooseBase(root: string, ref: string | null, from: 'flag' | 'con
   const git = gitIn(root);
   const inside = git(['rev-parse', '--is-inside-work-tree'])?.trim() === 'true';
   const head = inside ? commitOf(git, 'HEAD') : null;
-  if (ref !== null && inside) {
+  if (ref !== null && !inside) return { ok: false, problem: { kind: 'not-git', ref } };
+  if (ref !== null) {
     const commit = commitOf(git, ref);
     if (!commit) return { ok: false, problem: { kind: 'bad-ref', ref } };
     if (!head) return { ok: false, problem: { kind: 'unborn', ref } };

@@ -204,6 +204,14 @@ describe.concurrent('refused before anything starts', () => {
     );
   });
 
+  it('--base outside a git repository', async () => {
+    const dir = openTestdir(tempDir());
+    dir.write('a.ts', 'x\n');
+    expect(await refusedCleanly(dir, '/minions:review --base main')).toBe(
+      "minions: the base \"main\" needs a git repository, and this project is not in one: review without --base (and without .minions.json's base). Nothing was started.",
+    );
+  });
+
   it('--sarif into a folder that does not exist', async () => {
     const dir = projectTestdir();
     expect(await refusedCleanly(dir, '/minions:review --no-fix --sarif missing/out.sarif')).toContain('--sarif missing/out.sarif: its folder does not exist');
