@@ -7,7 +7,8 @@
  */
 import { version } from '../../package.json';
 import type { Event } from '../core/transition';
-import { statusData, type FoundLoop } from '../core/status';
+import { failingFindings, statusData, type FoundLoop } from '../core/status';
+import { countsText } from '../report/texts';
 import * as cliTexts from './texts';
 import * as refusals from '../core/refusals';
 import * as shellTexts from '../shell/texts';
@@ -40,7 +41,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (command.kind === 'status') {
     const found = findLoop(root);
     const facts = found.kind === 'live' || found.kind === 'archived' ? gatherFacts(root, found) : null;
-    return { code: 0, out: command.json ? JSON.stringify(statusData(found, sessionId, root, facts), null, 2) : statusText(root, found, now, sessionId) };
+    const out = command.json ? JSON.stringify(statusData(found, sessionId, root, facts), null, 2) : statusText(root, found, now, sessionId);
+    if (command.failOn === null) return { code: 0, out };
+    const failing = failingFindings(found, command.failOn);
+    // With --json the output stays one JSON document; the exit code gives the gate.
+    const line = failing === null ? cliTexts.failOn.none(command.failOn) : failing.count > 0 ? cliTexts.failOn.open(command.failOn, failing.count, countsText(failing.counts)) : cliTexts.failOn.pass(command.failOn);
+    return { code: failing === null || failing.count > 0 ? 1 : 0, out: command.json ? out : `${out}\n${line}` };
   }
   if (command.kind === 'restore') return restoreCommand(root, command, now);
   if (command.kind === 'report') return reportCommand(root, command);

@@ -1,11 +1,15 @@
 /** The `minions` command line, read into what to do. Pure. */
 import * as cliTexts from './texts';
 import { MAX_REASON } from '../protocol/dismissed';
+import { SEVERITIES, type Severity } from '../core/status';
+
+const isSeverity = (word: string): word is Severity => (SEVERITIES as readonly string[]).includes(word);
 
 export type CliCommand =
   | { kind: 'help' }
   | { kind: 'version' }
-  | { kind: 'status'; json: boolean }
+  /** failOn: exit 1 while open findings of this severity or above remain (CI). */
+  | { kind: 'status'; json: boolean; failOn: Severity | null }
   | { kind: 'cancel'; force: boolean }
   /** target: a round number or "undo" as typed; null lists the rounds. */
   | { kind: 'restore'; target: string | null; force: boolean }
@@ -20,7 +24,7 @@ export type CliCommand =
 type Name = 'status' | 'cancel' | 'restore' | 'report' | 'dismiss';
 /** Each command's flags; a flag that takes a value says so. */
 const OPTIONS: Record<Name, Record<string, 'flag' | 'value'>> = {
-  status: { '--json': 'flag' },
+  status: { '--json': 'flag', '--fail-on': 'value' },
   cancel: { '--force': 'flag' },
   restore: { '--force': 'flag' },
   report: { '--sarif': 'flag', '--all-rounds': 'flag', '--out': 'value' },
@@ -61,8 +65,11 @@ export function parseCli(argv: readonly string[]): CliCommand {
     else return { kind: 'refused', problem: cliTexts.cli.unexpectedArgument(arg, command) };
   }
   switch (command) {
-    case 'status':
-      return { kind: 'status', json: flags.has('--json') };
+    case 'status': {
+      const failOn = values['--fail-on'];
+      if (failOn !== undefined && !isSeverity(failOn)) return { kind: 'refused', problem: cliTexts.cli.badSeverity(failOn) };
+      return { kind: 'status', json: flags.has('--json'), failOn: failOn ?? null };
+    }
     case 'cancel':
       return { kind: 'cancel', force: flags.has('--force') };
     case 'restore':

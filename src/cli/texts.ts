@@ -5,7 +5,7 @@ import { DISMISSED_FILE } from '../protocol/dismissed';
 import type { State } from '../state/schema';
 import type { LoopFacts } from '../report/facts';
 import { PREFIX, plural, truncate } from '../protocol/text';
-import { ago, bestAttemptLine, bestSoFarLine, costLine, count, countsText, listed, stopReasonText } from '../report/texts';
+import { ago, baseText, bestAttemptLine, bestSoFarLine, costLine, count, countsText, listed, stopReasonText } from '../report/texts';
 import { iterationText } from '../core/prompts';
 
 export const cli = {
@@ -13,7 +13,9 @@ export const cli = {
     [
       'usage: minions <command> [options]',
       '',
-      '  minions status [--json]   the review loop in this project: phase, iteration, reviewers, open issues, best round, cost, files',
+      '  minions status [--json] [--fail-on critical|warning|info]',
+      '                            the review loop in this project: phase, iteration, reviewers, open issues, best round, cost, files;',
+      '                            --fail-on exits 1 while open findings of that severity or above remain (or no verdict exists)',
       '  minions cancel [--force]  end this session\'s loop; --force also ends another session\'s',
       '  minions restore [<round>|undo] [--force]',
       '                            after a loop: put the files it changed back as round N found them, or undo the last restore;',
@@ -34,6 +36,7 @@ export const cli = {
   unexpectedArgument: (arg: string, command: string): string => `${command} takes no argument "${arg}"`,
   needsValue: (option: string, command: string): string => `${option} of ${command} needs a value`,
   sarifOnly: (): string => 'report takes --out and --all-rounds only with --sarif',
+  badSeverity: (word: string): string => `--fail-on takes critical, warning or info, not "${truncate(word, 40)}"`,
   badRound: (word: string): string => `restore takes a round number (1, 2 …) or "undo", not "${truncate(word, 40)}"`,
   version: (version: string): string => `minions ${version}`,
   dismissListAlone: (): string => 'dismiss --list takes no fingerprint, --reason or --remove',
@@ -87,7 +90,8 @@ export function statusReport(state: State, now: string, sessionId: string | null
     const round = facts?.rounds.find((r) => r.round === past.iteration);
     if (round) lines.push(`  ${roundLine(round)}`);
   }
-  if (state.currentPhase === 'STOPPED' && state.openIssues.length) {
+  if (state.reviewOnly) lines.push(`Review only (--no-fix): nothing is fixed${state.currentPhase === 'REVIEWED' ? '; the loop ended REVIEWED with the verdict' : ''}.`);
+  if ((state.currentPhase === 'STOPPED' || state.currentPhase === 'REVIEWED') && state.openIssues.length) {
     lines.push('Open issues:', ...state.openIssues.slice(0, 10).map((i) => `  ${i.severity} ${truncate(i.file, 200)}${i.line ? `:${i.line}` : ''} — ${truncate(i.description, 100)}`));
   }
   if (facts) {
@@ -96,6 +100,7 @@ export function statusReport(state: State, now: string, sessionId: string | null
     lines.push(`${live ? 'Cost so far' : 'Cost'}: ${costLine(facts.cost)}${facts.cost.budget !== null ? ` of a ${count(facts.cost.budget)}-token budget` : ''}.`);
     if (!live) lines.push(`Report: ${facts.files.report}`);
   }
+  if (state.baseChoice) lines.push(`Reviewing ${baseText(state)}.`);
   lines.push(`Files: ${where}`);
   if (live) lines.push('End it with /minions:cancel.');
   return lines.join('\n');
@@ -158,4 +163,11 @@ export const report = {
   broken: (problem: string): string => `${PREFIX} the loop state is unreadable (${problem}); run /minions:cancel to archive it first.`,
   written: (path: string): string => `${PREFIX} report written to ${path}`,
   sarifWritten: (path: string, results: number): string => `${PREFIX} SARIF 2.1.0 with ${plural(results, 'result')} written to ${path}`,
+};
+
+/** The last line of `minions status --fail-on`: why it exits as it does. */
+export const failOn = {
+  none: (severity: string): string => `${PREFIX} --fail-on ${severity}: no review verdict to judge (no loop ran here, or it ended before its first verdict) → exit 1`,
+  open: (severity: string, count: number, counts: string): string => `${PREFIX} --fail-on ${severity}: ${plural(count, 'open finding')} at ${severity} or above (${counts}) → exit 1`,
+  pass: (severity: string): string => `${PREFIX} --fail-on ${severity}: no open finding at ${severity} or above → exit 0`,
 };

@@ -29,6 +29,10 @@ const buildProjectConfig = () =>
       z.optional(z.int().check(z.minimum(1), z.maximum(MAX_TOKENS))),
       `the token budget: once the agents have used this many tokens no fix round and no new review starts (stop reason budget); --max-tokens overrides it (default: no budget, 1–${MAX_TOKENS})`,
     ),
+    base: described(
+      z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(1000), z.regex(/^[^-]/))),
+      'the git ref a review is measured from (the merge base of it and HEAD to the working tree), e.g. "origin/main"; --base overrides it (default: uncommitted work against HEAD, or on a clean branch its upstream or default branch)',
+    ),
     layer0: described(
       z.optional(z.strictObject({ disable: described(z._default(z.array(z.enum(LAYER0_CHECKS)), []), 'Layer-0 checks that do not fit this project') })),
       "the hooks' token-free checks on what each fix round changed",
@@ -46,14 +50,16 @@ export interface Settings extends NumericSettings {
   maxTokens: number | null;
   checks: string[];
   layer0Disabled: Layer0Check[];
+  /** The ref to review against; null: the hooks choose. */
+  base: string | null;
 }
-export const DEFAULT_SETTINGS: Settings = { ...NUMERIC_DEFAULTS, maxTokens: null, checks: [], layer0Disabled: [] };
+export const DEFAULT_SETTINGS: Settings = { ...NUMERIC_DEFAULTS, maxTokens: null, checks: [], layer0Disabled: [], base: null };
 
 /** The config's values over the defaults (flags go over these). */
 export function settingsFromConfig(config: ProjectConfig | null): Settings {
   if (!config) return DEFAULT_SETTINGS;
   const numbers = Object.fromEntries(NUMERIC_OPTIONS.map((o) => [o.key, (config as Record<string, unknown>)[o.key] ?? o.default])) as NumericSettings;
-  return { ...numbers, maxTokens: config.maxTokens ?? null, checks: config.checks ?? [], layer0Disabled: config.layer0?.disable ?? [] };
+  return { ...numbers, maxTokens: config.maxTokens ?? null, checks: config.checks ?? [], layer0Disabled: config.layer0?.disable ?? [], base: config.base ?? null };
 }
 
 export type ConfigResult = { ok: true; config: ProjectConfig } | { ok: false; errors: string[] };
@@ -69,7 +75,8 @@ export function validateConfig(text: string | null): ConfigResult {
   }
   const parsed = ProjectConfig.safeParse(data);
   if (parsed.success) return { ok: true, config: parsed.data };
-  return { ok: false, errors: parsed.error.issues.slice(0, 8).flatMap((issue) => describeIssue(issue, data)) };
+  // One problem a line: a value that breaks two checks of one key (empty, and not a ref) is named once.
+  return { ok: false, errors: [...new Set(parsed.error.issues.slice(0, 8).flatMap((issue) => describeIssue(issue, data)))] };
 }
 
 function describeIssue(issue: z.core.$ZodIssue, data: unknown): string[] {
@@ -93,6 +100,7 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string[] {
     }
     return [`"${where}" must be a command of 1 to ${MAX_CHECK_LENGTH} characters, not ${JSON.stringify(value)}`];
   }
+  if (issue.path[0] === 'base' && issue.path.length === 1) return [`"base" must be a git ref of 1 to 1000 characters that does not start with "-", e.g. "origin/main", not ${JSON.stringify(value)}`];
   if (issue.path[0] === 'layer0' && issue.path.length === 3) {
     return [`"${where}": ${JSON.stringify(value)} is not a Layer-0 check; known: ${LAYER0_CHECKS.join(', ')}`];
   }

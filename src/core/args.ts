@@ -15,20 +15,38 @@ export interface CheckSettings {
   timeoutSeconds: number;
 }
 
+/** What the loop reviews and whether it fixes: `--base`, `--no-fix`, `--sarif`. */
+export interface ScopeSettings {
+  /** The ref whose merge base with HEAD the change is measured from; null: the hooks choose (shell/base.ts). */
+  base: string | null;
+  /** Where base came from: the flag or .minions.json. */
+  baseFrom: 'flag' | 'config';
+  /** One review round, no fixer: the loop ends `reviewed`. */
+  reviewOnly: boolean;
+  /** Where the loop's end writes its findings as SARIF 2.1.0 (as typed; the shell resolves it). */
+  sarif: string | null;
+  /** False when the user named no task (the default task stands in). */
+  taskGiven: boolean;
+}
+
 export type Command =
-  | { kind: 'review'; task: string; maxIterations: number; force: boolean; rules: StopRules; checks: CheckSettings; layer0: { disabled: Layer0Check[] } }
+  | { kind: 'review'; task: string; maxIterations: number; force: boolean; rules: StopRules; checks: CheckSettings; layer0: { disabled: Layer0Check[] }; scope?: ScopeSettings }
   | { kind: 'cancel'; force: boolean }
   | { kind: 'status' };
+
+/** A command built without one (tests, older callers): uncommitted work, fixed, no SARIF. */
+export const DEFAULT_SCOPE: ScopeSettings = { base: null, baseFrom: 'flag', reviewOnly: false, sarif: null, taskGiven: true };
 
 export type ParsedCommand = { ok: true; command: Command } | { ok: false; error: string } | { ok: true; command: null };
 
 export const DEFAULT_MAX_ITERATIONS = DEFAULT_SETTINGS.maxIterations;
-export const DEFAULT_TASK = 'Review the current changes in this repository (uncommitted work against HEAD) and fix what the reviewers find.';
+export const DEFAULT_TASK = "Review the change in this repository, from the loop's base to the working tree (diff.patch), and fix what the reviewers find.";
+export const DEFAULT_REVIEW_ONLY_TASK = "Review the change in this repository, from the loop's base to the working tree (diff.patch), and report what the reviewers find (a review-only pass: nothing is fixed).";
 
 const COMMAND = /^\s*\/minions:(review|cancel|status)(?=\s|$)([\s\S]*)$/;
 
 /** One line per flag: a switch, a number with its range, or a shell command (repeatable). */
-type Flag = { kind: 'switch' } | { kind: 'number'; min: number; max: number; whole: boolean } | { kind: 'command' };
+type Flag = { kind: 'switch' } | { kind: 'number'; min: number; max: number; whole: boolean } | { kind: 'command' } | { kind: 'word'; what: string };
 
 type NumericFlags = { [O in (typeof NUMERIC_OPTIONS)[number] as O['flag']]: { kind: 'number'; min: number; max: number; whole: boolean } };
 
@@ -39,13 +57,21 @@ export const REVIEW_FLAGS = {
   /** The token budget (seed 000's repair budget); .minions.json's maxTokens is its default. */
   'max-tokens': { kind: 'number', min: 1, max: MAX_TOKENS, whole: true },
   check: { kind: 'command' },
+  base: { kind: 'word', what: 'a git ref, e.g. --base origin/main' },
+  'no-fix': { kind: 'switch' },
+  sarif: { kind: 'word', what: 'a file name, e.g. --sarif minions.sarif' },
 } as const satisfies Record<string, Flag>;
+
+/** A ref or a file name given to a flag: this long at most. */
+export const MAX_WORD_LENGTH = 1000;
 
 export const CANCEL_FLAGS = {
   force: { kind: 'switch' },
 } as const satisfies Record<string, Flag>;
 
-type Values<T extends Record<string, Flag>> = { [K in keyof T]?: T[K] extends { kind: 'switch' } ? true : T[K] extends { kind: 'command' } ? string[] : number };
+type Values<T extends Record<string, Flag>> = {
+  [K in keyof T]?: T[K] extends { kind: 'switch' } ? true : T[K] extends { kind: 'command' } ? string[] : T[K] extends { kind: 'word' } ? string : number;
+};
 
 export type ParsedOptions<T extends Record<string, Flag>> = { ok: true; values: Values<T>; rest: string[] } | { ok: false; error: string };
 
@@ -56,7 +82,7 @@ export type ParsedOptions<T extends Record<string, Flag>> = { ok: true; values: 
 export function parseOptions<T extends Record<string, Flag>>(input: string | readonly string[], flags: T): ParsedOptions<T> {
   const text = typeof input === 'string' ? input : input.join(' ');
   const cursor = new Cursor(text);
-  const values: Record<string, true | number | string[]> = {};
+  const values: Record<string, true | number | string | string[]> = {};
   while (!cursor.done()) {
     const at = cursor.pos;
     const token = cursor.word();
@@ -72,6 +98,19 @@ export function parseOptions<T extends Record<string, Flag>>(input: string | rea
     if (flag.kind === 'switch') {
       if (m[2] !== undefined) return { ok: false, error: `--${name} takes no value` };
       values[name!] = true;
+      continue;
+    }
+    if (flag.kind === 'word') {
+      cursor.pos = at + name!.length + 2;
+      if (text[cursor.pos] === '=') cursor.pos += 1;
+      else cursor.skipSpace();
+      const word = cursor.shellWord();
+      if (!word.ok) return { ok: false, error: `--${name}: ${word.error}` };
+      const value = word.value.trim();
+      if (value === '' || value.startsWith('-')) return { ok: false, error: `--${name} needs ${flag.what}` };
+      if (value.length > MAX_WORD_LENGTH) return { ok: false, error: `--${name}: at most ${MAX_WORD_LENGTH} characters` };
+      if (values[name!] !== undefined) return { ok: false, error: `--${name} may be given once` };
+      values[name!] = value;
       continue;
     }
     if (flag.kind === 'command') {
@@ -129,7 +168,8 @@ export function parseReviewArgs(rest: string, defaults: Settings = DEFAULT_SETTI
   if (!parsed.ok) return parsed;
   const v = parsed.values as Values<typeof REVIEW_FLAGS> & Partial<Record<string, number>>;
   const setting = (key: NumericKey): number => v[NUMERIC_OPTIONS.find((o) => o.key === key)!.flag] ?? defaults[key];
-  const task = parsed.rest.join(' ').trim() || DEFAULT_TASK;
+  const typed = parsed.rest.join(' ').trim();
+  const task = typed || (v['no-fix'] === true ? DEFAULT_REVIEW_ONLY_TASK : DEFAULT_TASK);
   const rules: StopRules = {
     maxCritical: setting('maxCritical'),
     stuckRounds: setting('stuckRounds'),
@@ -146,6 +186,7 @@ export function parseReviewArgs(rest: string, defaults: Settings = DEFAULT_SETTI
       rules,
       checks: { commands: v.check ?? defaults.checks, timeoutSeconds: setting('checkTimeoutSeconds') },
       layer0: { disabled: defaults.layer0Disabled },
+      scope: { base: v.base ?? defaults.base, baseFrom: v.base === undefined && defaults.base !== null ? 'config' : 'flag', reviewOnly: v['no-fix'] === true, sarif: v.sarif ?? null, taskGiven: typed !== '' },
     },
   };
 }

@@ -14,6 +14,8 @@ import type { MachineFinding } from '../protocol/machine-finding';
 import type { PinChange, PinRecord } from '../checks/pins';
 import type { ChecksReport } from '../checks/reports';
 import type { LoopFacts } from '../report/facts';
+import type { BaseReason } from '../protocol/base';
+import type { ProjectRules } from './project-rules';
 
 /** A hook-owned file that does not hold what the hooks wrote, or a state that breaks its invariants. */
 export interface Tamper {
@@ -47,6 +49,8 @@ export type Effect =
       /** The round's verdict, when the same outcome writes it: the report uses it instead of reading back and validating a file of thousands of findings. */
       verdict?: Verdict;
     }
+  /** After the state is saved: a file the user named (--sarif), written beside itself, never through a link; a failure costs the loop nothing. */
+  | { type: 'export'; file: string; content: string }
   /** After the state is saved: moves the state file (and phases/ when asked) into archive/<into>/. */
   | { type: 'archive-run'; into: string; phases: boolean }
   /** Keeps a recorded review's text in the hooks' record, under its sha256 (ReviewerRun.frozen). */
@@ -125,6 +129,12 @@ export type Event =
       pins?: PinRecord | null;
       /** The host whose session sends the command, recorded in the state it starts (default Claude Code). */
       host?: Host;
+      /** Why `head` is the base (shell/base.ts); absent: HEAD, as before --base. */
+      baseChoice?: { ref: string | null; why: BaseReason } | null;
+      /** --sarif's file, absolute. */
+      sarif?: string | null;
+      /** The project's review rules, as read at the start. */
+      projectRules?: ProjectRules | null;
     })
   | (Base & { kind: 'prompt' })
   | (Base & {

@@ -6,7 +6,7 @@ import type { ShellEffect } from '../bash/effects';
 import { segmentsOf, touches, type Place } from '../bash/touches';
 import * as refusals from './refusals';
 import type { State } from '../state/schema';
-import { ARCHIVE_DIR, BASELINE_DIR, HOOK_ROUND_FILES, LOCK_FILE, PHASES_DIR, REPORT_FILE, RESTORES_DIR, STATE_FILE, absolute, isCheckLog, findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile } from '../protocol/paths';
+import { RULES_DIR, ARCHIVE_DIR, BASELINE_DIR, HOOK_ROUND_FILES, LOCK_FILE, PHASES_DIR, REPORT_FILE, RESTORES_DIR, STATE_FILE, absolute, isCheckLog, findingsFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile } from '../protocol/paths';
 
 export type GateDecision = { allow: true } | { allow: false; reason: string };
 const ALLOW: GateDecision = { allow: true };
@@ -43,6 +43,9 @@ export function isHookOwned(rel: string): boolean {
     // The reports and what a restore did: written by the hooks and the CLI only.
     rel === REPORT_FILE ||
     (rel.startsWith(`${PHASES_DIR}/`) && rel.endsWith('/REVIEW.md')) ||
+    // The reviewers' copies of the project's review rules.
+    rel === RULES_DIR ||
+    rel.startsWith(`${RULES_DIR}/`) ||
     rel === RESTORES_DIR ||
     rel.startsWith(`${RESTORES_DIR}/`) ||
     (rel.startsWith(`${PHASES_DIR}/`) && HOOK_ROUND_FILES.some((name) => rel.endsWith(`/${name}`))) ||
@@ -78,6 +81,7 @@ export function editGate(state: State | null, sessionId: string, agentType: stri
     const own = reviewerFile(state.iteration, reviewer);
     return phase === 'R1' && target.rel === own && !target.linked ? { kind: 'allow', reason: refusals.allow.ownReview(reviewer, own) } : refuse(refusals.deny.reviewerWrite(reviewer, absolute(state.root, own), phase));
   }
+  if (state.reviewOnly) return refuse(refusals.deny.reviewOnlyWrite(state, whoOf(roleOf(agentType))));
   if (isFixer(agentType)) {
     const summary = fixSummaryFile(state.iteration);
     const shown = absolute(state.root, summary);
@@ -210,6 +214,7 @@ export function bashGate(state: State | null, sessionId: string, agentType: stri
 
 function refuseWrite(role: Role, state: State, who: string): string {
   if (role.kind === 'reviewer') return refusals.deny.reviewerShellWrite(who);
+  if (state.reviewOnly) return refusals.deny.reviewOnlyWrite(state, who);
   if (role.kind === 'fixer') return refusals.deny.fixerWrite(state.currentPhase, fixSummaryFile(state.iteration));
   return refusals.deny.orchestratorWrite(state);
 }

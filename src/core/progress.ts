@@ -9,13 +9,15 @@ import type { PinChange } from '../checks/pins';
 import type { LoopFacts } from '../report/facts';
 import { PREFIX, plural, truncate } from '../protocol/text';
 import { changedDuringText } from '../review/texts';
-import { bestAttemptLine, costLine, count, countsText, readinessText, stopReasonText } from '../report/texts';
+import { baseText, bestAttemptLine, costLine, count, countsText, readinessText, stopReasonText } from '../report/texts';
 import { afterFixText, baselineText, iterationText } from './prompts';
 
 export const notify = {
   started: (state: State, archived: string | null): string =>
-    `${PREFIX} review loop started — R1, ${iterationText(state)}: five reviewers on "${truncate(state.task, 80)}"` +
+    `${PREFIX} ${state.reviewOnly ? 'review-only pass' : 'review loop'} started — R1, ${iterationText(state)}: five reviewers on "${truncate(state.task, 80)}"` +
     (archived ? ` (previous loop archived to ${archived})` : '') +
+    (state.baseChoice ? `; ${baseText(state)}` : '') +
+    (state.projectRules ? `; the project's review rules: ${state.projectRules}` : '') +
     (state.checks.commands.length ? `; checks at the start: ${baselineText(state.checks.baseline)}` : ''),
   // No running count: parallel reviewers' lines reach the user in process-exit order, not lock order.
   reviewerDone: (state: State, r: Reviewer, counts: Counts | null, source: string): string =>
@@ -35,7 +37,13 @@ export const notify = {
       .join(', ');
     const found = v.total_issues === 0 ? (v.overall_verdict === 'clean' ? 'no issues' : 'no findings to fix (a review was invalid)') : `${plural(v.total_issues, 'issue')} (${countsText(v)})`;
     const changed = v.changedDuringReview.length ? `; ${changedDuringText(v.changedDuringReview)}: see ${changedDuringReviewFile(state.iteration)}` : '';
-    const to = { DONE: 'DONE', STOPPED: `STOPPED (${stopReasonText(v.stopReason)})`, R2: 'R2: fixing', R1: `R1: re-reviewing (iteration ${next.iteration})` }[v.next];
+    const to = {
+      DONE: 'DONE',
+      STOPPED: `STOPPED (${stopReasonText(v.stopReason)})`,
+      R2: 'R2: fixing',
+      R1: `R1: re-reviewing (iteration ${next.iteration})`,
+      REVIEWED: 'REVIEWED (review only: nothing is fixed)',
+    }[v.next];
     return `${PREFIX} review ${state.iteration}/${state.maxIterations}: ${found}${extras ? ` [${extras}]` : ''}; score ${v.score.toFixed(2)} ${v.band.replace(/_/g, ' ')}, ${v.scale}/10 ${readinessText(v.readiness)}${changed} → ${to}`;
   },
   fixDone: (prev: number, state: State, summary: string): string =>
@@ -93,6 +101,14 @@ export function outcome(state: State, facts: LoopFacts): string {
     );
   }
   if (state.currentPhase === 'CANCELLED') return `${PREFIX} the review loop was cancelled.`;
+  if (state.currentPhase === 'REVIEWED') {
+    const v = last.verdict;
+    const shown = state.openIssues.slice(0, 5).map((i) => `  ${i.severity} ${truncate(i.file, 200)}${i.line ? `:${i.line}` : ''} — ${truncate(i.description, 100)}`);
+    const more = state.openIssues.length > shown.length ? [`  … and ${state.openIssues.length - shown.length} more in the verdict`] : [];
+    const found = v ? (v.total === 0 ? 'no issues' : `${plural(v.total, 'issue')} (${countsText(v)})`) : 'no verdict';
+    const sarif = state.sarif ? `  SARIF: ${state.sarif}` : null;
+    return [`${PREFIX} REVIEWED (review only, nothing was fixed) — ${found}. Verdict: ${verdictFile(last.iteration)}`, ...shown, ...more, ...(sarif ? [sarif] : []), closing].join('\n');
+  }
   const v = last.verdict;
   const openIssues = state.openIssues;
   const head =

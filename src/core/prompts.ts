@@ -1,6 +1,6 @@
 /** Model-facing texts: the phase prompts, the send-backs to an agent, and the headers of the files the hooks write for a round. */
 import { FIXER_TYPE, REVIEWERS, agentType, type Reviewer } from '../protocol/agents';
-import { absolute, changedDuringReviewFile, diffFile, escalationFile, findingsFile, fixDeltaFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile, checksFile, layer0File } from '../protocol/paths';
+import { rulesFile, absolute, changedDuringReviewFile, diffFile, escalationFile, findingsFile, fixDeltaFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile, checksFile, layer0File } from '../protocol/paths';
 import type { IterationRecord, PatchNote, PitfallNote, State, VerdictSummary } from '../state/schema';
 import type { EscalationReason, Verdict } from '../protocol/verdict-schema';
 import type { MachineFinding } from '../protocol/machine-finding';
@@ -39,6 +39,13 @@ export function r1Prompt(state: State, changedFiles: readonly string[], missing:
       : `Still missing ${missing.length} of ${REVIEWERS.length} reviews. Dispatch only these now, in ONE message, run_in_background: false:`,
   );
   for (const r of missing) lines.push(`- ${agentType(r)} → ${at(state, reviewerFile(n, r))}`);
+  if (state.projectRules) {
+    // Each reviewer's own copy: a section of the rules headed with another reviewer's name is not in it.
+    lines.push(
+      `Give each reviewer its own copy of the project's review rules (from ${truncate(state.projectRules, 100)}) and no other one's, as "Read the project's review rules at <its rules path> and apply them": ` +
+        missing.map((r) => `${agentType(r)}: ${at(state, rulesFile(r))}`).join('; '),
+    );
+  }
   lines.push(
     'Give each reviewer the lines above from "Task:" on, with every path exactly as written (reviewers read them with the Read tool), ' +
       `and "Write your JSON findings to <its path>".${current.escalated.length > 0 ? ` The escalation file goes to ${agentType('critic')} only.` : ''}`,

@@ -7,9 +7,10 @@ import { PREFIX, truncate } from '../protocol/text';
 import { ago } from '../report/texts';
 import { HOST_NAMES, type Host } from '../protocol/hosts';
 import { iterationText } from './prompts';
+import type { BaseProblem, NothingBecause } from '../protocol/base';
 
 export const USAGE =
-  'Usage: /minions:review [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--max-tokens N] [--check "<command>"]… [--check-timeout S] [--force] [--] <what to review>';
+  'Usage: /minions:review [--base <ref>] [--no-fix] [--sarif FILE] [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--max-tokens N] [--check "<command>"]… [--check-timeout S] [--force] [--] <what to review>';
 
 /** Shown to the user (not the model) when the edit gate lets the plugin's own file through without a prompt. */
 export const allow = {
@@ -42,6 +43,9 @@ export const deny = {
     phase === 'R1'
       ? `minions R1: the fixer runs only in R2. End your turn.`
       : `minions R2: the fixer may edit project files outside .agents/ and .git/, and its summaries ${summary} and .json; nothing else under .agents/.`,
+  reviewOnlyWrite: (state: State, who: string): string =>
+    `minions ${state.currentPhase} (${iterationText(state)}): this is a review-only pass (--no-fix): nobody, ${who} included, changes project files while it runs. ` +
+    'Dispatch the reviewers the [PHASE R1] prompt names, then end your turn; the loop ends REVIEWED with the verdict. /minions:cancel ends it now.',
   orchestratorWrite: (state: State): string =>
     `minions ${state.currentPhase} (${iterationText(state)}): while the review loop runs, project files are changed only by ${FIXER_TYPE} in R2. ` +
     `Dispatch the agents the [PHASE ${state.currentPhase}] prompt names, then end your turn; /minions:cancel ends the loop.`,
@@ -110,6 +114,29 @@ const OPAQUE: Record<OpaqueReason, string> = {
 export const otherAgent = (type: string): string => `${truncate(type, 100)} (an agent of the session running the loop, held to the orchestrator's rules)`;
 
 export const refuse = {
+  badBase: (problem: BaseProblem): string => {
+    const ref = `"${truncate(problem.ref, 120)}"`;
+    const why = {
+      'bad-ref': `the base ${ref} names no commit in this repository (a branch, tag or commit, e.g. origin/main; git fetch it first if it is a remote branch)`,
+      'not-git': `the base ${ref} needs a git repository, and this project is not in one: review without --base (and without .minions.json's base)`,
+      unborn: `HEAD has no commit yet, so there is nothing to measure from the base ${ref}: commit first, or review without --base`,
+      shallow: `this clone is shallow and holds no commit that HEAD shares with the base ${ref}: fetch the history first (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)`,
+      unrelated: `HEAD and the base ${ref} share no history: name the branch this work was started from`,
+    }[problem.kind];
+    return `${PREFIX} ${why}. Nothing was started.`;
+  },
+  nothingToReview: (because: NothingBecause | undefined): string => {
+    const why = {
+      detached: 'HEAD is detached, so there is no branch to compare it with',
+      'no-default': 'the branch has no upstream, and there is no default branch (origin/HEAD, main or master) to compare it with',
+      'on-base': 'the branch holds no commit its upstream or the default branch does not',
+    }[because ?? 'on-base'];
+    return (
+      `${PREFIX} nothing to review: the working tree has no uncommitted changes and ${why}. Nothing was started. ` +
+      'Name the base to review against (/minions:review --base origin/main), or say what to review (/minions:review <what to review>).'
+    );
+  },
+  badSarif: (file: string): string => `${PREFIX} --sarif ${truncate(file, 200)}: its folder does not exist. Nothing was started; name a file in an existing folder.`,
   badArgs: (problem: string): string => `${PREFIX} ${truncate(problem, 200)}. ${USAGE}. Nothing was started; fix the command and send it again.`,
   badConfig: (file: string, problems: readonly string[]): string =>
     `${PREFIX} ${file} is not valid: ${problems.map((p) => truncate(p, 300)).join('; ')}. Nothing was started; fix ${file} (its JSON Schema: schema/minions-config.schema.json in the minions repository) and send the command again.`,

@@ -76,7 +76,7 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
   });
   const replaced = REVIEWERS.filter((r) => event.readings?.[r]?.replaced === true);
   // A change to the git dir, or to what the checks run, overrules the reviews: nobody reviewed it.
-  const verdict = withPinned(withinBudget(state, withNotes(withNotes(computed, event.rewritten, reportTexts.rewrittenNote), replaced, reportTexts.replacedNote)), event.pinned);
+  const verdict = withPinned(withinBudget(state, reviewOnly(state, withNotes(withNotes(computed, event.rewritten, reportTexts.rewrittenNote), replaced, reportTexts.replacedNote))), event.pinned);
   const effects: Effect[] = [
     { type: 'write', path: verdictFile(state.iteration), content: verdictJson(verdict) },
     { type: 'write', path: reviewReportFile(state.iteration), content: renderReviewReport({ verdict, answers: null, fix: 'pending', checks: event.checks ?? null }) },
@@ -95,7 +95,10 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
     changedDuringReview: changed?.files ?? [],
   }));
   next = { ...next, stopGuard: { key: '', blocks: 0 } };
-  if (verdict.next === 'DONE') {
+  if (verdict.next === 'REVIEWED') {
+    next = { ...next, status: 'reviewed', currentPhase: 'REVIEWED', openIssues: openIssuesOf(open) };
+    effects.push({ type: 'write-report', verdict });
+  } else if (verdict.next === 'DONE') {
     next = { ...next, status: 'done', currentPhase: 'DONE' };
     effects.push({ type: 'write-report', verdict });
   } else if (verdict.next === 'STOPPED') {
@@ -151,6 +154,20 @@ export function verdictSummary(verdict: Verdict): VerdictSummary {
     pitfalls: verdict.pitfalls.map((p) => ({ seen: p.seen, file: p.file, category: p.category, description: clip(p.description), rule: clip(p.rule) })),
     classes: verdict.classes.filter(needsInstruction).map(noteOf),
   };
+}
+
+/** Stops that are about the fix rounds to come: a review-only pass has none, and ends REVIEWED instead. */
+const FIX_LOOP_STOPS: ReadonlySet<string> = new Set(['max_iterations', 'no_progress', 'stuck_issue', 'structural_rework_needed', 'budget']);
+
+/**
+ * --no-fix: the round's verdict is the loop's end, whatever it found (a fix round or a re-review would
+ * come next). A stop about the run itself keeps its reason (the tree changed during the review; a changed
+ * git dir or pinned check, applied after this, overrules it too).
+ */
+function reviewOnly(state: State, verdict: Verdict): Verdict {
+  if (!state.reviewOnly) return verdict;
+  if (verdict.next === 'STOPPED' && !FIX_LOOP_STOPS.has(verdict.stopReason ?? '')) return verdict;
+  return { ...verdict, next: 'REVIEWED', stopReason: null, stopDetail: null };
 }
 
 /** Seed 000's repair budget: a fix round or a new review does not start once the tokens reach the budget. */

@@ -7,9 +7,11 @@ import * as refusals from './refusals';
 import * as progress from './progress';
 import * as prompts from './prompts';
 import { STATE_VERSION, type State } from '../state/schema';
-import { BASELINE_DIR, baselineChecksFile, baselineLogFile, reviewDir, PHASES_DIR } from '../protocol/paths';
+import { BASELINE_DIR, baselineChecksFile, baselineLogFile, reviewDir, PHASES_DIR, RULES_DIR, rulesFile } from '../protocol/paths';
 import { outcomeOf, type CheckRun } from '../protocol/check-runs';
 import { checksReport } from '../checks/reports';
+import { REVIEWERS } from '../protocol/agents';
+import { rulesFor, type ProjectRules } from './project-rules';
 
 export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command' }>): Outcome {
   const { command } = event;
@@ -28,6 +30,10 @@ export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command
     checks: { commands: command.checks.commands, timeoutSeconds: command.checks.timeoutSeconds, baseline: baseline.map(outcomeOf) },
     layer0: { disabled: command.layer0.disabled },
     changedFiles: event.changedFiles,
+    baseChoice: event.baseChoice ?? null,
+    reviewOnly: command.scope?.reviewOnly ?? false,
+    sarif: event.sarif ?? null,
+    projectRules: event.projectRules?.file ?? null,
   };
   const { state, effects: round } = startRound(initial, event.patches, null);
   // Whatever was there (a finished run's phases, a replaced or broken state) goes to the archive first.
@@ -37,12 +43,20 @@ export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command
   effects.push({ type: 'pin-repo', pins: event.pins ?? { gitDir: {}, checks: {} } });
   effects.push(
     { type: 'mkdir', path: reviewDir(1) },
+    ...rulesEffects(event.projectRules ?? null),
     { type: 'write', path: `${PHASES_DIR}/run.json`, content: json({ runId: state.runId, task: state.task, startedAt: state.startedAt, maxIterations: state.maxIterations }) },
     ...round,
     { type: 'context', text: prompts.r1Prompt(state, state.changedFiles) },
     { type: 'notify', text: progress.notify.started(state, prev ? `.agents/tmp/archive/${prev.runId}/` : null) },
   );
   return { state, effects };
+}
+
+/** Each reviewer's copy of the project's review rules: what a fixer later does to the file reaches no reviewer. */
+function rulesEffects(rules: ProjectRules | null): Effect[] {
+  if (!rules) return [];
+  const split = rulesFor(rules);
+  return [{ type: 'mkdir', path: RULES_DIR }, ...REVIEWERS.map((r): Effect => ({ type: 'write', path: rulesFile(r), content: split[r] }))];
 }
 
 /** False while another session's fresh loop runs here (unless forced): the shell runs no baseline then. */
@@ -100,6 +114,10 @@ export function initialState(
     maxIterations,
     currentPhase: 'R1',
     base: head,
+    baseChoice: null,
+    reviewOnly: false,
+    sarif: null,
+    projectRules: null,
     baseTree: tree,
     root: null,
     startedAt: now,

@@ -45,6 +45,22 @@ export interface LoopStatus extends LoopHeader {
 
 export type StatusData = { loop: 'none' } | { loop: 'unreadable'; problem: string; paths: { state: string } } | LoopStatus;
 
+export const SEVERITIES = ['critical', 'warning', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/**
+ * `minions status --fail-on <severity>`: the open findings of the latest verdict at that severity or
+ * above; null when there is no verdict to judge (no loop, an unreadable one, or none reached a verdict),
+ * which fails a CI gate as well.
+ */
+export function failingFindings(found: FoundLoop, severity: Severity): { count: number; counts: Counts } | null {
+  if (found.kind !== 'live' && found.kind !== 'archived') return null;
+  const latest = [...found.state.iterations].reverse().find((it) => it.verdict)?.verdict ?? null;
+  if (!latest) return null;
+  const counts: Counts = { critical: latest.critical, warning: severity === 'critical' ? 0 : latest.warning, info: severity === 'info' ? latest.info : 0 };
+  return { count: counts.critical + counts.warning + counts.info, counts };
+}
+
 /** The one builder of `status --json`; new fields join here. */
 export function statusData(found: FoundLoop, sessionId: string | null, root: string, outcome: LoopFacts | null = null): StatusData {
   if (found.kind === 'none') return { loop: 'none' };

@@ -1,6 +1,8 @@
 /** UserPromptSubmit: starts the loop in code (the project's config, the baseline checks), and reminds an owning session where it stands. */
 import path from 'node:path';
-import { isReviewPrompt, parseCommand } from '../core/args';
+import { DEFAULT_SCOPE, isReviewPrompt, parseCommand } from '../core/args';
+import { chooseBase } from '../shell/base';
+import { isFolder, readProjectRules } from '../shell/project-rules';
 import { isActive, stateOf } from '../core/loop-state';
 import { mayStart } from '../core/start';
 import { CONFIG_FILE, DEFAULT_SETTINGS, settingsFromConfig, validateConfig } from '../config/project-config';
@@ -41,6 +43,14 @@ void runHook({
     }
     // /minions:status and /minions:cancel run dist/cli.mjs from their command files.
     if (command.kind !== 'review') return [];
+    // What is reviewed: the base, chosen before anything runs; a bad ref, or nothing to review, starts nothing.
+    const scope = command.scope ?? DEFAULT_SCOPE;
+    const chosen = chooseBase(ctx.root, scope.base, scope.baseFrom);
+    if (!chosen.ok) return [{ type: 'refuse', reason: refusals.refuse.badBase(chosen.problem) }];
+    if (!chosen.choice.changed && !scope.taskGiven) return [{ type: 'refuse', reason: refusals.refuse.nothingToReview(chosen.choice.nothingBecause) }];
+    const sarif = scope.sarif === null ? null : path.resolve(ctx.root, scope.sarif);
+    if (sarif !== null && !isFolder(path.dirname(sarif))) return [{ type: 'refuse', reason: refusals.refuse.badSarif(scope.sarif!) }];
+    const { commit, ref, why } = chosen.choice;
     // The baseline: the checks run once, before the lock and before the base snapshot (what they write is
     // part of the base), and only when the loop will start.
     const baseline =
@@ -48,9 +58,9 @@ void runHook({
         ? await runChecks(ctx.root, command.checks.commands, { timeoutSeconds: command.checks.timeoutSeconds })
         : [];
     return ctx.transact(() => {
-      const seen = startObservation(ctx.root);
+      const seen = startObservation(ctx.root, commit);
       // After the baseline, like the base snapshot: what the checks write as they run is part of the start.
-      return { kind: 'command', command, sessionId, now: ctx.now, root: ctx.root, ...seen, baseline, pins: startPins(ctx.root, command.checks.commands, seen.tree), host: ctx.host };
+      return { kind: 'command', command, sessionId, now: ctx.now, root: ctx.root, ...seen, baseline, pins: startPins(ctx.root, command.checks.commands, seen.tree), host: ctx.host, baseChoice: { ref, why }, sarif, projectRules: readProjectRules(ctx.root) };
     });
   },
 });

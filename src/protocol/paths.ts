@@ -30,6 +30,9 @@ export type RoundFile = keyof typeof ROUND_FILES;
 export const HOOK_ROUND_FILES = (Object.keys(ROUND_FILES) as RoundFile[]).filter((name) => ROUND_FILES[name] === 'hooks');
 
 export const reviewDir = (iteration: number): string => `${PHASES_DIR}/review-${iteration}`;
+/** A reviewer's copy of the project's review rules, written by the hooks when the loop starts. */
+export const RULES_DIR = `${PHASES_DIR}/rules`;
+export const rulesFile = (reviewer: Reviewer): string => `${RULES_DIR}/${reviewer}.md`;
 export const reviewerFile = (iteration: number, reviewer: Reviewer): string => `${reviewDir(iteration)}/r1-${reviewer}.json`;
 export const verdictFile = (iteration: number): string => `${reviewDir(iteration)}/r1-verdict.json`;
 export const fixSummaryFile = (iteration: number): string => `${reviewDir(iteration)}/r2-fix-summary.md`;

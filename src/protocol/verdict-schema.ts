@@ -215,7 +215,7 @@ export const Verdict = z.lazy(() =>
       ),
       'the completion gate: DONE needs all three, on the final tree',
     ),
-    next: z.enum(['DONE', 'R2', 'R1', 'STOPPED']),
+    next: z.enum(['DONE', 'R2', 'R1', 'STOPPED', 'REVIEWED']),
     stopReason: z.nullable(StopReason),
     stopDetail: z.nullable(z.string()),
     createdAt: z.string(),

@@ -79,6 +79,8 @@ export interface LoopFacts extends LoopHeader {
   totalChange: string | null;
   cost: CostTotal & { budget: number | null };
   files: { phases: string; report: string };
+  /** What the loop reviewed: its base commit and why (baseChoice null: a loop from before --base), and whether it was review-only. */
+  scope: Pick<State, 'base' | 'baseChoice' | 'reviewOnly'>;
 }
 
 export interface FactsInput {
@@ -179,5 +181,6 @@ export function loopFacts(input: FactsInput): LoopFacts {
     totalChange: input.totalChange,
     cost: { ...loopCost(state), budget: state.rules.maxTokens },
     files: { phases: input.phasesDir, report: `${input.phasesDir}${REPORT_NAME}` },
+    scope: { base: state.base, baseChoice: state.baseChoice, reviewOnly: state.reviewOnly },
   };
 }

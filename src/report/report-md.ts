@@ -3,7 +3,7 @@
  * chart of them, the best round, what remains open, contested and escalated, the loop's total change and
  * what it cost. A pure renderer of the loop's facts.
  */
-import { bestAttemptLine, costLine, countsText, readinessText, stopReasonText, tokenBreakdown } from './texts';
+import { baseText, bestAttemptLine, costLine, countsText, readinessText, stopReasonText, tokenBreakdown } from './texts';
 import * as reportTexts from './texts';
 import { chartSeries, findingsChart, CHART_COLOURS } from './chart';
 import type { FindingFact, LoopFacts, RoundFacts } from './facts';
@@ -16,6 +16,7 @@ const OUTCOME: Record<LoopFacts['phase'], string> = {
   DONE: 'DONE',
   STOPPED: 'STOPPED',
   CANCELLED: 'cancelled',
+  REVIEWED: 'REVIEWED (review only, nothing fixed)',
 };
 
 function checksCell(r: RoundFacts): string {
@@ -38,6 +39,7 @@ export function renderLoopReport(facts: LoopFacts): string {
   const reviewed = facts.rounds.filter((r) => r.reviewed).length;
   out.push(`# minions review loop: ${OUTCOME[facts.phase]} after ${plural(reviewed, 'review round')}`, '');
   out.push(`**Task:** ${inline(facts.task, 400)}`, '');
+  if (facts.scope.baseChoice) out.push(`**Reviewed:** ${baseText(facts.scope)}${facts.scope.reviewOnly ? '; review only (--no-fix), nothing was fixed' : ''}.`, '');
   if (facts.phase === 'STOPPED') out.push(`**Stopped:** ${stopReasonText(facts.stopReason)}${facts.stopDetail ? `: ${inline(facts.stopDetail, 400)}` : ''}.`, '');
   const best = bestAttemptLine(facts);
   if (best) out.push(`**${best.replace(/\.$/, '')}.**`, '');

@@ -72,6 +72,7 @@ const NEXT = {
   R2: 'R2: the fixer gets the open findings',
   R1: 'R1: the next review',
   STOPPED: 'STOPPED',
+  REVIEWED: 'REVIEWED: a review-only pass (--no-fix); nothing is fixed',
 } as const;
 
 export function renderReviewReport({ verdict: v, answers, answerNotes = [], fix, checks, afterFix = null, layer0 = null }: ReviewReportInput): string {
@@ -182,7 +183,7 @@ export function renderReviewReport({ verdict: v, answers, answerNotes = [], fix,
   } else if (fix === 'complete') {
     out.push('The fixer wrote a summary but no answers per finding.');
   } else {
-    out.push(v.total_issues === 0 ? 'No fix round: there was nothing to fix.' : 'No fix round: the loop stopped before the fixer was given these findings.');
+    out.push(v.next === 'REVIEWED' ? 'No fix round: this is a review-only pass (--no-fix).' : v.total_issues === 0 ? 'No fix round: there was nothing to fix.' : 'No fix round: the loop stopped before the fixer was given these findings.');
   }
 
   out.push('', '## Files', '');

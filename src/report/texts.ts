@@ -1,5 +1,6 @@
 /** Texts the reports and the outcome share: counts, stop reasons, the best attempt and the cost. */
 import type { Reviewer } from '../protocol/agents';
+import type { BaseReason } from '../protocol/base';
 import type { Counts } from '../protocol/reviewer-output';
 import type { CostTotal } from './cost';
 import type { LoopFacts } from './facts';
@@ -104,3 +105,23 @@ export const dismissOffer = (n: number): string =>
 export const dismissCommand = (fingerprint: string): string => `minions dismiss ${fingerprint} --reason "…"`;
 export const dismissedIntro = (): string =>
   "You dismissed these (.minions/dismissed.json): they were not sent to the fixer and did not count against DONE. Each comes back once its code changes. `minions dismiss --remove <fingerprint>` takes one back.";
+
+const BASE_WHY: Record<BaseReason, string> = {
+  flag: 'as --base asked',
+  config: "as .minions.json's base asked",
+  uncommitted: 'the working tree has uncommitted changes',
+  upstream: "the tree is clean: the branch's upstream",
+  'default-branch': 'the tree is clean: the default branch',
+  head: 'the tree is clean and there is no other branch to compare with',
+  none: 'no commit yet',
+};
+
+/** Which base the change is measured from, and why: the first progress line says it. */
+export function baseText(state: { base: string | null; baseChoice: { ref: string | null; why: BaseReason } | null }): string {
+  const choice = state.baseChoice;
+  if (!state.base) return 'the change: every file (no base commit)';
+  const commit = state.base.slice(0, 12);
+  if (!choice || choice.why === 'uncommitted') return `the change: uncommitted work against HEAD ${commit}`;
+  if (choice.ref) return `the change: ${commit} (the merge base with ${choice.ref}; ${BASE_WHY[choice.why]}) to the working tree`;
+  return `the change: HEAD ${commit} to the working tree (${BASE_WHY[choice.why]})`;
+}

@@ -36,12 +36,13 @@ function snapshotAndPatches(
 }
 
 /**
- * What a starting loop observes of the project: HEAD (the loop's base), the tree and diff.patch from the
+ * What a starting loop observes of the project: the loop's base (HEAD unless given), the tree and diff.patch from the
  * base to it, and the files that patch changes (new paths of renames, without .agents/), which the R1
  * prompts name. One process: HEAD is read from the git dir, and one shell runs the snapshot and the diff.
  */
-export function startObservation(root: string): { head: string | null; tree: string | null; patches: RoundPatches; changedFiles: string[] } {
-  const head = headCommit(root);
+export function startObservation(root: string, base?: string | null): { head: string | null; tree: string | null; patches: RoundPatches; changedFiles: string[] } {
+  // The base chosen by shell/base.ts (a merge base, or HEAD); without one, HEAD as read from the git dir.
+  const head = base === undefined ? headCommit(root) : base;
   // The loop's start saves the repository's excludes and filter drivers for the loop's later snapshots.
   const { tree, patches, diff } = snapshotAndPatches(root, head, null, true);
   const gone = new Set(diff?.renamedFrom ?? []);

@@ -12,7 +12,9 @@ import type { State } from '../state/schema';
 import { PHASES_DIR, REPORT_FILE, fixSummaryJsonFile, verdictFile } from '../protocol/paths';
 import { readText } from './files';
 import { parseOrNull, type SafeParser } from './observe';
-import { diffStat } from './snapshot';
+import { diffStat, repoPrefix } from './snapshot';
+import { toSarif } from '../report/sarif';
+import { version } from '../../package.json';
 
 export interface RunFiles {
   state: State;
@@ -57,6 +59,14 @@ export function gatherFacts(root: string, run: RunFiles, pending: Pending = NONE
     totalChange: totalChange(root, run.state),
     phasesDir: run.phasesDir,
   });
+}
+
+/** The loop's findings as SARIF 2.1.0 for --sarif, once the loop has ended: the file the user named. */
+export function sarifExport(root: string, state: State, pending: Pending, verdict?: Verdict): Extract<Effect, { type: 'export' }> | null {
+  if (!state.sarif || state.status === 'in_progress') return null;
+  const run = { state, phasesDir: PHASES };
+  const log = toSarif({ verdicts: readVerdicts(root, run, pending, verdict), answers: readAnswers(root, run, pending), allRounds: false, version, uriPrefix: repoPrefix(root) ?? '' });
+  return { type: 'export', file: state.sarif, content: `${JSON.stringify(log, null, 2)}\n` };
 }
 
 /**

@@ -13,7 +13,7 @@ import { sha256 } from '../state/digest';
 import { stateProblems } from '../state/invariants';
 import { ARCHIVE_DIR, LOCK_FILE, PHASES_DIR, REPORT_FILE, STATE_FILE, TMP_DIR, isRecorded, reviewerFile } from '../protocol/paths';
 import { State, STATE_SHAPE, STATE_VERSION } from '../state/schema';
-import { openRegular, ownDir, ownTmp, readRegular, readText, sweepTemps, writeAtomic } from './files';
+import { openRegular, ownDir, ownTmp, readRegular, readText, sweepTemps, writeAtomic, writeBeside } from './files';
 import { reportError } from './io';
 import { withFileLock } from './lock';
 import { checkDigest, emptyRecord, findGitDir, getObject, getObjectBytes, markerGeneration, markerHeld, objectHolds, pruneObjects, putObject, readRecordFile, recordDir, recordName, setMarker, writeRecord, type IntegrityRecord } from './record';
@@ -370,6 +370,13 @@ function applyFileEffect(root: string, effect: Effect, now: string, bytesOf: (wr
     }
     case 'archive-run':
       archive(root, effect.into, effect.phases);
+      return;
+    case 'export':
+      try {
+        writeBeside(effect.file, effect.content);
+      } catch (err) {
+        reportError('report', `could not write ${effect.file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); minions report --sarif --out FILE writes it again`, err);
+      }
       return;
     default:
       return;

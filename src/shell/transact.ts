@@ -57,13 +57,16 @@ async function withReport(root: string, outcome: Outcome): Promise<Outcome> {
   if (!request) return outcome;
   const state = outcome.state;
   let report: Effect | null = null;
+  let sarif: Effect | null = null;
   if (state) {
+    const pending = new Map(outcome.effects.flatMap((e) => (e.type === 'write' ? [[e.path, e.content] as const] : [])));
     try {
-      const { reportWrite } = await import('./run-files');
-      report = reportWrite(root, state, new Map(outcome.effects.flatMap((e) => (e.type === 'write' ? [[e.path, e.content] as const] : []))), request.verdict);
+      const { reportWrite, sarifExport } = await import('./run-files');
+      report = reportWrite(root, state, pending, request.verdict);
+      sarif = sarifExport(root, state, pending, request.verdict);
     } catch (err) {
       reportError('report', `could not write the loop's REPORT.md: ${(err as Error)?.message ?? String(err)}`, err);
     }
   }
-  return { ...outcome, effects: outcome.effects.flatMap((e) => (e.type !== 'write-report' ? [e] : report ? [report] : [])) };
+  return { ...outcome, effects: [...outcome.effects.flatMap((e) => (e.type !== 'write-report' ? [e] : report ? [report] : [])), ...(sarif ? [sarif] : [])] };
 }

@@ -6,7 +6,7 @@
 import { REVIEWERS } from '../protocol/agents';
 import type { State } from './schema';
 
-const STATUS_OF = { R1: 'in_progress', R2: 'in_progress', DONE: 'done', STOPPED: 'stopped', CANCELLED: 'cancelled' } as const;
+const STATUS_OF = { R1: 'in_progress', R2: 'in_progress', DONE: 'done', STOPPED: 'stopped', CANCELLED: 'cancelled', REVIEWED: 'reviewed' } as const;
 const MAX_ITERATIONS = 20;
 
 const parses = (t: string): boolean => !Number.isNaN(Date.parse(t));
@@ -55,6 +55,11 @@ export function stateProblems(state: State): string[] {
       add(state.stopReason !== null, 'STOPPED without a reason');
       break;
     case 'CANCELLED':
+      break;
+    case 'REVIEWED':
+      add(state.reviewOnly, 'REVIEWED without --no-fix');
+      add(verdict !== null, 'REVIEWED without a verdict');
+      add(state.stopReason === null, 'REVIEWED with a stop reason');
       break;
   }
   return problems;

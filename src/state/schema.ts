@@ -4,6 +4,7 @@ import { HOSTS } from '../protocol/hosts';
 import { ClassRung, EscalationReason } from '../protocol/verdict-schema';
 import { CheckOutcome } from '../protocol/check-runs';
 import { count, positiveInt } from '../protocol/zod';
+import { BASE_REASONS } from '../protocol/base';
 
 /** The state file, `.agents/tmp/state.json`: written by the hooks alone. */
 export const STATE_VERSION = 1;
@@ -14,14 +15,14 @@ export const STATE_VERSION = 1;
  * hooks that saved the state, and hooks of the same shape trust their own copy of it (shell/store.ts);
  * a state saved by other hooks (an update of the plugin during a loop) is checked against the schema.
  */
-export const STATE_SHAPE = '195c726a27455e92';
+export const STATE_SHAPE = '9808076c72ff4829';
 
 /**
  * The schemas, built when a state is first checked rather than when a hook starts: a hook that never
  * checks one (a gate or Stop reading the hooks' own copy, see shell/store.ts) builds none.
  */
 function build() {
-  const Phase = z.enum(['R1', 'R2', 'DONE', 'STOPPED', 'CANCELLED']);
+  const Phase = z.enum(['R1', 'R2', 'DONE', 'STOPPED', 'CANCELLED', 'REVIEWED']);
 
   const Counts = z.object({ critical: count(), warning: count(), info: count() });
 
@@ -143,7 +144,7 @@ function build() {
     plugin: z.literal('minions'),
     pipeline: z.literal('review'),
     runId: z.string().check(z.minLength(1)),
-    status: z.enum(['in_progress', 'done', 'stopped', 'cancelled']),
+    status: z.enum(['in_progress', 'done', 'stopped', 'cancelled', 'reviewed']),
     task: z.string(),
     sessionId: z.string().check(z.minLength(1)),
     /** The agent host whose session started the loop; only that host's hooks advance it. A state without it was started in Claude Code. */
@@ -151,8 +152,16 @@ function build() {
     iteration: positiveInt(),
     maxIterations: z.int().check(z.minimum(1), z.maximum(20)),
     currentPhase: Phase,
-    /** git HEAD when the loop started; null outside a repository or before the first commit. */
+    /** The commit the change is measured from (HEAD, or a merge base: baseChoice says why); null outside a repository or before the first commit. */
     base: z.nullable(z.string()),
+    /** Why base is the commit it is, and the ref it was found from (null: HEAD); null in a state from before --base. */
+    baseChoice: z._default(z.nullable(z.object({ ref: z.nullable(z.string()), why: z.enum(BASE_REASONS) })), null),
+    /** --no-fix: one review round, no fixer; the loop ends REVIEWED. */
+    reviewOnly: z._default(z.boolean(), false),
+    /** --sarif: the absolute path the loop's end writes its findings to as SARIF 2.1.0. */
+    sarif: z._default(z.nullable(z.string()), null),
+    /** The project's review rules the reviewers were given (REVIEW.md or .minions/rules.md), as found at the start. */
+    projectRules: z._default(z.nullable(z.string()), null),
     /** The project's tree when the loop started (uncommitted work included); null outside git. */
     baseTree: z._default(z.nullable(z.string()), null),
     /** The project's absolute path, for prompts: the Write tool takes absolute paths. */

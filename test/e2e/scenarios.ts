@@ -218,7 +218,7 @@ export interface RunLoopOptions {
 
 export function reviewPrompt(scenario: Scenario): string {
   const checks = (scenario.checks ?? []).map((c) => ` --check "${c.replace(/["\\$`]/g, '\\$&')}"`).join('');
-  return `/minions:review${scenario.maxIterations ? ` --max-iterations ${scenario.maxIterations}` : ''}${checks} ${scenario.task}`;
+  return `/minions:review${scenario.flags ? ` ${scenario.flags}` : ''}${scenario.maxIterations ? ` --max-iterations ${scenario.maxIterations}` : ''}${checks} ${scenario.task}`.trimEnd();
 }
 
 export async function runLoop(scenario: Scenario, opts: RunLoopOptions): Promise<LoopReport> {

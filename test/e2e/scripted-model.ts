@@ -131,6 +131,8 @@ export interface Scenario {
   maxIterations?: number;
   /** The project's checks, given as --check flags (each quoted). */
   checks?: string[];
+  /** Other flags of /minions:review, as typed (e.g. `--no-fix --base main --sarif minions.sarif`). */
+  flags?: string;
   findings: (reviewer: ReviewerName, iteration: number) => ReviewerScript;
   fixer?: (iteration: number) => FixerScript;
   orchestrator?: OrchestratorQuirks;
@@ -173,6 +175,8 @@ export interface PhasePrompt {
   /** The prompt text, from its header to the next header or the end of the block. */
   body: string;
   agents: { type: string; path: string }[];
+  /** Each reviewer's copy of the project's review rules, when the prompt names them. */
+  rules: Record<string, string>;
   task: string;
   /** What the prompt says to pass on to the agents: every line but the header, the dispatch orders and the agent list. */
   context: string[];
@@ -204,9 +208,11 @@ export function latestPhasePrompt(req: ModelRequest): PhasePrompt | null {
 function parsePhasePrompt(body: string, phase: 'R1' | 'R2', iteration: number, maxIterations: number, messageIndex: number): PhasePrompt {
   const agents = [...body.matchAll(AGENT_LINE)].map((m) => ({ type: m[1]!, path: m[2]! }));
   const task = /^Task: (.*)$/m.exec(body)?.[1]?.trim() ?? '';
+  const rulesLine = /^Give each reviewer its own copy of the project's review rules.*$/m.exec(body)?.[0] ?? '';
+  const rules = Object.fromEntries([...rulesLine.matchAll(/(minions:[\w-]+): (\S+?\.md)/g)].map((m) => [m[1]!, m[2]!]));
   const orders = /^(\[PHASE |Task: |Dispatch |Still missing |- minions:|Then end your turn|Give each reviewer)/;
   const context = body.split('\n').filter((l) => l.trim() !== '' && !orders.test(l));
-  return { phase, iteration, maxIterations, messageIndex, body, agents, task, context };
+  return { phase, iteration, maxIterations, messageIndex, body, agents, rules, task, context };
 }
 
 const toolUses = (m: RequestMessage): RequestContentBlock[] =>
@@ -447,6 +453,8 @@ function agentCall(type: string, path: string, prompt: PhasePrompt, background: 
   const name = type.replace(/^minions:/, '');
   const lines = [`Task: ${prompt.task}`, ...prompt.context];
   lines.push(name === FIXER_NAME ? `Write your fix summary to ${path}` : `Write your JSON findings to ${path}`);
+  const rules = prompt.rules[type];
+  if (rules) lines.push(`Read the project's review rules at ${rules} and apply them`);
   return toolUse('Agent', {
     description: `${name} (iteration ${prompt.iteration})`,
     prompt: lines.join('\n'),

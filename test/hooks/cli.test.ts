@@ -186,7 +186,9 @@ describe.concurrent('/minions:cancel', () => {
 const USAGE = [
   'usage: minions <command> [options]',
   '',
-  '  minions status [--json]   the review loop in this project: phase, iteration, reviewers, open issues, best round, cost, files',
+  '  minions status [--json] [--fail-on critical|warning|info]',
+  '                            the review loop in this project: phase, iteration, reviewers, open issues, best round, cost, files;',
+  '                            --fail-on exits 1 while open findings of that severity or above remain (or no verdict exists)',
   "  minions cancel [--force]  end this session's loop; --force also ends another session's",
   '  minions restore [<round>|undo] [--force]',
   '                            after a loop: put the files it changed back as round N found them, or undo the last restore;',

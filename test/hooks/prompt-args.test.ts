@@ -5,7 +5,7 @@ import { removeTestdirs } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
 
-const USAGE = 'Usage: /minions:review [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--max-tokens N] [--check "<command>"]… [--check-timeout S] [--force] [--] <what to review>. Nothing was started; fix the command and send it again.';
+const USAGE = 'Usage: /minions:review [--base <ref>] [--no-fix] [--sarif FILE] [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--max-tokens N] [--check "<command>"]… [--check-timeout S] [--force] [--] <what to review>. Nothing was started; fix the command and send it again.';
 
 describe.concurrent('/minions:review arguments', () => {
   it.each([
@@ -54,7 +54,7 @@ describe.concurrent('/minions:review arguments', () => {
     const state = loop.state();
     expect(state.maxIterations).toBe(max);
     if (task) expect(state.task).toBe(task);
-    else expect(state.task).toMatch(/^Review the current changes in this repository/);
+    else expect(state.task).toMatch(/^Review the change in this repository/);
   });
 
   it.each(['/minions:status', '/minions:cancel', '/minions:cancel --force', 'please run /minions:review later', '/minions:reviewer x'])(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { DEFAULT_TASK, REVIEW_FLAGS, parseCommand, parseOptions } from '../../src/core/args';
+import { DEFAULT_REVIEW_ONLY_TASK, DEFAULT_TASK, REVIEW_FLAGS, parseCommand, parseOptions } from '../../src/core/args';
 import { DEFAULT_RULES } from '../../src/protocol/stop-rules';
 
 const R = DEFAULT_RULES;
@@ -32,7 +32,8 @@ describe('parseCommand', () => {
     ['/minions:cancel the loop, not with --force', { kind: 'cancel', force: false }],
     ['/minions:cancel -- --force', { kind: 'cancel', force: false }],
   ])('%j', (prompt, command) => {
-    expect(parseCommand(prompt)).toEqual({ ok: true, command: command.kind === 'review' ? { ...NO_CHECKS, ...command } : command });
+    const scope = { base: null, baseFrom: 'flag', reviewOnly: false, sarif: null, taskGiven: 'task' in command && command.task !== DEFAULT_TASK };
+    expect(parseCommand(prompt)).toEqual({ ok: true, command: command.kind === 'review' ? { ...NO_CHECKS, scope, ...command } : command });
   });
 
   it.each([
@@ -101,7 +102,7 @@ describe('options are read only before the task', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[A-Za-z][a-z]{0,8}$/), fc.array(fc.oneof(word, flag), { maxLength: 8 }), (first, rest) => {
         const task = [first, ...rest].join(' ');
-        expect(parseCommand(`/minions:review ${task}`)).toEqual({ ok: true, command: { kind: 'review', task, maxIterations: 5, force: false, rules: R, ...NO_CHECKS } });
+        expect(parseCommand(`/minions:review ${task}`)).toEqual({ ok: true, command: { kind: 'review', task, maxIterations: 5, force: false, rules: R, ...NO_CHECKS, scope: { base: null, baseFrom: 'flag', reviewOnly: false, sarif: null, taskGiven: true } } });
       }),
     );
   });
@@ -117,9 +118,42 @@ describe('options are read only before the task', () => {
 
   it('the flag table is the parser: every flag in it is read, with its range', () => {
     for (const [name, spec] of Object.entries(REVIEW_FLAGS)) {
-      const value = spec.kind === 'switch' ? [] : spec.kind === 'command' ? ['"npm test"'] : [String(spec.max)];
-      const read = spec.kind === 'switch' ? true : spec.kind === 'command' ? ['npm test'] : spec.max;
+      const value = spec.kind === 'switch' ? [] : spec.kind === 'command' ? ['"npm test"'] : spec.kind === 'word' ? ["'a b'"] : [String(spec.max)];
+      const read = spec.kind === 'switch' ? true : spec.kind === 'command' ? ['npm test'] : spec.kind === 'word' ? 'a b' : spec.max;
       expect(parseOptions([`--${name}`, ...value, 'task'], REVIEW_FLAGS)).toEqual({ ok: true, values: { [name]: read }, rest: ['task'] });
     }
+  });
+});
+
+describe('what is reviewed: --base, --no-fix, --sarif', () => {
+  const scope = (prompt: string) => {
+    const parsed = parseCommand(prompt);
+    return parsed.ok && parsed.command?.kind === 'review' ? { scope: parsed.command.scope, task: parsed.command.task } : parsed;
+  };
+  it.each([
+    ['/minions:review --base origin/main', { base: 'origin/main', baseFrom: 'flag', reviewOnly: false, sarif: null, taskGiven: false }, DEFAULT_TASK],
+    ['/minions:review --base=main~2 the parser', { base: 'main~2', baseFrom: 'flag', reviewOnly: false, sarif: null, taskGiven: true }, 'the parser'],
+    ['/minions:review --no-fix', { base: null, baseFrom: 'flag', reviewOnly: true, sarif: null, taskGiven: false }, DEFAULT_REVIEW_ONLY_TASK],
+    [
+      '/minions:review --no-fix --base "origin/feature x" --sarif out/minions.sarif -- --no-fix in the task',
+      { base: 'origin/feature x', baseFrom: 'flag', reviewOnly: true, sarif: 'out/minions.sarif', taskGiven: true },
+      '--no-fix in the task',
+    ],
+    ['/minions:review the --base flag', { base: null, baseFrom: 'flag', reviewOnly: false, sarif: null, taskGiven: true }, 'the --base flag'],
+  ])('%s', (prompt, expected, task) => {
+    expect(scope(prompt)).toEqual({ scope: expected, task });
+  });
+
+  it.each([
+    ['/minions:review --base', '--base needs a git ref, e.g. --base origin/main'],
+    ['/minions:review --base --no-fix', '--base needs a git ref, e.g. --base origin/main'],
+    ['/minions:review --base=', '--base needs a git ref, e.g. --base origin/main'],
+    ['/minions:review --base main --base dev x', '--base may be given once'],
+    ['/minions:review --sarif', '--sarif needs a file name, e.g. --sarif minions.sarif'],
+    ['/minions:review --no-fix=yes', '--no-fix takes no value'],
+    [`/minions:review --base ${'a'.repeat(1001)}`, '--base: at most 1000 characters'],
+    ['/minions:review --base "main', '--base: the quote " opened at ""main" is not closed'],
+  ])('%s is refused: %s', (prompt, error) => {
+    expect(parseCommand(prompt)).toEqual({ ok: false, error });
   });
 });

@@ -9,9 +9,12 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
 describe('parseCli', () => {
   it.each([
-    [['status'], { kind: 'status', json: false }],
-    [['status', '--json'], { kind: 'status', json: true }],
-    [['status', '--json', '--json'], { kind: 'status', json: true }],
+    [['status'], { kind: 'status', json: false, failOn: null }],
+    [['status', '--json'], { kind: 'status', json: true, failOn: null }],
+    [['status', '--json', '--json'], { kind: 'status', json: true, failOn: null }],
+    [['status', '--fail-on', 'critical'], { kind: 'status', json: false, failOn: 'critical' }],
+    [['status', '--fail-on=warning', '--json'], { kind: 'status', json: true, failOn: 'warning' }],
+    [['status', '--fail-on', 'info'], { kind: 'status', json: false, failOn: 'info' }],
     [['cancel'], { kind: 'cancel', force: false }],
     [['cancel', '--force'], { kind: 'cancel', force: true }],
     [['--help'], { kind: 'help' }],
@@ -53,6 +56,10 @@ describe('parseCli', () => {
     [['restore', '0'], 'restore takes a round number (1, 2 …) or "undo", not "0"'],
     [['restore', '1.5', '--force'], 'restore takes a round number (1, 2 …) or "undo", not "1.5"'],
     [['restore', 'UNDO'], 'restore takes a round number (1, 2 …) or "undo", not "UNDO"'],
+    [['status', '--fail-on'], '--fail-on of status needs a value'],
+    [['status', '--fail-on', 'error'], '--fail-on takes critical, warning or info, not "error"'],
+    [['status', '--fail-on', 'Critical'], '--fail-on takes critical, warning or info, not "Critical"'],
+    [['status', '--fail-on', '--json'], '--fail-on of status needs a value'],
     [['--version', '--bogus'], 'unknown option "--bogus" for --version'],
     [['dismiss', '--reason', 'x'], 'dismiss needs the fingerprint of a finding (REVIEW.md and REPORT.md show them), or --list, or --remove <fingerprint>'],
     [['dismiss', '0123456789ab'], 'dismiss 0123456789ab needs --reason "why the finding is wrong"'],

@@ -21,6 +21,7 @@ describe('validateConfig', () => {
       fixpointSimilarity: 0.9,
       checkTimeoutSeconds: 120,
       maxTokens: 2_000_000,
+      base: 'origin/main',
       layer0: { disable: ['no_duplicate_headings'] },
     };
     const result = config(data);
@@ -34,13 +35,14 @@ describe('validateConfig', () => {
       maxTokens: 2_000_000,
       checks: ['npm test', 'npx tsc --noEmit'],
       layer0Disabled: ['no_duplicate_headings'],
+      base: 'origin/main',
     });
   });
 
   it.each([
-    [{ maxIteration: 3 }, 'unknown key "maxIteration" (did you mean "maxIterations"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, checkTimeoutSeconds, maxTokens, layer0'],
-    [{ 'max-iterations': 3 }, 'unknown key "max-iterations" (did you mean "maxIterations"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, checkTimeoutSeconds, maxTokens, layer0'],
-    [{ colour: 'red' }, 'unknown key "colour"; known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, checkTimeoutSeconds, maxTokens, layer0'],
+    [{ maxIteration: 3 }, 'unknown key "maxIteration" (did you mean "maxIterations"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, checkTimeoutSeconds, maxTokens, base, layer0'],
+    [{ 'max-iterations': 3 }, 'unknown key "max-iterations" (did you mean "maxIterations"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, checkTimeoutSeconds, maxTokens, base, layer0'],
+    [{ colour: 'red' }, 'unknown key "colour"; known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, checkTimeoutSeconds, maxTokens, base, layer0'],
     [{ maxIterations: 50 }, '"maxIterations" must be a whole number from 1 to 20, not 50'],
     [{ maxIterations: 2.5 }, '"maxIterations" must be a whole number from 1 to 20, not 2.5'],
     [{ maxIterations: '3' }, '"maxIterations" must be a whole number from 1 to 20, not "3"'],
@@ -53,6 +55,9 @@ describe('validateConfig', () => {
     [{ checks: ['npm test', 3] }, '"checks[1]" must be a command of 1 to 2000 characters, not 3'],
     [{ layer0: { disable: ['no_todo'] } }, '"layer0.disable[0]": "no_todo" is not a Layer-0 check; known: no_placeholder, balanced_delimiters, json_valid, no_duplicate_headings, no_text_loop, file_size_delta, test_skipped, test_removed, assertion_removed, suppression_added, empty_catch, test_uncollected, config_weakened'],
     [{ layer0: { off: [] } }, 'unknown key "layer0.off"; known keys: disable'],
+    [{ base: '' }, '"base" must be a git ref of 1 to 1000 characters that does not start with "-", e.g. "origin/main", not ""'],
+    [{ base: '--output=x' }, '"base" must be a git ref of 1 to 1000 characters that does not start with "-", e.g. "origin/main", not "--output=x"'],
+    [{ base: 3 }, '"base" must be a git ref of 1 to 1000 characters that does not start with "-", e.g. "origin/main", not 3'],
     [[], '"(top level)": Invalid input: expected object, received array'],
   ])('%j is refused: %s', (data, error) => {
     expect(config(data)).toEqual({ ok: false, errors: [error] });
@@ -86,5 +91,19 @@ describe('flags override the config', () => {
   it('a flag wins over the config, and --check replaces its checks', () => {
     const parsed = parseCommand('/minions:review --max-iterations 7 --max-tokens 9000 --check-timeout 30 --check "npm run lint" the parser', settings);
     expect(parsed).toMatchObject({ ok: true, command: { maxIterations: 7, rules: { stuckRounds: 2, maxTokens: 9000 }, checks: { commands: ['npm run lint'], timeoutSeconds: 30 } } });
+  });
+});
+
+describe('base: .minions.json gives it, --base overrides it', () => {
+  const settings = settingsFromConfig({ base: 'origin/develop' });
+  it.each([
+    ['/minions:review', { base: 'origin/develop', baseFrom: 'config' }],
+    ['/minions:review --base origin/main', { base: 'origin/main', baseFrom: 'flag' }],
+    ['/minions:review --base=v1.2 the parser', { base: 'v1.2', baseFrom: 'flag' }],
+  ])('%s', (prompt, scope) => {
+    expect(parseCommand(prompt, settings)).toMatchObject({ ok: true, command: { scope } });
+  });
+  it('without a config base, the hooks choose', () => {
+    expect(parseCommand('/minions:review x')).toMatchObject({ ok: true, command: { scope: { base: null, baseFrom: 'flag' } } });
   });
 });
