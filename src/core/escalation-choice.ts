@@ -14,9 +14,19 @@ import type { EscalationChoice, State } from '../state/schema';
 /** The words the user types; anything else halts. */
 export const CHOICE_WORDS = ['structural', 'patch', 'halt'] as const;
 
-/** The question is asked once per loop, for a stuck_issue stop that has a diagnosis, in a loop that fixes. */
+/**
+ * The question is asked once per loop, for a stuck_issue stop that has a diagnosis, in a loop that fixes,
+ * while findings are open: a fix round needs some (a state in R2 without any is not one the hooks write).
+ */
 export function asksChoice(state: State, verdict: Verdict): boolean {
-  return !state.reviewOnly && state.escalationChoice === null && verdict.next === 'STOPPED' && verdict.stopReason === 'stuck_issue' && diagnosed(verdict.escalations).length > 0;
+  return (
+    !state.reviewOnly &&
+    state.escalationChoice === null &&
+    verdict.next === 'STOPPED' &&
+    verdict.stopReason === 'stuck_issue' &&
+    diagnosed(verdict.escalations).length > 0 &&
+    verdict.findings.some((f) => f.toFixer)
+  );
 }
 
 const diagnosed = (escalations: readonly EscalationOutcome[]) => escalations.filter((e) => e.diagnosis !== null);

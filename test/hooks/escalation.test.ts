@@ -156,7 +156,10 @@ describe('the escalation ladder across three rounds', () => {
     expect(verdict.overall_verdict).toBe('clean');
     expect(verdict).toMatchObject({ next: 'STOPPED', stopReason: 'stuck_issue', escalations: [expect.objectContaining({ reason: 'fixer_escalated', open: false, diagnosis })] });
     expect(verdict.stopDetail).toMatch(/the fixer escalated finding class [0-9a-f]{12} \(docs: docs\/faq\.md:4\) in fix round 1 \("same root cause, no new fix: the sentence comes from a template I cannot see"\); the review no longer reports it, but nothing fixed it; structural diagnosis \(critic\): the FAQ is generated/);
+    // Nothing open, so no fix round to offer: no question, and the Stop ends it as before.
+    expect(loop.state().escalationChoice).toBe(null);
     expect(messages([await loop.stop()])[0]).toMatch(/^minions: STOPPED — a finding is stuck: the fixer escalated/);
+    expect(loop.dir.exists('.agents/tmp/state.json')).toBe(false);
   }, LONG);
 });
 
