@@ -136,7 +136,11 @@ export type Event =
       /** The project's review rules, as read at the start. */
       projectRules?: ProjectRules | null;
     })
-  | (Base & { kind: 'prompt' })
+  | (Base & {
+      kind: 'prompt';
+      /** The prompt as typed: the answer to the escalation question, when one is asked. */
+      text?: string;
+    })
   | (Base & {
       kind: 'dispatch';
       /** null: an Agent call without subagent_type (a general-purpose agent). */

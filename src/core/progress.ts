@@ -85,9 +85,23 @@ export const notify = {
   tamperedArchived: (problems: readonly Tamper[]): string =>
     `${PREFIX} ${tamperDetail(problems)}; no state the hooks wrote could be recovered, so the file was moved to the archive and nothing is gated now.`,
   cancelledTampered: (problems: readonly Tamper[]): string => `${PREFIX} note: ${tamperDetail(problems)}; the hooks' own record of the loop was cancelled.`,
+  choiceRound: (state: State, choice: 'structural' | 'patch'): string =>
+    `${PREFIX} you chose ${choice === 'structural' ? 'the structural fix: one more fix round with the critic\'s diagnosis as its task' : 'to keep patching: one more fix round'} → R2, ${iterationText(state)}`,
+  choiceHalt: (other: boolean): string => `${PREFIX} ${other ? 'not one of structural, patch or halt: ' : ''}the loop stays STOPPED (a finding is stuck); REPORT.md records your choice.`,
+  choiceNone: (): string => `${PREFIX} no answer to the escalation question: the loop stays STOPPED (a finding is stuck).`,
   cancelled: (state: State, archived: string): string =>
     `${PREFIX} review loop cancelled in ${state.currentPhase} (${iterationText(state)}); files archived to ${archived}`,
 };
+
+/** The escalation question, shown at Stop after the critic's diagnosis. */
+export const escalationQuestion = (diagnosis: string): string =>
+  [
+    `${PREFIX} the critic diagnosed the stuck finding: ${truncate(diagnosis, 600)}`,
+    'Type one word as your next prompt:',
+    '  structural — one more fix round with the diagnosis as the fixer\'s task, then one more review',
+    '  patch — one more fix round as usual, then one more review',
+    '  halt — stop here (anything else, or no answer, halts too)',
+  ].join('\n');
 
 export function outcome(state: State, facts: LoopFacts): string {
   const last = state.iterations[state.iterations.length - 1]!;

@@ -139,9 +139,23 @@ export function r2Prompt(state: State, verdict: VerdictSummary): string {
     `"Write your fix summary to ${at(state, fixSummaryFile(n))} and your answer per finding to ${at(state, fixSummaryJsonFile(n))}: ` +
       `${FIX_ANSWER_EXAMPLE}" (${FIX_ANSWER_RULES}).`,
     ...classLines,
+    ...choiceLines(state),
     'Then end your turn. Do not fix or edit files yourself.',
   ].join('\n');
 }
+
+/** After the escalation question: the round the user chose, and for a structural one, the diagnosis as the fixer's task. */
+function choiceLines(state: State): string[] {
+  const choice = state.escalationChoice?.choice;
+  if (choice === 'structural') {
+    return [`The user chose the structural fix after the critic's diagnosis: give the fixer, as its task, "Apply the root-level fix of the diagnosis, not another local patch: ${truncate(state.escalationChoice!.diagnosis, 2000)}".`];
+  }
+  if (choice === 'patch') return ['The user chose one more patch round after the critic\'s diagnosis: the fixer fixes the findings as usual.'];
+  return [];
+}
+
+/** One class's diagnosis, as the structural round's task. */
+export const diagnosisTask = (id: string, rootCause: string, fix: string): string => `Class ${id}: root cause: ${truncate(rootCause, 600)}; fix: ${truncate(fix, 600)}.`;
 
 const FIX_ANSWER_EXAMPLE = '{"fixes":[{"fingerprint":"…","status":"fixed|declined|could_not_fix|escalate","kind":"patch|structural","reason":"…"}]}';
 

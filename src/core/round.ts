@@ -9,6 +9,7 @@ import type { Effect, Event, Outcome } from './events';
 import { advanceIteration, currentIteration, json, updateIteration } from './loop-state';
 import { withPinned } from './pinned';
 import { startRound } from './round-start';
+import { asksChoice, diagnosisText } from './escalation-choice';
 import { aggregateRound } from '../review/aggregate';
 import type { FindingClass, MergedFinding, Verdict } from '../protocol/verdict-schema';
 import * as progress from './progress';
@@ -103,6 +104,11 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
     effects.push({ type: 'write-report', verdict });
   } else if (verdict.next === 'STOPPED') {
     next = { ...next, status: 'stopped', currentPhase: 'STOPPED', stopReason: verdict.stopReason, stopDetail: verdict.stopDetail, openIssues: openIssuesOf(open) };
+    if (asksChoice(state, verdict)) {
+      // The user is asked at Stop; the fix round an answer may start needs its findings file now.
+      next = { ...next, escalationChoice: { choice: 'pending', diagnosis: diagnosisText(verdict), at: event.now } };
+      effects.push({ type: 'write', path: findingsFile(next.iteration), content: json(fixerBrief(next, verdict, open)) });
+    }
     effects.push({ type: 'write-report', verdict });
   } else if (verdict.next === 'R2') {
     next = { ...next, currentPhase: 'R2' };

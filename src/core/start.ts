@@ -130,6 +130,7 @@ export function initialState(
     stopGuard: { key: '', blocks: 0 },
     changedFiles: [],
     openIssues: [],
+    escalationChoice: null,
     iterations: [newIteration(1, now, tree)],
   };
 }

@@ -3,6 +3,7 @@ import { FIXER_TYPE, REVIEWERS } from '../protocol/agents';
 import type { Event, Outcome } from './events';
 import { MAX_IDLE_BLOCKS, isActive, missingReviewers, phasePrompt, progressKey, updateIteration } from './loop-state';
 import * as progress from './progress';
+import { awaitingChoice, choiceStop } from './escalation-choice';
 import { loopFacts } from '../report/facts';
 import type { IterationRecord, State } from '../state/schema';
 import { PHASES_DIR } from '../protocol/paths';
@@ -12,6 +13,8 @@ export function onStop(state: State, event: Extract<Event, { kind: 'stop' }>): O
     // DONE, STOPPED or CANCELLED: say so once, then retire the state file so idle hooks cost nothing.
     // The shell reads the facts from the phase files; without them the state alone still names the essentials.
     const facts = event.facts ?? loopFacts({ state, verdicts: [], checks: [], totalChange: null, phasesDir: `${PHASES_DIR}/` });
+    // The escalation question keeps the state for the answer; a second Stop without one ends it as before.
+    if (awaitingChoice(state)) return choiceStop(state, event.now, progress.outcome(state, facts));
     return { state, effects: [{ type: 'notify', text: progress.outcome(state, facts) }, { type: 'archive-run', into: state.runId, phases: false }] };
   }
   const phaseAgents = state.currentPhase === 'R1' ? REVIEWERS.map((r) => `minions:${r}`) : [FIXER_TYPE];

@@ -5,6 +5,7 @@ import { chooseBase } from '../shell/base';
 import { isFolder, readProjectRules } from '../shell/project-rules';
 import { isActive, stateOf } from '../core/loop-state';
 import { mayStart } from '../core/start';
+import { awaitingChoice } from '../core/escalation-choice';
 import { CONFIG_FILE, DEFAULT_SETTINGS, settingsFromConfig, validateConfig } from '../config/project-config';
 import * as refusals from '../core/refusals';
 import { readText } from '../shell/files';
@@ -38,8 +39,8 @@ void runHook({
       const loaded = ctx.load();
       const state = stateOf(loaded);
       const foreign = loaded.kind === 'tampered' && !state;
-      if (!foreign && (!state || state.sessionId !== sessionId || !isActive(state))) return [];
-      return ctx.transact(() => ({ kind: 'prompt', sessionId, now: ctx.now }));
+      if (!foreign && (!state || state.sessionId !== sessionId || !(isActive(state) || awaitingChoice(state)))) return [];
+      return ctx.transact(() => ({ kind: 'prompt', sessionId, now: ctx.now, text: payload.prompt }));
     }
     // /minions:status and /minions:cancel run dist/cli.mjs from their command files.
     if (command.kind !== 'review') return [];

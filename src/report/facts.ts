@@ -74,6 +74,8 @@ export interface LoopFacts extends LoopHeader {
   dismissed: FindingFact[];
   /** Finding classes escalated to the critic (seed 003), each as its latest round had it, with the diagnosis. */
   escalated: (EscalationOutcome & { round: number })[];
+  /** The user's answer to the escalation question (null: never asked). */
+  escalationChoice: State['escalationChoice'];
   ungrounded: number;
   /** `git diff --stat` from the loop's base tree to its final tree; null outside git. */
   totalChange: string | null;
@@ -177,6 +179,7 @@ export function loopFacts(input: FactsInput): LoopFacts {
     contested: lastVerdict ? lastVerdict.findings.filter((f) => f.status === 'CONTESTED' && f.dismissed === null).map((f) => factOf(lastVerdictRound!, f)) : [],
     dismissed: lastVerdict ? lastVerdict.findings.filter((f) => f.dismissed !== null).map((f) => factOf(lastVerdictRound!, f)) : [],
     escalated: [...escalated.values()],
+    escalationChoice: state.escalationChoice,
     ungrounded: lastVerdict ? lastVerdict.findings.filter((f) => f.grounding.status === 'ungrounded' && !f.unverified).length : 0,
     totalChange: input.totalChange,
     cost: { ...loopCost(state), budget: state.rules.maxTokens },

@@ -95,6 +95,7 @@ export function renderLoopReport(facts: LoopFacts): string {
   const structural = facts.stopReason === 'stuck_issue' || facts.stopReason === 'structural_rework_needed';
   if (facts.escalated.length === 0 && !structural) out.push('Nothing escalated.');
   if (structural && facts.stopDetail) out.push(`The loop stopped for structural work: ${inline(facts.stopDetail, 400)}.`, '');
+  if (facts.escalationChoice) out.push(reportTexts.escalationChoiceLine(facts.escalationChoice.choice, facts.escalationChoice.at), '');
   for (const e of facts.escalated) {
     const why = e.reason === 'fixer_escalated' ? `the fixer escalated it${e.fixerReason ? `: ${inline(e.fixerReason, 200)}` : ''}` : `open after fix rounds ${e.attempts.join(', ')}`;
     out.push(`- class ${code(e.class)} (${inline(e.category, 40)}, ${e.sites.slice(0, 5).map((s) => code(s)).join(', ')}): ${why}; ${e.open ? 'still open' : 'gone'} in round ${e.round}.`);

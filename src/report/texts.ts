@@ -125,3 +125,16 @@ export function baseText(state: { base: string | null; baseChoice: { ref: string
   if (choice.ref) return `the change: ${commit} (the merge base with ${choice.ref}; ${BASE_WHY[choice.why]}) to the working tree`;
   return `the change: HEAD ${commit} to the working tree (${BASE_WHY[choice.why]})`;
 }
+
+/** REPORT.md's line for the escalation question (seed 003): what the user answered after the critic's diagnosis. */
+export function escalationChoiceLine(choice: string, at: string): string {
+  const answers: Record<string, string> = {
+    pending: 'asked when the session stops: type structural, patch or halt',
+    offered: 'asked: type structural, patch or halt',
+    structural: 'structural — one more fix round with the diagnosis as its task',
+    patch: 'patch — one more fix round as usual',
+    halt: 'halt — the loop stopped',
+    none: 'no answer — the loop stopped',
+  };
+  return `Escalation choice after the critic's diagnosis: ${answers[choice] ?? choice} (${at}).`;
+}

@@ -15,7 +15,11 @@ export const STATE_VERSION = 1;
  * hooks that saved the state, and hooks of the same shape trust their own copy of it (shell/store.ts);
  * a state saved by other hooks (an update of the plugin during a loop) is checked against the schema.
  */
-export const STATE_SHAPE = '9808076c72ff4829';
+/** The escalation question's states: asked, shown, and the answers (none: a Stop without one). */
+export const ESCALATION_CHOICES = ['pending', 'offered', 'structural', 'patch', 'halt', 'none'] as const;
+export type EscalationChoice = (typeof ESCALATION_CHOICES)[number];
+
+export const STATE_SHAPE = 'c467e3d0eed32647';
 
 /**
  * The schemas, built when a state is first checked rather than when a hook starts: a hook that never
@@ -200,6 +204,14 @@ function build() {
     openIssues: z._default(
       z.array(z.object({ severity: z.enum(['critical', 'warning', 'info']), file: z.string(), line: z.nullable(z.number()), description: z.string() })),
       [],
+    ),
+    /**
+     * Seed 003's question after the critic's structural diagnosis: pending (asked at the verdict), offered
+     * (shown at Stop), then the user's answer; none = no answer (a Stop, `claude -p`); null = never asked.
+     */
+    escalationChoice: z._default(
+      z.nullable(z.object({ choice: z.enum(ESCALATION_CHOICES), diagnosis: z.string(), at: z.string() })),
+      null,
     ),
     iterations: z.array(IterationRecord).check(z.minLength(1)),
   });

@@ -128,7 +128,9 @@ describe('the escalation ladder across three rounds', () => {
     );
     expect(lines.find((l) => l.startsWith('minions: review 3/5: '))).toMatch(/→ STOPPED \(a finding is stuck\)$/);
     expect(loop.state()).toMatchObject({ status: 'stopped', stopReason: 'stuck_issue', stopDetail: v3.stopDetail });
-    expect(loop.dir.exists(findingsFile(3))).toBe(false);
+    // The question it asks at Stop may start one more fix round: its findings file is written with the verdict.
+    expect(loop.state().escalationChoice).toMatchObject({ choice: 'pending' });
+    expect(loop.dir.exists(findingsFile(3))).toBe(true);
     const [outcome] = messages([await loop.stop()]);
     expect(outcome).toContain(`minions: STOPPED — a finding is stuck: finding class ${id} (docs: docs/faq.md:4) is still open after fix rounds 1 and 2; structural diagnosis (critic): ${diagnosis.rootCause}`);
   }, LONG);
@@ -154,6 +156,94 @@ describe('the escalation ladder across three rounds', () => {
     expect(verdict.overall_verdict).toBe('clean');
     expect(verdict).toMatchObject({ next: 'STOPPED', stopReason: 'stuck_issue', escalations: [expect.objectContaining({ reason: 'fixer_escalated', open: false, diagnosis })] });
     expect(verdict.stopDetail).toMatch(/the fixer escalated finding class [0-9a-f]{12} \(docs: docs\/faq\.md:4\) in fix round 1 \("same root cause, no new fix: the sentence comes from a template I cannot see"\); the review no longer reports it, but nothing fixed it; structural diagnosis \(critic\): the FAQ is generated/);
+    // Nothing open, so no fix round to offer: no question, and the Stop ends it as before.
+    expect(loop.state().escalationChoice).toBe(null);
     expect(messages([await loop.stop()])[0]).toMatch(/^minions: STOPPED — a finding is stuck: the fixer escalated/);
+    expect(loop.dir.exists('.agents/tmp/state.json')).toBe(false);
+  }, LONG);
+});
+
+/**
+ * The escalation question through the built hooks: the fixer escalates the FAQ's sentence, review 2 still
+ * finds it and the critic diagnoses it; the loop is STOPPED stuck_issue and asks, at Stop, for structural,
+ * patch or halt, read from the user's next prompt.
+ */
+describe('the escalation question after the critic’s diagnosis', () => {
+  const REPORT = '.agents/tmp/phases/REPORT.md';
+  const STATE = '.agents/tmp/state.json';
+  const diagnosisOf = (id: string) => ({ class: id, rootCause: 'the FAQ repeats the README', fix: 'state prices once in README.md and link to it', recommend: 'structural' });
+
+  /** Up to the question shown at Stop; returns the loop and the class. */
+  async function asked() {
+    const loop = new Loop(project());
+    await loop.start('check the docs against the code');
+    await review(loop, 1, { pedant: [copyAt('docs/faq.md', 4)] });
+    await loop.dispatch(FIXER);
+    const [fingerprint] = loop.openFingerprints(1);
+    loop.writeFixSummary(1, { answers: [{ fingerprint: fingerprint!, status: 'escalate', reason: 'same root cause, no new fix' }] });
+    await loop.fixerStop();
+    const id = loop.dir.readJson(verdictFile(1)).findings[0].class;
+    const { verdict } = await review(loop, 2, { critic: [copyAt('docs/faq.md', 4)] }, [diagnosisOf(id)]);
+    expect(verdict).toMatchObject({ next: 'STOPPED', stopReason: 'stuck_issue' });
+    expect(loop.state()).toMatchObject({ status: 'stopped', stopReason: 'stuck_issue', escalationChoice: { choice: 'pending' } });
+    // The fix round an answer may start has its findings file already.
+    expect(loop.openFingerprints(2)).toHaveLength(1);
+    expect(loop.dir.read(REPORT)).toContain("Escalation choice after the critic's diagnosis: asked when the session stops: type structural, patch or halt");
+    const shown = [messages([await loop.stop()]).join('\n')];
+    expect(shown[0]).toContain('minions: STOPPED — a finding is stuck');
+    expect(shown[0]).toContain(`the critic diagnosed the stuck finding: Class ${id}: root cause: the FAQ repeats the README; fix: state prices once in README.md and link to it.`);
+    expect(shown[0]).toContain('Type one word as your next prompt:');
+    expect(loop.state().escalationChoice.choice).toBe('offered');
+    return { loop, id };
+  }
+
+  it('structural: one more fix round with the diagnosis as the task, then one more review', async () => {
+    const { loop, id } = await asked();
+    const answered = await loop.prompt('structural');
+    const context = additionalContext(answered)!;
+    expect(context).toContain('[PHASE R2]');
+    expect(context).toContain(`"Apply the root-level fix of the diagnosis, not another local patch: Class ${id}: root cause: the FAQ repeats the README`);
+    expect(messages([answered])).toEqual(['minions: you chose the structural fix: one more fix round with the critic\'s diagnosis as its task → R2, Iteration 2/5']);
+    expect(loop.state()).toMatchObject({ status: 'in_progress', currentPhase: 'R2', iteration: 2, stopReason: null, escalationChoice: { choice: 'structural' } });
+    // The round runs as any fix round, and the next review follows.
+    await loop.dispatch(FIXER);
+    loop.dir.write('docs/faq.md', '# FAQ\n\nSee the guide. Prices: see README.md.\n');
+    loop.writeFixSummary(2, { answers: loop.openFingerprints(2).map((fingerprint) => ({ fingerprint, status: 'fixed', kind: 'structural' })) });
+    await loop.fixerStop();
+    expect(loop.state()).toMatchObject({ status: 'in_progress', currentPhase: 'R1', iteration: 3 });
+    const { verdict } = await review(loop, 3, {});
+    expect(verdict.next).toBe('DONE');
+    await loop.stop();
+    expect(loop.dir.read(REPORT)).toContain("Escalation choice after the critic's diagnosis: structural — one more fix round with the diagnosis as its task");
+  }, LONG);
+
+  it('patch: one more fix round as usual', async () => {
+    const { loop, id } = await asked();
+    const context = additionalContext(await loop.prompt('patch'))!;
+    expect(context).toContain('[PHASE R2]');
+    expect(context).toContain("The user chose one more patch round after the critic's diagnosis");
+    expect(context).not.toContain(`Class ${id}: root cause`);
+    expect(loop.state()).toMatchObject({ status: 'in_progress', currentPhase: 'R2', escalationChoice: { choice: 'patch' } });
+  }, LONG);
+
+  it('halt: STOPPED stuck_issue as before, the choice in the state and REPORT.md', async () => {
+    const { loop } = await asked();
+    const answered = await loop.prompt('halt');
+    expect(messages([answered])).toEqual(['minions: the loop stays STOPPED (a finding is stuck); REPORT.md records your choice.']);
+    expect(loop.state()).toMatchObject({ status: 'stopped', stopReason: 'stuck_issue', escalationChoice: { choice: 'halt' } });
+    expect(loop.dir.read(REPORT)).toContain("Escalation choice after the critic's diagnosis: halt — the loop stopped");
+    expect(messages([await loop.stop()])[0]).toContain('minions: STOPPED — a finding is stuck');
+    expect(loop.dir.exists(STATE)).toBe(false);
+  }, LONG);
+
+  it('a Stop without an answer ends it STOPPED stuck_issue: never trapped, the state retired', async () => {
+    const { loop } = await asked();
+    const second = await loop.stop();
+    expect(blockReason(second)).toBeUndefined();
+    expect(messages([second])).toEqual(['minions: no answer to the escalation question: the loop stays STOPPED (a finding is stuck).']);
+    expect(loop.dir.read(REPORT)).toContain("Escalation choice after the critic's diagnosis: no answer — the loop stopped");
+    expect(loop.dir.exists(STATE)).toBe(false);
+    // A prompt after that is the user's, not an answer.
+    expect(additionalContext(await loop.prompt('structural'))).toBeUndefined();
   }, LONG);
 });

@@ -564,3 +564,68 @@ it('timestamps: updatedAt moves with every change', () => {
   expect(out.state!.startedAt).toBe(NOW);
   expect(out.state!.updatedAt).toBe(LATER);
 });
+
+describe('the escalation question after the critic’s diagnosis (seed 003)', () => {
+  const DIAGNOSIS = 'Class c1: root cause: the sentence is copied into each document; fix: state it once and link to it.';
+  /** A loop stopped as stuck_issue with the diagnosis, the question pending (asked at the verdict) or offered (shown at a Stop). */
+  const asked = (choice: 'pending' | 'offered') =>
+    stateBuilder({ iteration: 3 })
+      .inR2(1)
+      .with({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'stuck_issue', stopDetail: 'finding class c1 is still open', escalationChoice: { choice, diagnosis: DIAGNOSIS, at: NOW } })
+      .loaded();
+  const answer = (text: string, sessionId = OWNER): Event => ({ kind: 'prompt', sessionId, now: LATER, text });
+  const notes = (effects: Effect[]) => effects.flatMap((e) => (e.type === 'notify' ? [e.text] : []));
+
+  it('the first Stop shows the three choices and keeps the state for the answer', () => {
+    const out = transition(asked('pending'), stop());
+    expect(out.state).toMatchObject({ status: 'stopped', stopReason: 'stuck_issue', escalationChoice: { choice: 'offered', at: LATER } });
+    expect(types(out.effects)).toEqual(['notify']);
+    const [text] = notes(out.effects);
+    expect(text).toContain('minions: STOPPED');
+    expect(text).toContain(`the critic diagnosed the stuck finding: ${DIAGNOSIS}`);
+    for (const word of ['structural —', 'patch —', 'halt —']) expect(text).toContain(`  ${word}`);
+  });
+  it('a Stop without an answer ends it STOPPED stuck_issue, records none, writes the report and retires the state', () => {
+    const out = transition(asked('offered'), stop());
+    expect(out.state).toMatchObject({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'stuck_issue', escalationChoice: { choice: 'none' } });
+    expect(types(out.effects)).toEqual(['write-report', 'notify', 'archive-run']);
+    expect(notes(out.effects)).toEqual(['minions: no answer to the escalation question: the loop stays STOPPED (a finding is stuck).']);
+  });
+  it.each([
+    ['structural', 'structural'],
+    ['  Structural\n', 'structural'],
+    ['patch', 'patch'],
+  ] as const)('%j reopens the loop for one more fix round of the same iteration (%s)', (text, choice) => {
+    for (const state of ['pending', 'offered'] as const) {
+      const out = transition(asked(state), answer(text));
+      expect(out.state).toMatchObject({ status: 'in_progress', currentPhase: 'R2', iteration: 3, maxIterations: 4, stopReason: null, stopDetail: null, escalationChoice: { choice, diagnosis: DIAGNOSIS, at: LATER } });
+      const context = find(out.effects, 'context')!.text;
+      expect(context).toContain('[PHASE R2]');
+      expect(context).toContain('Dispatch the fixer now, once');
+      if (choice === 'structural') expect(context).toContain(`give the fixer, as its task, "Apply the root-level fix of the diagnosis, not another local patch: ${DIAGNOSIS}"`);
+      else {
+        expect(context).toContain('The user chose one more patch round');
+        expect(context).not.toContain(DIAGNOSIS);
+      }
+      expect(notes(out.effects)[0]).toMatch(choice === 'structural' ? /^minions: you chose the structural fix: .* → R2, Iteration 3\/4$/ : /^minions: you chose to keep patching: one more fix round → R2, Iteration 3\/4$/);
+    }
+  });
+  it.each(['halt', 'go on then', ''])('%j halts: STOPPED stuck_issue as before, the choice recorded and the report rewritten', (text) => {
+    const out = transition(asked('offered'), answer(text));
+    expect(out.state).toMatchObject({ status: 'stopped', currentPhase: 'STOPPED', stopReason: 'stuck_issue', escalationChoice: { choice: 'halt', at: LATER } });
+    expect(types(out.effects)).toEqual(['write-report', 'notify']);
+    // The next Stop ends it as any stopped loop: the outcome, and the state retired.
+    const after = transition({ kind: 'ok', state: out.state! }, stop());
+    expect(types(after.effects)).toEqual(['notify', 'archive-run']);
+  });
+  it('another session’s prompt is not an answer', () => {
+    const out = transition(asked('offered'), answer('structural', OTHER));
+    expect(out.effects).toEqual([]);
+    expect(out.state!.escalationChoice!.choice).toBe('offered');
+  });
+  it('a state written before the question existed reads as never asked', () => {
+    const { escalationChoice: _, ...old } = stateBuilder().build();
+    const parsed = State.safeParse(JSON.parse(JSON.stringify(old)));
+    expect(parsed.success && parsed.data.escalationChoice).toBe(null);
+  });
+});
