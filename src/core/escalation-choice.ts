@@ -65,7 +65,7 @@ export function answerChoice(state: State, text: string, now: string): Outcome {
   const choice = choiceOf(text);
   if (choice === 'halt') {
     const next: State = { ...state, escalationChoice: { ...asked, choice, at: now }, updatedAt: now };
-    const effects: Effect[] = [{ type: 'write-report' }, { type: 'notify', text: progress.notify.choiceHalt(text.trim() !== 'halt') }];
+    const effects: Effect[] = [{ type: 'write-report' }, { type: 'notify', text: progress.notify.choiceHalt(text.trim().toLowerCase() !== 'halt') }];
     return { state: next, effects };
   }
   // One more fix round of this iteration (its findings file was written with the question); one more review follows it.
