@@ -12,7 +12,7 @@
  * Each run is killed (its whole process group) when `timeoutMs` passes; that only stops a hung run.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { paced } from '../helpers/pace';
@@ -21,7 +21,7 @@ import { copyShippedPlugin, REPO_ROOT } from './harness';
 import { inDialect, type HostName } from './dialects';
 import { contentText, startModelServer, type ModelServer } from './model-server';
 import { startResponsesServer } from './responses-server';
-import { makeScenarioProject, reviewPrompt } from './scenarios';
+import { listFiles, makeScenarioProject, reviewPrompt } from './scenarios';
 import { scriptedModel, type Scenario } from './scripted-model';
 
 export const COPILOT_BIN = join(REPO_ROOT, 'node_modules', '.bin', 'copilot');
@@ -198,20 +198,6 @@ export interface HostLoopReport {
   results: { name: string; input: Record<string, unknown>; agent: string | undefined; text: string; isError: boolean }[];
   diagnostics(): string;
   cleanup(): void;
-}
-
-function listFiles(root: string): string[] {
-  if (!existsSync(root)) return [];
-  const out: string[] = [];
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir)) {
-      const p = join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.push(relative(root, p));
-    }
-  };
-  walk(root);
-  return out.sort();
 }
 
 function readJson(file: string): Record<string, any> | null {

@@ -317,7 +317,8 @@ export function toolResults(requests: RecordedRequest[]): Map<string, { isError:
   return results;
 }
 
-function listFiles(root: string): string[] {
+/** Every file below `root`, relative to it, sorted; [] when it does not exist. */
+export function listFiles(root: string): string[] {
   if (!existsSync(root)) return [];
   const out: string[] = [];
   const walk = (dir: string): void => {
