@@ -14,7 +14,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { paced } from '../helpers/pace';
 import { CODEX_AGENTS_DIR } from '../../scripts/build';
 import { copyShippedPlugin, REPO_ROOT } from './harness';
