@@ -51,7 +51,7 @@ export const notify = {
   escalated: (state: State, escalated: readonly { class: string; reason: EscalationReason }[]): string =>
     `${PREFIX} ${escalated.map((e) => `finding class ${e.class} ${e.reason === 'fixer_escalated' ? 'escalated by the fixer' : 'back after two fix rounds'}`).join(', ')} → ` +
     `the critic of review ${state.iteration} gives a structural diagnosis; ` +
-    (escalated.some((e) => e.reason === 'fixer_escalated') ? 'then the loop stops for you' : 'the loop stops for you if it is still there'),
+    (escalated.some((e) => e.reason === 'fixer_escalated') ? 'then the loop stops and asks you: structural, patch or halt' : 'if the class is still there, the loop stops and asks you: structural, patch or halt'),
   pinnedStopped: (prev: number, state: State): string => `${PREFIX} fix round ${prev} → STOPPED (${stopReasonText(state.stopReason)}): ${state.stopDetail}`,
   fixRepeated: (prev: number, state: State): string => `${PREFIX} fix round ${prev} repeated the previous one → STOPPED (${stopReasonText(state.stopReason)})`,
   budgetSpent: (prev: number, state: State): string => `${PREFIX} fix round ${prev} done → STOPPED (${stopReasonText(state.stopReason)}: ${state.stopDetail})`,

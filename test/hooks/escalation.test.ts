@@ -98,7 +98,7 @@ describe('the escalation ladder across three rounds', () => {
     const fixed = await loop.fixerStop();
     expect(messages([fixed])).toEqual([
       'minions: fix round 2 done (1 fixed) → R1, Iteration 3/5',
-      `minions: finding class ${id} back after two fix rounds → the critic of review 3 gives a structural diagnosis; the loop stops for you if it is still there`,
+      `minions: finding class ${id} back after two fix rounds → the critic of review 3 gives a structural diagnosis; if the class is still there, the loop stops and asks you: structural, patch or halt`,
     ]);
 
     // Round 3's critic is given the class's whole history.
@@ -146,7 +146,7 @@ describe('the escalation ladder across three rounds', () => {
     const id = loop.dir.readJson(verdictFile(1)).findings[0].class;
     expect(messages([stopped])).toEqual([
       'minions: fix round 1 done (0 fixed, 1 escalated) → R1, Iteration 2/5',
-      `minions: finding class ${id} escalated by the fixer → the critic of review 2 gives a structural diagnosis; then the loop stops for you`,
+      `minions: finding class ${id} escalated by the fixer → the critic of review 2 gives a structural diagnosis; then the loop stops and asks you: structural, patch or halt`,
     ]);
     expect(loop.dir.readJson(ESCALATION(2)).classes).toEqual([expect.objectContaining({ class: id, reason: 'fixer_escalated', attempts: [expect.objectContaining({ answers: [expect.objectContaining({ status: 'escalate' })] })] })]);
     expect(loop.state().iterations[1].escalated).toEqual([{ class: id, reason: 'fixer_escalated' }]);

@@ -150,7 +150,7 @@ describe('the fixer’s answers', () => {
     const notes = out.effects.flatMap((e) => (e.type === 'notify' ? [e.text] : []));
     expect(notes).toEqual([
       'minions: fix round 2 done (2 fixed) → R1, Iteration 3/3',
-      'minions: finding class c1c1c1c1c1c1 back after two fix rounds → the critic of review 3 gives a structural diagnosis; the loop stops for you if it is still there',
+      'minions: finding class c1c1c1c1c1c1 back after two fix rounds → the critic of review 3 gives a structural diagnosis; if the class is still there, the loop stops and asks you: structural, patch or halt',
     ]);
     const prompt = transition({ kind: 'ok', state: out.state! }, { kind: 'stop', sessionId: OWNER, now: LATER, running: [] }).effects.find((e) => e.type === 'block');
     expect(prompt?.type === 'block' && prompt.reason).toMatch(/^Escalation — for minions:critic only: \/home\/me\/shop\/\.agents\/tmp\/phases\/review-3\/escalation\.json holds the full history of 1 finding class: c1c1c1c1c1c1 \(two fix rounds did not remove\)\./m);
@@ -185,7 +185,7 @@ describe('the fixer’s answers', () => {
     const notes = out.effects.flatMap((e) => (e.type === 'notify' ? [e.text] : []));
     expect(notes).toEqual([
       'minions: fix round 2 done (1 fixed, 1 escalated) → R1, Iteration 3/3',
-      'minions: finding class fp0 escalated by the fixer → the critic of review 3 gives a structural diagnosis; then the loop stops for you',
+      'minions: finding class fp0 escalated by the fixer → the critic of review 3 gives a structural diagnosis; then the loop stops and asks you: structural, patch or halt',
     ]);
   });
 });
