@@ -1,9 +1,10 @@
 /**
- * npm run eval [-- --live [--compare builtin]] [--out DIR]
+ * npm run eval [-- --live [--flags "<flags of /minions:review>"] [--compare builtin]] [--out DIR]
  *
  * Offline (the default): the scripted reviewers (eval/scripted.ts) on the planted-defect corpus, each
  * scored, and their reviews put through one round of the plugin's core for the loop's score.
- * --live: the real Claude Code CLI with your key (eval/live.ts). Writes results.json and results.md.
+ * --live: the real Claude Code CLI with your key (eval/live.ts), each loop started with --flags when given
+ * (e.g. "--effort quick --done-when warning"). Writes results.json and results.md.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,6 +20,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface EvalResult {
   mode: 'offline' | 'live';
+  /** Live only: the flags each /minions:review was given. */
+  flags?: string;
   projects: number;
   defects: number;
   decoys: number;
@@ -39,13 +42,14 @@ export function offlineEval(corpus: Project[] = loadCorpus()): EvalResult {
   return { mode: 'offline', ...counts(corpus), reviewers, loop, fixed: null, rounds: 1, tokens: null };
 }
 
-function liveEval(corpus: Project[], builtin: boolean, log: (line: string) => void): EvalResult {
+function liveEval(corpus: Project[], builtin: boolean, flags: string, log: (line: string) => void): EvalResult {
   const bin = process.env.MINIONS_CLAUDE_BIN ?? path.join(ROOT, 'node_modules', '.bin', 'claude');
-  const perProject = runLive(corpus, { bin, pluginDir: path.join(ROOT, 'plugin'), builtin, log });
+  const perProject = runLive(corpus, { bin, pluginDir: path.join(ROOT, 'plugin'), builtin, flags, log });
   const scored = <T>(xs: (T | null | undefined)[]): T[] => xs.filter((x): x is T => x != null);
   const reviewers = Object.fromEntries(REVIEWERS.map((r) => [r, combine(scored(perProject.map((p) => p.reviewers[r])))])) as Record<Reviewer, Score>;
   return {
     mode: 'live',
+    flags,
     ...counts(corpus),
     reviewers,
     loop: combine(scored(perProject.map((p) => p.loop))),
@@ -68,6 +72,7 @@ export function renderEval(r: EvalResult): string {
   return [
     `# minions eval (${r.mode})`,
     '',
+    ...(r.flags ? [`Each loop: \`/minions:review ${r.flags} …\`.`, ''] : []),
     `${r.projects} projects, ${r.defects} planted defects, ${r.decoys} decoys. A finding matches a defect on the same file, within its line range, with a compatible category.`,
     '',
     '| reviewer | findings | true | false | on decoys | defects found | precision | recall | F1 |',
@@ -86,12 +91,18 @@ export function renderEval(r: EvalResult): string {
 export function main(argv: string[], env: NodeJS.ProcessEnv = process.env, log: (line: string) => void = console.log): number {
   const out = path.resolve(ROOT, argv.includes('--out') ? (argv[argv.indexOf('--out') + 1] ?? '') : 'eval/results');
   const compare = argv.includes('--compare') ? argv[argv.indexOf('--compare') + 1] : undefined;
-  const unknown = argv.filter((a, i) => !['--live', '--compare', '--out'].includes(a) && !['--compare', '--out'].includes(argv[i - 1] ?? ''));
+  const flags = argv.includes('--flags') ? (argv[argv.indexOf('--flags') + 1] ?? '').trim() : '';
+  const valued = ['--compare', '--out', '--flags'];
+  const unknown = argv.filter((a, i) => !['--live', ...valued].includes(a) && !valued.includes(argv[i - 1] ?? ''));
   if (unknown.length > 0 || (compare !== undefined && compare !== 'builtin')) {
-    log(`eval: unknown ${unknown.length > 0 ? `option ${unknown.join(' ')}` : `--compare ${compare ?? '(nothing)'}`} (known: --live, --compare builtin, --out DIR)`);
+    log(`eval: unknown ${unknown.length > 0 ? `option ${unknown.join(' ')}` : `--compare ${compare ?? '(nothing)'}`} (known: --live, --flags "<flags>", --compare builtin, --out DIR)`);
     return 2;
   }
   const live = argv.includes('--live') || compare === 'builtin';
+  if (argv.includes('--flags') && (!live || !flags.startsWith('--'))) {
+    log(live ? `eval: --flags takes the flags of /minions:review, e.g. --flags "--effort quick", not ${JSON.stringify(flags)}` : 'eval: --flags needs --live: the offline eval runs the scripted reviewers, not a loop');
+    return 2;
+  }
   if (live) {
     const refusal = liveRefusal(env);
     if (refusal) {
@@ -99,7 +110,7 @@ export function main(argv: string[], env: NodeJS.ProcessEnv = process.env, log: 
       return 2;
     }
   }
-  const result = live ? liveEval(loadCorpus(), compare === 'builtin', log) : offlineEval();
+  const result = live ? liveEval(loadCorpus(), compare === 'builtin', flags, log) : offlineEval();
   fs.mkdirSync(out, { recursive: true });
   fs.writeFileSync(path.join(out, 'results.json'), `${JSON.stringify(result, null, 2)}\n`);
   const table = renderEval(result);

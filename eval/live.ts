@@ -115,12 +115,13 @@ export function builtinFindings(project: Project, output: string): ReportedFindi
   return out;
 }
 
-export function runLive(projects: Project[], options: { bin: string; pluginDir: string; builtin: boolean; log: (line: string) => void }): LiveProject[] {
+export function runLive(projects: Project[], options: { bin: string; pluginDir: string; builtin: boolean; flags?: string; log: (line: string) => void }): LiveProject[] {
   const into = fs.mkdtempSync(path.join(os.tmpdir(), 'minions-eval-'));
   return projects.map((project) => {
-    options.log(`eval: ${project.name}: /minions:review …`);
+    const review = `/minions:review ${options.flags ? `${options.flags} ` : ''}every file of this project`;
+    options.log(`eval: ${project.name}: ${review}`);
     const dir = copyProject(project, into);
-    claude(options.bin, dir, '/minions:review every file of this project', options.pluginDir);
+    claude(options.bin, dir, review, options.pluginDir);
     const result = collectLive(project, dir);
     if (options.builtin) {
       options.log(`eval: ${project.name}: /code-review …`);

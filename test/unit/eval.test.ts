@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CATEGORIES, MANIFEST, loadCorpus, type Project } from '../../eval/corpus';
 import { projectSources } from '../../eval/core-round';
 import { main, offlineEval, renderEval } from '../../eval/eval';
-import { builtinFindings, collectLive, copyProject, liveRefusal } from '../../eval/live';
+import { builtinFindings, collectLive, copyProject, liveRefusal, runLive } from '../../eval/live';
 import { combine, compatible, familyOf, score } from '../../eval/score';
 
 const corpus = loadCorpus();
@@ -139,6 +139,15 @@ describe('npm run eval', () => {
     expect(run(['--quick'])).toMatchObject({ code: 2, text: expect.stringContaining('unknown option --quick') });
     expect(run(['--compare', 'coderabbit'])).toMatchObject({ code: 2, text: expect.stringContaining('unknown --compare coderabbit') });
   });
+
+  it('--flags: only with --live, and only flags; the live table names them', () => {
+    expect(run(['--flags', '--effort quick'])).toMatchObject({ code: 2, text: expect.stringContaining('--flags needs --live') });
+    expect(run(['--live', '--flags', 'fix everything'], { ANTHROPIC_API_KEY: 'sk-test' })).toMatchObject({ code: 2, text: expect.stringContaining('takes the flags of /minions:review') });
+    expect(run(['--live', '--flags'], { ANTHROPIC_API_KEY: 'sk-test' }).code).toBe(2);
+    const live = { ...offlineEval(), mode: 'live' as const, flags: '--effort quick', fixed: 0, rounds: 8, tokens: 1 };
+    expect(renderEval(live)).toContain('Each loop: `/minions:review --effort quick …`.');
+    expect(renderEval(offlineEval())).not.toContain('Each loop');
+  });
 });
 
 describe('the live eval reads what a loop left', () => {
@@ -159,6 +168,18 @@ describe('the live eval reads what a loop left', () => {
     expect(r.reviewers.critic).toMatchObject({ truePositives: 2, defectsFound: 2 });
     expect(r.reviewers.pedant).toBeNull();
     expect(r).toMatchObject({ rounds: 2, tokens: 115, outcome: 'STOPPED (max_iterations)', fixed: r.checksPassing === false ? 0 : 1 });
+  });
+
+  it('starts each loop with the flags it was given, in the copy of its project', () => {
+    const dir = tmp();
+    const bin = path.join(dir, 'fake-claude');
+    fs.writeFileSync(bin, `#!/bin/sh\nprintf '%s|%s\\n' "$PWD" "$2" >> "${path.join(dir, 'calls')}"\n`, { mode: 0o755 });
+    const lines: string[] = [];
+    const [r] = runLive([project('js-queue')], { bin, pluginDir: dir, builtin: false, flags: '--effort quick --done-when warning', log: (l) => lines.push(l) });
+    const [call] = fs.readFileSync(path.join(dir, 'calls'), 'utf8').trim().split('\n');
+    expect(call).toMatch(/minions-eval-.*\|\/minions:review --effort quick --done-when warning every file of this project$/);
+    expect(lines).toEqual(['eval: js-queue: /minions:review --effort quick --done-when warning every file of this project']);
+    expect(r).toMatchObject({ project: 'js-queue', rounds: 0, outcome: 'no verdict' });
   });
 
   it("reads /code-review's prose: every file:line of a corpus file, its line's words as the category", () => {
