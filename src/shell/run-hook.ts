@@ -7,6 +7,7 @@ import type { Host } from '../protocol/hosts';
 import type { State } from '../state/schema';
 import { describeZodError } from '../protocol/zod';
 import { HookFailure } from './errors';
+import { WriteRefused } from './files';
 import { allowJitTuning } from './jit';
 import { detectHost, normalisePayload, renderForHost } from './hosts';
 import { readStdin, renderOutput, reportError, writeStdout, type HookEventName } from './io';
@@ -51,6 +52,8 @@ export async function runHook<P>(spec: HookSpec<P>): Promise<void> {
   process.on('uncaughtException', escape);
   process.on('unhandledRejection', escape);
   allowJitTuning();
+  let host: Host = 'claude-code';
+  let prompt = '';
   try {
     const raw = await readStdin();
     let data: unknown;
@@ -59,7 +62,8 @@ export async function runHook<P>(spec: HookSpec<P>): Promise<void> {
     } catch {
       throw new HookFailure('bad-payload', `ignored a ${spec.event} payload that is not JSON (${raw.length} bytes)`);
     }
-    const host = detectHost(process.env, data);
+    host = detectHost(process.env, data);
+    if (spec.event === 'UserPromptSubmit') prompt = String((data as { prompt?: unknown } | null)?.prompt ?? '');
     const normalised = normalisePayload(spec.event, data, host);
     if (normalised.kind === 'ignore') return;
     const parsed = spec.payload.safeParse(normalised.data);
@@ -81,8 +85,14 @@ export async function runHook<P>(spec: HookSpec<P>): Promise<void> {
     if (spec.event === 'UserPromptSubmit') effects = withOtherHostNote(effects, ctx.load(), host);
     writeStdout(renderForHost(host, spec.event, renderOutput(spec.event, effects)));
   } catch (err) {
-    const message = err instanceof HookFailure ? err.message : `internal error, the action proceeds unchecked: ${(err as Error)?.message ?? String(err)}`;
-    reportError(spec.name, message, err);
+    if (err instanceof WriteRefused && /^\s*\/minions:/.test(prompt)) {
+      // A command that would start or steer a loop through a link out of the project: refused, saying what
+      // to do. Any other prompt goes on (the user is never kept from their session), with the line on stderr.
+      writeStdout(renderForHost(host, spec.event, renderOutput(spec.event, [{ type: 'refuse', reason: `minions: ${err.message}` }])));
+    } else {
+      const message = err instanceof HookFailure || err instanceof WriteRefused ? err.message : `internal error, the action proceeds unchecked: ${(err as Error)?.message ?? String(err)}`;
+      reportError(spec.name, message, err);
+    }
   }
   process.exitCode = 0;
 }

@@ -257,7 +257,9 @@ export function frozenHolds(store: Store, digest: string, bytes: Buffer): boolea
 
 /** Runs fn under the project's lock, after sweeping temporary files that killed hooks left behind; `takeOver`: see LockOptions. */
 export async function withLock<T>(root: string, fn: (held: () => boolean) => Promise<T>, env: NodeJS.ProcessEnv = process.env, takeOver = false): Promise<T> {
-  ownTmp(root);
+  // Strict: a .agents that is a link (a cloned repository may carry one) would put the loop's files, and
+  // its reviewers' writes, wherever it leads, another project's loop included. WriteRefused says so.
+  ownTmp(root, true);
   // MINIONS_LOCK_WAIT_MS: how long a hook waits for a held lock (25 s unless set; 0.1–60 s).
   const wait = Number(env.MINIONS_LOCK_WAIT_MS);
   const waitMs = Number.isFinite(wait) && wait > 0 ? Math.min(Math.max(wait, 100), 60_000) : undefined;
