@@ -12,7 +12,7 @@ export const MAX_PAYLOAD_BYTES = 8 * 1024 * 1024;
 /** Whether a stream over stdin, stdout or stderr was used: a write to one may still be under way when the hook is done. */
 let streamsUsed = false;
 
-/** Whether the hook used none of the stdio streams, only fs calls on the descriptors (see settled in run-hook.ts). */
+/** Whether the hook used none of the stdio streams, only fs calls on the descriptors: runHook then exits as soon as it has answered. */
 export const stdioStreamsUnused = (): boolean => !streamsUsed;
 
 const tooLarge = (limit: number): Error => new Error(`the payload is larger than ${limit} bytes`);
