@@ -92,7 +92,7 @@ export function readFixSummary(text: string, open: readonly string[]): FixRead {
     if (!status || (typeof status.value === 'string' && status.value.trim() === '')) return { ok: false, problem: texts.problem.fixStatusMissing(i) };
     const statusText = String(status.value).trim();
     if (statusText.includes('|')) return { ok: false, problem: texts.problem.fixStatusTemplate(i, statusText) };
-    const read = typeof status.value === 'string' ? (STATUS_TABLE[keyOf(statusText).replace(/[^a-z']/g, '')] ?? (/^\s*✅/u.test(statusText) ? 'fixed' : undefined)) : undefined;
+    const read = typeof status.value === 'string' ? (STATUS_TABLE[keyOf(statusText).replace(/[^a-z']/g, '')] ?? (/^\s*\u2705/u.test(statusText) ? 'fixed' : undefined)) : undefined;
     if (!read) return { ok: false, problem: texts.problem.fixStatusUnknown(i, statusText) };
     if (read !== statusText) notes.push(texts.read.status(statusText, read));
     const out: Record<string, unknown> = { fingerprint, status: read };

@@ -36,9 +36,9 @@ export const SEVERITY_TABLE: Record<string, Severity> = {
   info: 'info', information: 'info', informational: 'info', low: 'info', minor: 'info', nit: 'info', nitpick: 'info', trivial: 'info', suggestion: 'info', note: 'info', style: 'info', p3: 'info', sev3: 'info',
 };
 const SEVERITY_EMOJI: [RegExp, Severity][] = [
-  [/🔴|🚨|🛑|❗|‼/u, 'critical'],
-  [/🟠|🟡|⚠/u, 'warning'],
-  [/🔵|🟢|⚪|ℹ|💡/u, 'info'],
+  [/\u{1F534}|\u{1F6A8}|\u{1F6D1}|\u2757|\u203C/u, 'critical'], // 🔴 🚨 🛑 ❗ ‼
+  [/\u{1F7E0}|\u{1F7E1}|\u26A0/u, 'warning'], // 🟠 🟡 ⚠
+  [/\u{1F535}|\u{1F7E2}|\u26AA|\u2139|\u{1F4A1}/u, 'info'], // 🔵 🟢 ⚪ ℹ 💡
 ];
 
 export function readSeverity(value: string): Severity | 'template' | null {
@@ -250,8 +250,9 @@ export function readLine(value: unknown): number | null | 'unreadable' {
   if (typeof value === 'number') return Number.isSafeInteger(value) && value > 0 ? value : value === 0 ? null : 'unreadable';
   if (typeof value === 'string') {
     const s = value.trim();
-    if (s === '' || /^(?:n\/?a|none|null|-|—|whole file|entire file|all)$/i.test(s)) return null;
-    const m = /^(?:lines?\s*)?L?(\d+)((?:\s*(?:-|–|—|to|:|,)\s*L?\d+)*)$/i.exec(s);
+    // \u2013 is an en dash, \u2014 an em dash (escaped: the bundles stay ASCII, see test/hooks/hook-startup.test.ts).
+    if (s === '' || /^(?:n\/?a|none|null|-|\u2014|whole file|entire file|all)$/i.test(s)) return null;
+    const m = /^(?:lines?\s*)?L?(\d+)((?:\s*(?:-|\u2013|\u2014|to|:|,)\s*L?\d+)*)$/i.exec(s);
     if (!m) return 'unreadable';
     const n = Number(m[1]);
     return n > 0 ? n : null;

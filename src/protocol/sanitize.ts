@@ -23,7 +23,7 @@ const LINE_SEPARATORS = /[\r\u2028\u2029\u0085]+/g;
 // An opening bracket of any script (or an angle, a corner, an opening quote), then the word in any case,
 // width, accent or look-alike script: `[PHASE`, `［ＰＨＡＳＥ`, `【 phase`, `[РНАЅЕ` (Cyrillic), `[ᴘʜᴀꜱᴇ`
 // (small capitals), `[ᏢᎻᎪᏚᎬ` (Cherokee), `[\u0301PHASE`, `⎡PHASE`, `<PHASE`.
-const OPENING = /[\p{Ps}\p{Pi}<‹«⎡⎢⎣⌈⌊﹤＜]/u;
+const OPENING = /[\p{Ps}\p{Pi}<\u2039\u00AB\u23A1\u23A2\u23A3\u2308\u230A\uFE64\uFF1C]/u; // \p{Ps} \p{Pi} < ‹ « ⎡ ⎢ ⎣ ⌈ ⌊ ﹤ ＜
 const MARK = /\p{M}/u;
 const LOOK_ALIKES: Record<string, string> = {
   р: 'p', н: 'h', а: 'a', ѕ: 's', е: 'e', һ: 'h', ԛ: 'q', ρ: 'p', η: 'h', α: 'a', ε: 'e', ϲ: 's',

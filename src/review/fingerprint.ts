@@ -35,7 +35,7 @@ export function stripGutter(text: string): string {
   if (!/^\s*\d/m.test(text)) return text;
   return text
     .split(/\r?\n/)
-    .map((line) => line.replace(/^\s*\d+\s*(?:→|\||:(?!:)|\t)\s?/, ''))
+    .map((line) => line.replace(/^\s*\d+\s*(?:\u2192|\||:(?!:)|\t)\s?/, ''))
     .join('\n');
 }
 

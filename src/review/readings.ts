@@ -31,9 +31,9 @@ export interface Needle {
 const ESCAPES: Record<string, string> = { n: '\n', r: '', t: '\t', '"': '"', "'": "'", '`': '`', '\\': '\\', '/': '/' };
 const ESCAPE = /\\([nrt"'`\\/])/g;
 /** Three dots or more (a dot of the code may touch them: "x.y...."), or the ellipsis character. */
-const ELLIPSIS = /\.{3,}|…/;
+const ELLIPSIS = /\.{3,}|\u2026/;
 /** A line that only elides: `...`, `…`, `// ...`, `# …`, `/* ... *\/`, `<!-- ... -->`. */
-const ELLIPSIS_LINE = /^\s*(?:\/\/|#|--|\/\*|\*|<!--)?\s*(?:\.{3,}|…)\s*(?:\*\/|-->)?\s*$/;
+const ELLIPSIS_LINE = /^\s*(?:\/\/|#|--|\/\*|\*|<!--)?\s*(?:\.{3,}|\u2026)\s*(?:\*\/|-->)?\s*$/;
 const DIFF_HEADER = /^(?:@@.*@@.*|(?:\+\+\+|---) (?:[ab]\/|\/dev\/null).*|\\ No newline at end of file)$/;
 
 type Step = (text: string) => string | null;
@@ -67,7 +67,7 @@ function diffOldSide(text: string): string | null {
 }
 
 /** A line-number gutter on every quoted line: "L12: ", "12  ", "  12 | ", "line 12: ". */
-const GUTTER = /^\s*(?:L|line\s*)?\d+(?:\s*[|:→\t]\s?|\s+)/i;
+const GUTTER = /^\s*(?:L|line\s*)?\d+(?:\s*[|:\u2192\t]\s?|\s+)/i; // → among the separators
 const gutter: Step = (text) => {
   const lines = text.split(/\r?\n/);
   const code = lines.filter((line) => line.trim() !== '');
@@ -167,7 +167,7 @@ function gapNeedle(text: string, applied: EvidenceReading[]): Needle | null {
   // Mark the gaps (\0L a line of its own, \0I within a line), then split: text, kind, text, kind, … text.
   const marked = text
     .split(/\r?\n/)
-    .map((line) => (ELLIPSIS_LINE.test(line) ? '\0L' : line.replace(/\.{3,}|…/g, '\0I')))
+    .map((line) => (ELLIPSIS_LINE.test(line) ? '\0L' : line.replace(/\.{3,}|\u2026/g, '\0I')))
     .join('\n');
   const parts = marked.split(/\0([LI])/);
   const pieces: string[] = [];

@@ -9,6 +9,12 @@ import type { Effect } from '../core/events';
 /** Payloads over this size are refused as malformed rather than parsed. */
 export const MAX_PAYLOAD_BYTES = 8 * 1024 * 1024;
 
+/** Whether a stream over stdin, stdout or stderr was used: a write to one may still be under way when the hook is done. */
+let streamsUsed = false;
+
+/** Whether the hook used none of the stdio streams, only fs calls on the descriptors: runHook then exits as soon as it has answered. */
+export const stdioStreamsUnused = (): boolean => !streamsUsed;
+
 const tooLarge = (limit: number): Error => new Error(`the payload is larger than ${limit} bytes`);
 const isEagain = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'EAGAIN';
 
@@ -30,6 +36,7 @@ export async function readStdin(limit = MAX_PAYLOAD_BYTES): Promise<string> {
       n = fs.readSync(0, buffer, 0, buffer.length, null);
     } catch (err) {
       if (!isEagain(err)) throw err;
+      streamsUsed = true;
       for await (const chunk of process.stdin) add(chunk as Buffer);
       break;
     }
@@ -84,6 +91,7 @@ export function writeStdout(output: Record<string, unknown> | null): void {
       written += fs.writeSync(1, data, written);
     } catch (err) {
       if (!isEagain(err)) throw err;
+      streamsUsed = true;
       process.stdout.write(data.subarray(written));
       return;
     }
@@ -92,6 +100,7 @@ export function writeStdout(output: Record<string, unknown> | null): void {
 
 export function reportError(hook: string, message: string, detail?: unknown): void {
   const oneLine = message.replace(/\s+/g, ' ').slice(0, 500);
+  streamsUsed = true;
   process.stderr.write(`minions ${hook}: ${oneLine}${process.env.MINIONS_DEBUG ? '' : ' (set MINIONS_DEBUG=1 for details)'}\n`);
   if (process.env.MINIONS_DEBUG && detail instanceof Error && detail.stack) process.stderr.write(`${detail.stack}\n`);
 }

@@ -10,7 +10,7 @@ import { HookFailure } from './errors';
 import { WriteRefused } from './files';
 import { allowJitTuning } from './jit';
 import { detectHost, normalisePayload, renderForHost } from './hosts';
-import { readStdin, renderOutput, reportError, writeStdout, type HookEventName } from './io';
+import { readStdin, renderOutput, reportError, stdioStreamsUnused, writeStdout, type HookEventName } from './io';
 import { projectRoot } from './project';
 import { load } from './store';
 import type { transact } from './transact';
@@ -95,6 +95,10 @@ export async function runHook<P>(spec: HookSpec<P>): Promise<void> {
     }
   }
   process.exitCode = 0;
+  // The answer is written. When nothing is left for the event loop (no timer, child process or stream
+  // write), the hook exits now: node would first run what V8 scheduled meanwhile, a scavenge of the young
+  // heap after most hooks that change the state (about 1 ms of CPU, of nothing the hook needs).
+  if (stdioStreamsUnused() && process.getActiveResourcesInfo().length === 0) process.exit(0);
 }
 
 /** A running loop that another host's session started: this host's hooks neither advance nor gate it. */
