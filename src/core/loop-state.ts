@@ -6,6 +6,12 @@ import * as prompts from './prompts';
 import type { IterationRecord, ReviewerRun, State } from '../state/schema';
 
 export const STALE_AFTER_MS = 2 * 60 * 60 * 1000;
+/**
+ * A prompt in the owning session marks the loop fresh only when its last mark is older than this: a
+ * prompt moments after the hooks' last write changes nothing a later check could tell (STALE_AFTER_MS is
+ * two hours), so it writes nothing, and saves the state's save (its sha256, node:crypto's load, the record).
+ */
+export const FRESH_FOR_MS = 10 * 60 * 1000;
 /** A reviewer (or the fixer) is blocked this many times for bad output, then recorded as it is. */
 export const MAX_OUTPUT_FAILURES = 2;
 /** Consecutive Stop blocks without progress before the stop is let through. */

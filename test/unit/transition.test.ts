@@ -553,6 +553,22 @@ describe('prompts in the owning session', () => {
     expect(out.state!.stopGuard).toEqual({ key: '', blocks: 0 });
     expect(find(out.effects, 'context')!.text).toContain('[PHASE R1]');
   });
+  it('write nothing when the guard is at rest and the loop was marked fresh less than ten minutes ago; mark it after that', () => {
+    const at = (minutes: number) => new Date(Date.parse(NOW) + minutes * 60_000).toISOString();
+    const b = stateBuilder();
+    expect(b.build().stopGuard).toEqual({ key: '', blocks: 0 });
+    for (const minutes of [0, 5, 9.99]) {
+      const out = transition(b.loaded(), { kind: 'prompt', sessionId: OWNER, now: at(minutes) });
+      expect(out.state, `${minutes} min`).toBe(b.build());
+      expect(find(out.effects, 'context')!.text).toContain('[PHASE R1]');
+    }
+    for (const minutes of [10, 90]) {
+      expect(transition(b.loaded(), { kind: 'prompt', sessionId: OWNER, now: at(minutes) }).state!.updatedAt, `${minutes} min`).toBe(at(minutes));
+    }
+    // A guard that counted blocks is reset (and the loop marked) however fresh it is.
+    const guarded = stateBuilder().with({ stopGuard: { key: '', blocks: 1 } });
+    expect(transition(guarded.loaded(), { kind: 'prompt', sessionId: OWNER, now: at(1) }).state).toMatchObject({ stopGuard: { key: '', blocks: 0 }, updatedAt: at(1) });
+  });
   it('say nothing in another session or after the loop', () => {
     expect(transition(stateBuilder().loaded(), { kind: 'prompt', sessionId: OTHER, now: LATER }).effects).toEqual([]);
     expect(transition(stateBuilder({ status: 'done', currentPhase: 'DONE' }).loaded(), { kind: 'prompt', sessionId: OWNER, now: LATER }).effects).toEqual([]);
