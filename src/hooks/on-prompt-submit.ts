@@ -3,7 +3,8 @@ import path from 'node:path';
 import { DEFAULT_SCOPE, isReviewPrompt, parseCommand } from '../core/args';
 import { chooseBase } from '../shell/base';
 import { isFolder, readProjectRules } from '../shell/project-rules';
-import { isActive, stateOf } from '../core/loop-state';
+import { currentIteration, isActive, stateOf } from '../core/loop-state';
+import { transition } from '../core/transition';
 import { mayStart } from '../core/start';
 import { awaitingChoice } from '../core/escalation-choice';
 import { CONFIG_FILE, DEFAULT_SETTINGS, settingsFromConfig, validateConfig } from '../config/project-config';
@@ -40,7 +41,15 @@ void runHook({
       const state = stateOf(loaded);
       const foreign = loaded.kind === 'tampered' && !state;
       if (!foreign && (!state || state.sessionId !== sessionId || !(isActive(state) || awaitingChoice(state)))) return [];
-      return ctx.transact(() => ({ kind: 'prompt', sessionId, now: ctx.now, text: payload.prompt }));
+      const event = { kind: 'prompt', sessionId, now: ctx.now, text: payload.prompt } as const;
+      // A prompt that changes nothing (the loop marked fresh minutes ago, its guard at rest) gets its reminder
+      // from the state as the gates read it: no lock, no write, no full check of the loop's files (the next
+      // hook that changes the state makes it). An aggregation to take up, or another host's loop, goes the locked way.
+      if (loaded.kind === 'ok' && loaded.state.host === ctx.host && !currentIteration(loaded.state).r1.aggregation) {
+        const outcome = transition(loaded, event);
+        if (outcome.state === loaded.state) return outcome.effects;
+      }
+      return ctx.transact(() => event);
     }
     // /minions:status and /minions:cancel run dist/cli.mjs from their command files.
     if (command.kind !== 'review') return [];

@@ -13,7 +13,7 @@ import { Loop, denyReason, projectTestdir } from '../helpers/loop';
 import { OTHER_SESSION, SESSION, bashTool, stop, writeTool } from '../helpers/payloads';
 import { STATE, agentType } from '../helpers/reviews';
 import { runCli, runCommandLine, type RunHookOptions } from '../helpers/run';
-import { recordDirOf } from '../helpers/state';
+import { recordDirOf, rewriteState } from '../helpers/state';
 import { cloneTestdir, removeTestdirs, type TestDir } from '../helpers/testdir';
 import { paced } from '../helpers/pace';
 
@@ -90,6 +90,9 @@ describe.concurrent('a state file changed behind the hooks', () => {
   async function clone(): Promise<Loop> {
     const loop = new Loop(cloneTestdir(live));
     expect(await loop.prompt('how is it going?')).toMatchObject({ code: 0, stderr: '' });
+    // The copy is a project at another path: a locked save gives it the plugin data's live-loop marker, as
+    // the loop's start did for the original (a prompt minutes after the last save writes nothing).
+    rewriteState(loop.root, (state) => state);
     return loop;
   }
 
