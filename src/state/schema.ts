@@ -182,8 +182,11 @@ function build() {
         similarity: z.number().check(z.minimum(0), z.maximum(1)),
         /** budget: no new round starts once the agents' tokens reach this; null = no budget. */
         maxTokens: z._default(z.nullable(positiveInt()), null),
+        /** The completion policy (--done-when, --min-confidence); a state from before it reads as every finding blocking. */
+        doneWhen: z._default(z.enum(['critical', 'warning', 'info']), 'info'),
+        minConfidence: z._default(z.int().check(z.minimum(0), z.maximum(100)), 0),
       }),
-      { maxCritical: 5, stuckRounds: 3, similarity: 0.95, maxTokens: null },
+      { maxCritical: 5, stuckRounds: 3, similarity: 0.95, maxTokens: null, doneWhen: 'info', minConfidence: 0 },
     ),
     /** The project's checks, named by the user (--check, .minions.json), and how they did when the loop started. */
     checks: z._default(z.object({ commands: z.array(z.string()), timeoutSeconds: positiveInt(), baseline: z.array(CheckOutcome) }), {

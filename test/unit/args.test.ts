@@ -118,8 +118,8 @@ describe('options are read only before the task', () => {
 
   it('the flag table is the parser: every flag in it is read, with its range', () => {
     for (const [name, spec] of Object.entries(REVIEW_FLAGS)) {
-      const value = spec.kind === 'switch' ? [] : spec.kind === 'command' ? ['"npm test"'] : spec.kind === 'word' ? ["'a b'"] : [String(spec.max)];
-      const read = spec.kind === 'switch' ? true : spec.kind === 'command' ? ['npm test'] : spec.kind === 'word' ? 'a b' : spec.max;
+      const value = spec.kind === 'switch' ? [] : spec.kind === 'command' ? ['"npm test"'] : spec.kind === 'word' ? ["'a b'"] : spec.kind === 'choice' ? [spec.values[0]] : [String(spec.max)];
+      const read = spec.kind === 'switch' ? true : spec.kind === 'command' ? ['npm test'] : spec.kind === 'word' ? 'a b' : spec.kind === 'choice' ? spec.values[0] : spec.max;
       expect(parseOptions([`--${name}`, ...value, 'task'], REVIEW_FLAGS)).toEqual({ ok: true, values: { [name]: read }, rest: ['task'] });
     }
   });

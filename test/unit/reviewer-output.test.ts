@@ -104,6 +104,7 @@ describe('canonicalFinding (the fast path of parseReview)', () => {
       description: field(fc.constantFrom('wrong', ' wrong ', '')),
       evidence: field(fc.constantFrom('x = 1', '  y  ', '')),
       suggestion: field(fc.constantFrom('fix it', '')),
+      confidence: field(fc.integer({ min: 0, max: 100 }), fc.constantFrom(0.85, '85', '85%', 150, -1, 'high')),
       extra: anyValue,
     },
     { requiredKeys: [] },
