@@ -197,7 +197,7 @@ const optionalOf = (verdict: Verdict): MergedFinding[] =>
   verdict.findings.filter((f) => f.held === 'level' && f.dismissed === null && f.grounding.status !== 'ungrounded' && f.grounding.status !== 'unquoted');
 
 /** What the fixer receives: the merged findings, grouped by class, not the reviewers' instructions (seed 002, seed 003). */
-function fixerBrief(state: State, verdict: Verdict, open: MergedFinding[]) {
+export function fixerBrief(state: State, verdict: Verdict, open: MergedFinding[]) {
   const at = (rel: string): string => absolute(state.root, rel);
   return {
     iteration: state.iteration,
