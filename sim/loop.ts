@@ -30,6 +30,8 @@ export interface LoopResult {
   /** Of the real defects found after round 1, how many the loop's own fixes introduced. */
   laterRegressions: number;
   laterReal: number;
+  /** Findings the core held back by the policy (--done-when, --min-confidence), over all rounds' verdicts. */
+  held: { level: number; confidence: number };
   /** Round 1, before the policy: findings that are real, all findings, real defects there were, found. */
   first: { real: number; reported: number; defects: number; found: number };
 }
@@ -64,6 +66,7 @@ export function simulateLoop(profile: Profile, policy: Policy, seed: number): Lo
   let laterRegressions = 0;
   let laterReal = 0;
   const first = { real: 0, reported: 0, defects: planted, found: 0 };
+  const held = { level: 0, confidence: 0 };
 
   const step = (event: Event): Effect[] => {
     const out = transition({ kind: 'ok', state } as Loaded, event);
@@ -127,6 +130,7 @@ export function simulateLoop(profile: Profile, policy: Policy, seed: number): Lo
     if (verdictText === null) throw new Error(`simulator: round ${n} wrote no verdict`);
     const verdict = JSON.parse(verdictText) as Verdict;
     verdicts.push(verdict);
+    for (const f of verdict.findings) if (f.held) held[f.held]++;
     // The core moved on (the step may have changed it; TypeScript cannot see that through the closure).
     if ((state.currentPhase as State['currentPhase']) !== 'R2') continue;
 
@@ -159,6 +163,7 @@ export function simulateLoop(profile: Profile, policy: Policy, seed: number): Lo
     regressionsLeft: world.live('regression').length,
     laterRegressions,
     laterReal,
+    held,
     first,
   };
 }
