@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { simulateLoop, type LoopResult } from './loop';
-import { POLICIES, PROFILES, PROJECT, type Policy, type Profile } from './params';
+import { POLICIES, POLICY_OPTIONS, PROFILES, PROJECT, type Policy, type Profile } from './params';
+import { DEFAULT_RULES } from '../src/protocol/stop-rules';
 import { seedOf } from './rng';
 
 export const DEFAULT_SEED = 27;
@@ -86,6 +87,7 @@ export function renderTable(cells: Cell[], seed: number, loops: number): string 
     'optional when a fix round runs anyway); `confN` is `--min-confidence N` (a finding its one reviewer scored below N is',
     'listed, neither fixed nor blocking; two reviewers lift it; Claude Code\'s `/code-review` uses 80); `warning+confN` both.',
     'The reviews carry every finding with its confidence; the core holds back what the policy says.',
+    `The plugin's defaults are \`--done-when ${DEFAULT_RULES.doneWhen} --min-confidence ${DEFAULT_RULES.minConfidence}\` (the row ${POLICIES.find((p) => POLICY_OPTIONS[p].doneWhen === DEFAULT_RULES.doneWhen && POLICY_OPTIONS[p].minConfidence === DEFAULT_RULES.minConfidence) ?? '(none)'}).`,
     '',
     '| profile | policy | P(DONE) | max_iterations | stuck_issue | structural_rework | no_progress | rounds | tokens (M) | planted fixed (of 6) | churn (noise "fixed") | regressions left |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',

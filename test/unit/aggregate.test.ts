@@ -632,6 +632,12 @@ describe('the completion policy (--done-when, --min-confidence)', () => {
     expect(legacy.next).not.toBe('DONE');
   });
 
+  it('the round\'s progress line counts what the policy held back', () => {
+    const v = round(1, { critic: [naming()], pedant: [swallowed({ confidence: 20 })] }, [], policy('warning', 50));
+    const state = stateBuilder().build();
+    expect(progress.notify.verdict(state, v, state)).toMatch(/: no issues \[1 below --done-when, not blocking, 1 below --min-confidence, listed\]; .* → DONE$/);
+  });
+
   it("the fixer's brief lists the findings below the level as optional, and never a low-confidence one", () => {
     const v = round(1, { critic: [offByOne(), naming(), swallowed({ confidence: 20 })] }, [], policy('warning', 50));
     expect(v.next).toBe('R2');
