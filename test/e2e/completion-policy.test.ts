@@ -68,7 +68,7 @@ describe('the completion policy in the real CLI', () => {
       for (const n of [1, 2]) {
         const [table, below] = r.readPhase(`review-${n}/REVIEW.md`)!.split('## Below the confidence threshold');
         expect(below, `REVIEW.md of round ${n}`).toContain(DOUBTFUL.description);
-        expect(below).toMatch(/\| warning \| 40 \| unit-error \| pedant \|/);
+        expect(below).toMatch(/\| warning \| 40 \| correctness \| pedant \|/);
         expect(table).not.toContain(DOUBTFUL.description);
       }
 
