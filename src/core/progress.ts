@@ -27,7 +27,7 @@ export const notify = {
     const ungrounded = v.findings.filter((f) => f.grounding.status === 'ungrounded').length;
     const unchecked = v.findings.filter((f) => f.grounding.status === 'unchecked').length;
     const contested = v.findings.filter((f) => f.status === 'CONTESTED').length;
-    const belowLevel = v.findings.filter((f) => f.held === 'level').length;
+    const belowLevel = v.findings.filter((f) => f.held === 'level' && f.grounding.status !== 'ungrounded').length;
     const doubtful = v.findings.filter((f) => f.held === 'confidence').length;
     const extras = [
       merged ? `${merged} duplicate report${merged === 1 ? '' : 's'} merged` : '',

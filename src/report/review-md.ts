@@ -59,11 +59,11 @@ export function firstInTableOrder(findings: readonly MergedFinding[], count: num
 }
 
 function statusCell(f: MergedFinding): string {
-  if (f.held === 'level') return `BELOW --done-when: not blocking${f.status === 'NEW' ? '' : ` (${f.status})`}`;
   if (f.dismissed !== null) return `DISMISSED: ${inline(f.dismissed, 120)}`;
   if (f.unverified && f.toFixer) return `UNVERIFIED (sent to the fixer to check)${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
   if (f.unverified) return `UNVERIFIED, declined by the fixer${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
   if (f.grounding.status === 'ungrounded') return `UNGROUNDED${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
+  if (f.held === 'level') return `BELOW --done-when: not blocking${f.status === 'NEW' ? '' : ` (${f.status})`}`;
   if (f.grounding.status === 'unquoted') return f.toFixer ? `${f.status} (unquoted)` : `UNQUOTED${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
   return f.grounding.status === 'relocated' ? `${f.status} (line relocated)` : f.status;
 }
@@ -115,7 +115,7 @@ export function renderReviewReport({ verdict: v, answers, answerNotes = [], fix,
     const unverified = v.findings.filter((f) => f.unverified).length;
     const contested = v.findings.filter((f) => f.status === 'CONTESTED').length;
     const dismissed = v.findings.filter((f) => f.dismissed !== null).length;
-    const below = v.findings.filter((f) => f.held === 'level').length;
+    const below = v.findings.filter((f) => f.held === 'level' && f.grounding.status !== 'ungrounded').length;
     const merged = v.findings.reduce((sum, f) => sum + f.reporters.length - 1, 0);
     const notes = [
       merged ? `${plural(merged, 'duplicate report')} merged` : '',

@@ -83,7 +83,8 @@ export function toSarif(input: SarifInput): Log {
   const seen = new Set<string>();
   if (last) {
     for (const f of last.findings) {
-      if (!isOpen(f) && f.status !== 'CONTESTED' && f.dismissed === null && !f.held) continue;
+      const held = f.held !== null && f.grounding.status !== 'ungrounded';
+      if (!isOpen(f) && f.status !== 'CONTESTED' && f.dismissed === null && !held) continue;
       seen.add(f.fingerprint);
       results.push(result(f, last.iteration, earlier.length ? (openBefore.has(f.fingerprint) ? 'unchanged' : 'new') : null));
     }

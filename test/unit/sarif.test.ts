@@ -86,6 +86,10 @@ describe('SARIF output', () => {
     expect(byRule('src/price.js').properties).not.toHaveProperty('held');
     expect(results(log).filter((r) => r.properties!.held === undefined).map((r) => r.level).sort()).toEqual(['error', 'warning']);
     expect(results(log).find((r) => r.properties!.confidence === 95)).toMatchObject({ level: 'error' });
+    // An ungrounded finding stays out, held or not.
+    const ghost = verdictOf(1, { witness: [F.ghost] }, [], { policy: { doneWhen: 'warning', minConfidence: 50 } });
+    expect(ghost.findings[0]).toMatchObject({ held: 'level', grounding: expect.objectContaining({ status: 'ungrounded' }) });
+    expect(results(toSarif({ verdicts: [ghost], answers: [null], allRounds: false, version: VERSION }))).toEqual([]);
   });
 
   it('ungrounded findings are left out (counted in the run’s properties); contested ones are suppressions under review', () => {
