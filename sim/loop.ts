@@ -10,7 +10,8 @@ import { findingsFile, verdictFile } from '../src/protocol/paths';
 import type { FixRound } from '../src/review/classes';
 import type { FixEntry, Verdict } from '../src/protocol/verdict-schema';
 import type { State } from '../src/state/schema';
-import type { Policy, Profile } from './params';
+import { POLICY_OPTIONS, type Policy, type Profile } from './params';
+import { DEFAULT_RULES } from '../src/protocol/stop-rules';
 import { Rng } from './rng';
 import { World, type Spot } from './world';
 
@@ -29,6 +30,8 @@ export interface LoopResult {
   /** Of the real defects found after round 1, how many the loop's own fixes introduced. */
   laterRegressions: number;
   laterReal: number;
+  /** Findings the core held back by the policy (--done-when, --min-confidence), over all rounds' verdicts. */
+  held: { level: number; confidence: number };
   /** Round 1, before the policy: findings that are real, all findings, real defects there were, found. */
   first: { real: number; reported: number; defects: number; found: number };
 }
@@ -54,7 +57,7 @@ export function simulateLoop(profile: Profile, policy: Policy, seed: number): Lo
   const planted = world.live('planted').length;
   let clock = Date.parse('2026-12-01T00:00:00.000Z');
   const now = () => new Date((clock += 60_000)).toISOString();
-  let state: State = { ...initialState(SESSION, 'simulated review', DEFAULT_MAX_ITERATIONS, 'base', now()), root: null };
+  let state: State = { ...initialState(SESSION, 'simulated review', DEFAULT_MAX_ITERATIONS, 'base', now(), { ...DEFAULT_RULES, ...POLICY_OPTIONS[policy] }), root: null };
   const verdicts: Verdict[] = [];
   const fixRounds: FixRound[] = [];
   let previousSummary: string | null = null;
@@ -63,6 +66,7 @@ export function simulateLoop(profile: Profile, policy: Policy, seed: number): Lo
   let laterRegressions = 0;
   let laterReal = 0;
   const first = { real: 0, reported: 0, defects: planted, found: 0 };
+  const held = { level: 0, confidence: 0 };
 
   const step = (event: Event): Effect[] => {
     const out = transition({ kind: 'ok', state } as Loaded, event);
@@ -81,10 +85,7 @@ export function simulateLoop(profile: Profile, policy: Policy, seed: number): Lo
     const reviews = {} as Record<Reviewer, string>;
     const foundThisRound = new Set<string>();
     for (const r of REVIEWERS) step({ kind: 'dispatch', sessionId: SESSION, now: now(), subagentType: agentType(r) });
-    // Every reviewer's findings first: the policy's corroboration lift needs to know who else reported a spot.
     const drawn = Object.fromEntries(REVIEWERS.map((r) => [r, review(world, profile, r)])) as Record<Reviewer, SimFinding[]>;
-    const reporters = new Map<string, number>();
-    for (const r of REVIEWERS) for (const id of new Set(drawn[r].map((f) => f.spot))) reporters.set(id, (reporters.get(id) ?? 0) + 1);
     for (const r of REVIEWERS) {
       const all = drawn[r];
       for (const f of all) {
@@ -99,8 +100,8 @@ export function simulateLoop(profile: Profile, policy: Policy, seed: number): Lo
           if (spot.kind === 'regression') laterRegressions++;
         }
       }
-      const kept = all.filter((f) => blocks(policy, f, reporters.get(f.spot) ?? 1));
-      const text = JSON.stringify({ issues: kept.map(({ confidence: _c, spot: _s, ...f }) => f), summary: { ...countOf(kept), verdict: kept.length ? 'issues_found' : 'clean' } });
+      // The whole review, confidences included: the core applies the policy (state.rules) as the plugin does.
+      const text = JSON.stringify({ issues: all.map(({ spot: _s, ...f }) => f), summary: { ...countOf(all), verdict: all.length ? 'issues_found' : 'clean' } });
       reviews[r] = text;
       let spent = profile.tokens.reviewer === 0 ? 0 : rng.around(profile.tokens.reviewer, profile.tokens.sigma);
       const stopEvent = (): Event => ({ kind: 'reviewer-stop', sessionId: SESSION, now: now(), reviewer: r, file: text, message: null, sources, cost: cost(`${r}-${n}`, r, spent) });
@@ -129,6 +130,7 @@ export function simulateLoop(profile: Profile, policy: Policy, seed: number): Lo
     if (verdictText === null) throw new Error(`simulator: round ${n} wrote no verdict`);
     const verdict = JSON.parse(verdictText) as Verdict;
     verdicts.push(verdict);
+    for (const f of verdict.findings) if (f.held) held[f.held]++;
     // The core moved on (the step may have changed it; TypeScript cannot see that through the closure).
     if ((state.currentPhase as State['currentPhase']) !== 'R2') continue;
 
@@ -161,19 +163,9 @@ export function simulateLoop(profile: Profile, policy: Policy, seed: number): Lo
     regressionsLeft: world.live('regression').length,
     laterRegressions,
     laterReal,
+    held,
     first,
   };
-}
-
-/** Whether a finding reaches the core under the policy (see POLICIES); `reporters`: how many reviewers reported its spot this round. */
-function blocks(policy: Policy, f: SimFinding, reporters: number): boolean {
-  // The confidence threshold, lifted for a finding two reviewers or more report.
-  const confident = f.confidence >= 80 || reporters >= 2;
-  if (policy === 'warning') return f.severity !== 'info';
-  if (policy === 'critical') return f.severity === 'critical';
-  if (policy === 'conf80') return confident;
-  if (policy === 'warning+conf80') return f.severity !== 'info' && confident;
-  return true;
 }
 
 const countOf = (fs: SimFinding[]) => ({

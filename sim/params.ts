@@ -15,6 +15,7 @@
  * stated as assumptions where they are set.
  */
 import type { Reviewer } from '../src/protocol/agents';
+import type { StopRules } from '../src/protocol/stop-rules';
 
 export const CATEGORIES = ['logic', 'security', 'error-handling', 'concurrency', 'api-misuse'] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -136,8 +137,19 @@ export const PROFILES: readonly Profile[] = [
  * findings scored 80 or more, as [CC] does, unless two reviewers or more report the same spot (the
  * corroboration lift of issue 27 part 1); `warning+conf80` applies both.
  */
-export const POLICIES = ['info', 'warning', 'critical', 'conf80', 'warning+conf80'] as const;
+export const POLICIES = ['info', 'warning', 'critical', 'conf50', 'conf80', 'warning+conf50', 'warning+conf80'] as const;
 export type Policy = (typeof POLICIES)[number];
+
+/** Each policy as the plugin's real options (--done-when, --min-confidence), passed to the core as a loop started with them. */
+export const POLICY_OPTIONS: Record<Policy, Pick<StopRules, 'doneWhen' | 'minConfidence'>> = {
+  info: { doneWhen: 'info', minConfidence: 0 },
+  warning: { doneWhen: 'warning', minConfidence: 0 },
+  critical: { doneWhen: 'critical', minConfidence: 0 },
+  conf50: { doneWhen: 'info', minConfidence: 50 },
+  conf80: { doneWhen: 'info', minConfidence: 80 },
+  'warning+conf50': { doneWhen: 'warning', minConfidence: 50 },
+  'warning+conf80': { doneWhen: 'warning', minConfidence: 80 },
+};
 
 /** The simulated project: files, lines per file, planted defects, suspicious-but-correct spots. */
 export const PROJECT = { files: 5, lines: 60, defects: 6, decoys: 4 };

@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { simulateLoop, type LoopResult } from './loop';
-import { POLICIES, PROFILES, PROJECT, type Policy, type Profile } from './params';
+import { POLICIES, POLICY_OPTIONS, PROFILES, PROJECT, type Policy, type Profile } from './params';
+import { DEFAULT_RULES } from '../src/protocol/stop-rules';
 import { seedOf } from './rng';
 
 export const DEFAULT_SEED = 27;
@@ -80,10 +81,13 @@ export function renderTable(cells: Cell[], seed: number, loops: number): string 
     '',
     ...PROFILES.map((p) => `- **${p.name}**: ${p.source}.`),
     '',
-    'Policies: `info` is today\'s rule (a finding of any severity blocks DONE). `warning` and `critical` leave the',
-    'lower severities out of what blocks DONE; `conf80` keeps only findings the reviewer scored 80 or more (as Claude Code\'s',
-    '`/code-review` does) or that two reviewers or more report; `warning+conf80` applies both. These are simulated by',
-    'filtering the reviews before the core reads them (the plugin has no such option yet).',
+    'Policies are the plugin\'s real options, given to the core as a loop started with them (`sim/params.ts`, POLICY_OPTIONS):',
+    '`info` is `--done-when info --min-confidence 0`, the rule before the completion policy (a finding of any severity blocks',
+    'DONE); `warning` and `critical` are `--done-when` (lower severities are listed, never block, and go to the fixer as',
+    'optional when a fix round runs anyway); `confN` is `--min-confidence N` (a finding its one reviewer scored below N is',
+    'listed, neither fixed nor blocking; two reviewers lift it; Claude Code\'s `/code-review` uses 80); `warning+confN` both.',
+    'The reviews carry every finding with its confidence; the core holds back what the policy says.',
+    `The plugin's defaults are \`--done-when ${DEFAULT_RULES.doneWhen} --min-confidence ${DEFAULT_RULES.minConfidence}\` (the row ${POLICIES.find((p) => POLICY_OPTIONS[p].doneWhen === DEFAULT_RULES.doneWhen && POLICY_OPTIONS[p].minConfidence === DEFAULT_RULES.minConfidence) ?? '(none)'}).`,
     '',
     '| profile | policy | P(DONE) | max_iterations | stuck_issue | structural_rework | no_progress | rounds | tokens (M) | planted fixed (of 6) | churn (noise "fixed") | regressions left |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -97,11 +101,12 @@ export function renderTable(cells: Cell[], seed: number, loops: number): string 
     'the warning-level ones to the fixer. "churn": false positives and nits the fixer changed code for. "regressions left":',
     'defects the loop\'s own fixes introduced that are still there at the end.',
     '',
-    'What the simulated reviewers and fixer did (policy `info`), to compare with the published figures in `sim/params.ts`:',
+    'What the simulated reviewers and fixer did, to compare with the published figures in `sim/params.ts` (round 1 is drawn',
+    'before any policy, so its precision and recall are the same for every policy of a profile):',
     '',
-    '| profile | round-1 precision | round-1 recall | real findings after round 1 introduced by a fix | stuck_issue stops by the class rule |',
-    '|---|---|---|---|---|',
-    ...cells.filter((c) => c.policy === 'info').map((c) => `| ${c.profile} | ${c.firstPrecision.toFixed(2)} | ${c.firstRecall.toFixed(2)} | ${pct(c.laterFromFixes)} | ${pct(c.stuckByClass)} |`),
+    '| profile | policy | round-1 precision | round-1 recall | real findings after round 1 introduced by a fix | stuck_issue stops by the class rule |',
+    '|---|---|---|---|---|---|',
+    ...cells.map((c) => `| ${c.profile} | ${c.policy} | ${c.firstPrecision.toFixed(2)} | ${c.firstRecall.toFixed(2)} | ${pct(c.laterFromFixes)} | ${pct(c.stuckByClass)} |`),
     '',
     'The class rule: a finding class (one category family in the same files) still open after two fix rounds',
     'is escalated, and ends the loop. With noisy reviewers, new false positives and nits in a family keep its class open.',

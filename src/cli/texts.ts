@@ -5,7 +5,7 @@ import { DISMISSED_FILE } from '../protocol/dismissed';
 import type { State } from '../state/schema';
 import type { LoopFacts } from '../report/facts';
 import { PREFIX, plural, truncate } from '../protocol/text';
-import { ago, baseText, bestAttemptLine, bestSoFarLine, costLine, count, countsText, listed, stopReasonText } from '../report/texts';
+import { ago, baseText, bestAttemptLine, bestSoFarLine, costLine, count, countsText, listed, policyText, stopReasonText } from '../report/texts';
 import { iterationText } from '../core/prompts';
 
 export const cli = {
@@ -101,6 +101,7 @@ export function statusReport(state: State, now: string, sessionId: string | null
     if (!live) lines.push(`Report: ${facts.files.report}`);
   }
   if (state.baseChoice) lines.push(`Reviewing ${baseText(state)}.`);
+  lines.push(`Completion policy: ${policyText(state.rules)}.`);
   lines.push(`Files: ${where}`);
   if (live) lines.push('End it with /minions:cancel.');
   return lines.join('\n');

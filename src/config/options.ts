@@ -21,11 +21,14 @@ export interface NumericOption {
   description: string;
 }
 
+import { DEFAULT_DONE_WHEN, DEFAULT_MIN_CONFIDENCE } from '../protocol/stop-rules';
+
 export const NUMERIC_OPTIONS = [
   { key: 'maxIterations', flag: 'max-iterations', min: 1, max: 20, whole: true, default: 5, description: 'review rounds at most; the last one that still finds issues ends STOPPED' },
   { key: 'maxCritical', flag: 'max-critical', min: 0, max: 1000, whole: true, default: 5, description: 'more than this many critical findings in one round stops the loop (structural_rework_needed)' },
   { key: 'stuckRounds', flag: 'stuck-rounds', min: 1, max: 20, whole: true, default: 3, description: 'one finding NOT_FIXED or REGRESSED in this many consecutive rounds stops the loop (stuck_issue)' },
   { key: 'fixpointSimilarity', flag: 'fixpoint-similarity', min: 0.5, max: 1, whole: false, default: 0.95, description: 'two consecutive fix summaries about the same findings at least this similar stop the loop (no_progress)' },
+  { key: 'minConfidence', flag: 'min-confidence', min: 0, max: 100, whole: true, default: DEFAULT_MIN_CONFIDENCE, description: 'a finding its one reviewer scored below this confidence is listed in REVIEW.md, neither sent to the fixer nor blocking DONE (two reviewers lift it)' },
   {
     key: 'checkTimeoutSeconds',
     flag: 'check-timeout',
@@ -43,6 +46,10 @@ export type NumericSettings = Record<NumericKey, number>;
 export const NUMERIC_DEFAULTS = Object.fromEntries(NUMERIC_OPTIONS.map((o) => [o.key, o.default])) as NumericSettings;
 
 export const optionByFlag = (flag: string): (typeof NUMERIC_OPTIONS)[number] | undefined => NUMERIC_OPTIONS.find((o) => o.flag === flag);
+
+/** --done-when / doneWhen: the lowest severity an open finding still blocks DONE at. */
+export const DONE_WHEN_LEVELS = ['critical', 'warning', 'info'] as const;
+export const DONE_WHEN_DESCRIPTION = `the lowest severity that still blocks DONE: open findings below it are reported, never block, and go to the fixer only as optional when a fix round runs anyway (default ${DEFAULT_DONE_WHEN}; info: every finding blocks)`;
 
 /** The largest token budget --max-tokens and .minions.json's maxTokens take. */
 export const MAX_TOKENS = 1_000_000_000_000;

@@ -6,7 +6,8 @@
 import * as z from 'zod/mini';
 import { LAYER0_CHECKS, type Layer0Check } from '../checks/layer0/names';
 import { described } from '../protocol/zod';
-import { MAX_CHECKS, MAX_CHECK_LENGTH, MAX_TOKENS, NUMERIC_DEFAULTS, NUMERIC_OPTIONS, type NumericKey, type NumericOption, type NumericSettings } from './options';
+import { DEFAULT_DONE_WHEN } from '../protocol/stop-rules';
+import { DONE_WHEN_DESCRIPTION, DONE_WHEN_LEVELS, MAX_CHECKS, MAX_CHECK_LENGTH, MAX_TOKENS, NUMERIC_DEFAULTS, NUMERIC_OPTIONS, type NumericKey, type NumericOption, type NumericSettings } from './options';
 
 export const CONFIG_FILE = '.minions.json';
 
@@ -29,6 +30,7 @@ const buildProjectConfig = () =>
       z.optional(z.int().check(z.minimum(1), z.maximum(MAX_TOKENS))),
       `the token budget: once the agents have used this many tokens no fix round and no new review starts (stop reason budget); --max-tokens overrides it (default: no budget, 1–${MAX_TOKENS})`,
     ),
+    doneWhen: described(z.optional(z.enum(DONE_WHEN_LEVELS)), `${DONE_WHEN_DESCRIPTION}; --done-when overrides it`),
     base: described(
       z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(1000), z.regex(/^[^-]/))),
       'the git ref a review is measured from (the merge base of it and HEAD to the working tree), e.g. "origin/main"; --base overrides it (default: uncommitted work against HEAD, or on a clean branch its upstream or default branch)',
@@ -52,14 +54,15 @@ export interface Settings extends NumericSettings {
   layer0Disabled: Layer0Check[];
   /** The ref to review against; null: the hooks choose. */
   base: string | null;
+  doneWhen: (typeof DONE_WHEN_LEVELS)[number];
 }
-export const DEFAULT_SETTINGS: Settings = { ...NUMERIC_DEFAULTS, maxTokens: null, checks: [], layer0Disabled: [], base: null };
+export const DEFAULT_SETTINGS: Settings = { ...NUMERIC_DEFAULTS, maxTokens: null, checks: [], layer0Disabled: [], base: null, doneWhen: DEFAULT_DONE_WHEN };
 
 /** The config's values over the defaults (flags go over these). */
 export function settingsFromConfig(config: ProjectConfig | null): Settings {
   if (!config) return DEFAULT_SETTINGS;
   const numbers = Object.fromEntries(NUMERIC_OPTIONS.map((o) => [o.key, (config as Record<string, unknown>)[o.key] ?? o.default])) as NumericSettings;
-  return { ...numbers, maxTokens: config.maxTokens ?? null, checks: config.checks ?? [], layer0Disabled: config.layer0?.disable ?? [], base: config.base ?? null };
+  return { ...numbers, maxTokens: config.maxTokens ?? null, checks: config.checks ?? [], layer0Disabled: config.layer0?.disable ?? [], base: config.base ?? null, doneWhen: config.doneWhen ?? DEFAULT_DONE_WHEN };
 }
 
 export type ConfigResult = { ok: true; config: ProjectConfig } | { ok: false; errors: string[] };
@@ -100,6 +103,7 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string[] {
     }
     return [`"${where}" must be a command of 1 to ${MAX_CHECK_LENGTH} characters, not ${JSON.stringify(value)}`];
   }
+  if (issue.path[0] === 'doneWhen' && issue.path.length === 1) return [`"doneWhen" must be one of ${DONE_WHEN_LEVELS.map((l) => `"${l}"`).join(', ')}, not ${JSON.stringify(value)}`];
   if (issue.path[0] === 'base' && issue.path.length === 1) return [`"base" must be a git ref of 1 to 1000 characters that does not start with "-", e.g. "origin/main", not ${JSON.stringify(value)}`];
   if (issue.path[0] === 'layer0' && issue.path.length === 3) {
     return [`"${where}": ${JSON.stringify(value)} is not a Layer-0 check; known: ${LAYER0_CHECKS.join(', ')}`];

@@ -7,7 +7,7 @@
 import type { StopRules } from '../protocol/stop-rules';
 import type { Layer0Check } from '../checks/layer0/names';
 import { DEFAULT_SETTINGS, type Settings } from '../config/project-config';
-import { MAX_CHECKS, MAX_CHECK_LENGTH, MAX_TOKENS, NUMERIC_OPTIONS, type NumericKey } from '../config/options';
+import { DONE_WHEN_LEVELS, MAX_CHECKS, MAX_CHECK_LENGTH, MAX_TOKENS, NUMERIC_OPTIONS, type NumericKey } from '../config/options';
 
 export interface CheckSettings {
   /** Shell commands, named by the user (flags or .minions.json), never by model text. */
@@ -46,7 +46,7 @@ export const DEFAULT_REVIEW_ONLY_TASK = "Review the change in this repository, f
 const COMMAND = /^\s*\/minions:(review|cancel|status)(?=\s|$)([\s\S]*)$/;
 
 /** One line per flag: a switch, a number with its range, or a shell command (repeatable). */
-type Flag = { kind: 'switch' } | { kind: 'number'; min: number; max: number; whole: boolean } | { kind: 'command' } | { kind: 'word'; what: string };
+type Flag = { kind: 'switch' } | { kind: 'number'; min: number; max: number; whole: boolean } | { kind: 'command' } | { kind: 'word'; what: string } | { kind: 'choice'; values: readonly string[] };
 
 type NumericFlags = { [O in (typeof NUMERIC_OPTIONS)[number] as O['flag']]: { kind: 'number'; min: number; max: number; whole: boolean } };
 
@@ -60,6 +60,7 @@ export const REVIEW_FLAGS = {
   base: { kind: 'word', what: 'a git ref, e.g. --base origin/main' },
   'no-fix': { kind: 'switch' },
   sarif: { kind: 'word', what: 'a file name, e.g. --sarif minions.sarif' },
+  'done-when': { kind: 'choice', values: DONE_WHEN_LEVELS },
 } as const satisfies Record<string, Flag>;
 
 /** A ref or a file name given to a flag: this long at most. */
@@ -70,7 +71,7 @@ export const CANCEL_FLAGS = {
 } as const satisfies Record<string, Flag>;
 
 type Values<T extends Record<string, Flag>> = {
-  [K in keyof T]?: T[K] extends { kind: 'switch' } ? true : T[K] extends { kind: 'command' } ? string[] : T[K] extends { kind: 'word' } ? string : number;
+  [K in keyof T]?: T[K] extends { kind: 'switch' } ? true : T[K] extends { kind: 'command' } ? string[] : T[K] extends { kind: 'word' } ? string : T[K] extends { kind: 'choice'; values: readonly (infer V)[] } ? V : number;
 };
 
 export type ParsedOptions<T extends Record<string, Flag>> = { ok: true; values: Values<T>; rest: string[] } | { ok: false; error: string };
@@ -129,6 +130,13 @@ export function parseOptions<T extends Record<string, Flag>>(input: string | rea
       continue;
     }
     const value = m[2] ?? (cursor.done() ? undefined : cursor.word());
+    if (flag.kind === 'choice') {
+      const allowed = flag.values.join(', ');
+      if (value === undefined || value === '') return { ok: false, error: `--${name} needs one of ${allowed}` };
+      if (!flag.values.includes(value)) return { ok: false, error: `--${name} must be one of ${allowed}, not "${value}"` };
+      values[name!] = value;
+      continue;
+    }
     if (value === undefined || value === '') return { ok: false, error: `--${name} needs a number` };
     if (!(flag.whole ? /^\d+$/ : /^\d+(\.\d+)?$/).test(value) || Number(value) < flag.min || Number(value) > flag.max) {
       return { ok: false, error: `--${name} must be a ${flag.whole ? 'whole number' : 'number'} from ${flag.min} to ${flag.max}, not "${value}"` };
@@ -175,6 +183,8 @@ export function parseReviewArgs(rest: string, defaults: Settings = DEFAULT_SETTI
     stuckRounds: setting('stuckRounds'),
     similarity: setting('fixpointSimilarity'),
     maxTokens: v['max-tokens'] ?? defaults.maxTokens,
+    doneWhen: v['done-when'] ?? defaults.doneWhen,
+    minConfidence: setting('minConfidence'),
   };
   return {
     ok: true,

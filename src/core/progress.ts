@@ -27,11 +27,15 @@ export const notify = {
     const ungrounded = v.findings.filter((f) => f.grounding.status === 'ungrounded').length;
     const unchecked = v.findings.filter((f) => f.grounding.status === 'unchecked').length;
     const contested = v.findings.filter((f) => f.status === 'CONTESTED').length;
+    const belowLevel = v.findings.filter((f) => f.held === 'level' && f.grounding.status !== 'ungrounded').length;
+    const doubtful = v.findings.filter((f) => f.held === 'confidence').length;
     const extras = [
       merged ? `${merged} duplicate report${merged === 1 ? '' : 's'} merged` : '',
       ungrounded ? `${ungrounded} ungrounded` : '',
       unchecked ? `${unchecked} not checked against the code` : '',
       contested ? `${contested} contested` : '',
+      belowLevel ? `${belowLevel} below --done-when, not blocking` : '',
+      doubtful ? `${doubtful} below --min-confidence, listed` : '',
     ]
       .filter(Boolean)
       .join(', ');

@@ -134,7 +134,7 @@ export function r2Prompt(state: State, verdict: VerdictSummary): string {
     '',
     'Dispatch the fixer now, once: one Agent call, run_in_background: false.',
     `- ${FIXER_TYPE} → ${at(state, fixSummaryFile(n))}`,
-    `Give it: the task, "Fix every finding, at every severity, in ${at(state, findingsFile(n))} (merged and checked against the code; each has a fingerprint and a class; one marked unverified did not match the code as quoted: check it first, then fix it or decline it with a reason).",` +
+    `Give it: the task, "Fix every finding, at every severity, in ${at(state, findingsFile(n))} (merged and checked against the code; each has a fingerprint and a class; one marked unverified did not match the code as quoted: check it first, then fix it or decline it with a reason; one marked optional is below the loop's completion level: fix it when that is small and safe, else decline it with a reason).",` +
       (classLines.length > 0 ? ' the class lines below,' : ''),
     `"Write your fix summary to ${at(state, fixSummaryFile(n))} and your answer per finding to ${at(state, fixSummaryJsonFile(n))}: ` +
       `${FIX_ANSWER_EXAMPLE}" (${FIX_ANSWER_RULES}).`,

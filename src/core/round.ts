@@ -192,16 +192,22 @@ const openIssuesOf = (open: MergedFinding[]): State['openIssues'] =>
 const needsInstruction = (c: FindingClass): boolean => c.fingerprints.length > 1 || c.rung !== 'new';
 const noteOf = (c: FindingClass): ClassNote => ({ id: c.id, category: c.category, fingerprints: c.fingerprints, sites: c.sites, rung: c.rung, attempts: c.attempts.map((a) => a.iteration) });
 
+/** Below --done-when, found in the code and not dismissed: the fixer gets them as optional when a fix round runs anyway. */
+const optionalOf = (verdict: Verdict): MergedFinding[] =>
+  verdict.findings.filter((f) => f.held === 'level' && f.dismissed === null && f.grounding.status !== 'ungrounded' && f.grounding.status !== 'unquoted');
+
 /** What the fixer receives: the merged findings, grouped by class, not the reviewers' instructions (seed 002, seed 003). */
-function fixerBrief(state: State, verdict: Verdict, open: MergedFinding[]) {
+export function fixerBrief(state: State, verdict: Verdict, open: MergedFinding[]) {
   const at = (rel: string): string => absolute(state.root, rel);
   return {
     iteration: state.iteration,
     task: state.task,
-    findings: open.map(({ fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters, class: id, unverified, grounding }) => ({
+    findings: [...open, ...optionalOf(verdict)].map(({ fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters, class: id, unverified, grounding, held }) => ({
       fingerprint, severity, category, file, line, description, evidence, suggestion, status, reporters, class: id,
       // Not found in the code as quoted: the fixer checks it first, then fixes it or declines it with a reason.
       ...(unverified ? { unverified: true, unverifiedBecause: grounding.reason } : {}),
+      // Below --done-when: it does not block DONE; fixed when cheap and safe, else left (declined) without harm.
+      ...(held === 'level' ? { optional: true } : {}),
     })),
     classes: verdict.classes.filter(needsInstruction).map((c) => ({
       class: c.id,

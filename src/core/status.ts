@@ -39,6 +39,8 @@ export interface LoopStatus extends LoopHeader {
   paths: { root: string; state: string; phases: string; verdict: string | null };
   /** Set when the state file was changed by someone other than the hooks: what the hooks found. */
   tampered?: string;
+  /** The completion policy in force (--done-when, --min-confidence). */
+  policy: Pick<State['rules'], 'doneWhen' | 'minConfidence'>;
   /** The facts REPORT.md renders: each round's standing and cost, the best round, what is open, the total change. */
   outcome: LoopFacts | null;
 }
@@ -108,6 +110,7 @@ export function statusData(found: FoundLoop, sessionId: string | null, root: str
     openFindings: { count: latest?.open.length ?? 0, fingerprints: latest?.open ?? [], issues: state.openIssues },
     paths: { root, state: found.stateFile, phases: phasesDir, verdict: reviews.at(-1)?.verdict ?? null },
     ...(found.tampered ? { tampered: found.tampered } : {}),
+    policy: { doneWhen: state.rules.doneWhen, minConfidence: state.rules.minConfidence },
     outcome,
   };
 }

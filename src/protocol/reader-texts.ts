@@ -33,6 +33,7 @@ export const read = {
   lineFromPath: (line: number) => `line ${line} taken from the path`,
   path: (found: string, meant: string) => `path ${shown(found)} read as ${meant}`,
   evidenceLines: 'evidence given as an array of lines, joined',
+  confidence: (found: string, read: number | null) => (read === null ? `confidence ${found} is not a score from 0 to 100: read as not scored` : `confidence ${found} read as ${read}`),
   category: 'no category given: read as "general"',
   status: (found: string, meant: string) => `status ${shown(found)} read as ${meant}`,
   kind: 'no kind given for a fixed answer: read as "patch"',

@@ -18,7 +18,7 @@ export type ReviewRead = { ok: true; data: Record<string, unknown>; notes: strin
 const keyOf = (key: string): string => key.toLowerCase().replace(/[\s_-]+/g, '');
 
 const ISSUE_LISTS = ['issues', 'findings', 'problems', 'defects', 'bugs', 'reviewfindings'];
-const FIELDS: Record<'severity' | 'category' | 'file' | 'line' | 'description' | 'evidence' | 'suggestion', string[]> = {
+const FIELDS: Record<'severity' | 'category' | 'file' | 'line' | 'description' | 'evidence' | 'suggestion' | 'confidence', string[]> = {
   severity: ['severity', 'level', 'priority', 'sev', 'impact'],
   category: ['category', 'type', 'kind', 'rule', 'ruleid', 'tag'],
   file: ['file', 'path', 'filepath', 'filename', 'location'],
@@ -26,6 +26,7 @@ const FIELDS: Record<'severity' | 'category' | 'file' | 'line' | 'description' |
   description: ['description', 'message', 'details', 'detail', 'explanation', 'problem', 'issue', 'text', 'title', 'summary'],
   evidence: ['evidence', 'code', 'snippet', 'quote', 'codesnippet', 'excerpt', 'source'],
   suggestion: ['suggestion', 'recommendation', 'fix', 'remediation', 'suggestedfix', 'proposal'],
+  confidence: ['confidence', 'certainty', 'confidencescore'],
 };
 
 export type Severity = 'critical' | 'warning' | 'info';
@@ -130,14 +131,15 @@ function countsOnly(summary: Record<string, unknown>): Record<string, unknown> {
 }
 
 const PLAIN_PATH = /^[^`'"\s:#][^`:#]*$/;
-const CONTRACT_KEYS: ReadonlySet<string> = new Set(['severity', 'category', 'file', 'line', 'description', 'evidence', 'suggestion']);
+const CONTRACT_KEYS: ReadonlySet<string> = new Set(['severity', 'category', 'file', 'line', 'description', 'evidence', 'suggestion', 'confidence']);
 /** A finding exactly as the contract writes it (the common case): nothing to read otherwise. */
 function isCanonical(issue: unknown): boolean {
   if (!isObject(issue)) return false;
   // Another key may be a synonym (`code` for the evidence): such a finding is read key by key.
   for (const key in issue) if (!CONTRACT_KEYS.has(key)) return false;
-  const { severity, category, file, line, description, evidence, suggestion } = issue;
+  const { severity, category, file, line, description, evidence, suggestion, confidence } = issue;
   return (
+    (confidence === undefined || isScore(confidence)) &&
     (severity === 'critical' || severity === 'warning' || severity === 'info') &&
     typeof category === 'string' && category.trim() !== '' &&
     typeof file === 'string' && PLAIN_PATH.test(file) && !file.startsWith('file:') &&
@@ -223,7 +225,32 @@ function normaliseFinding(issue: unknown, i: number): FindingRead {
     if (typeof suggestion.value !== 'string') return { ok: false, problem: texts.problem.fieldNotText(i, 'suggestion', kindOf(suggestion.value)) };
     advice = suggestion.value;
   }
-  return { ok: true, finding: { severity: sev, category: cat, file: path.file, line, description: description.value, evidence: quote, suggestion: advice }, notes };
+  // Optional: a score read other than as written is noted; one that cannot be read is noted and left out (not scored).
+  const confidenceField = field('confidence');
+  const score = confidenceField ? readConfidence(confidenceField.value) : null;
+  if (confidenceField && (score === null || !(isScore(confidenceField.value) && score === confidenceField.value))) notes.push(texts.read.confidence(JSON.stringify(confidenceField.value), score));
+  return { ok: true, finding: { severity: sev, category: cat, file: path.file, line, description: description.value, evidence: quote, suggestion: advice, ...(score !== null ? { confidence: score } : {}) }, notes };
+}
+
+const isScore = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= 100;
+const CONFIDENCE_WORDS: Record<string, number> = { certain: 100, high: 75, medium: 50, moderate: 50, low: 25 };
+
+/**
+ * A finding's confidence as written, on the 0–100 scale: a whole number as is; a fraction between 0 and 1
+ * (0.85) times 100; a number in a string ("85", "85%", "0.85"); high, medium, low as 75, 50, 25. null for
+ * anything else (over 100, negative, another word): read as not scored.
+ */
+export function readConfidence(value: unknown): number | null {
+  if (typeof value === 'string') {
+    const s = value.trim().toLowerCase();
+    if (Object.hasOwn(CONFIDENCE_WORDS, s)) return CONFIDENCE_WORDS[s]!;
+    const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(%)?$/.exec(s);
+    if (!m) return null;
+    const n = Number(m[1]);
+    return m[2] ? (n <= 100 ? Math.round(n) : null) : readConfidence(n);
+  }
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 100) return null;
+  return value > 0 && value < 1 ? Math.round(value * 100) : Math.round(value);
 }
 
 /**

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { thousands } from './text';
 import { count, describeZodError, preprocess } from './zod';
 import { readJson } from './lenient-json';
-import { normaliseReview, type Interpreted } from './review-reader';
+import { normaliseReview, readConfidence, type Interpreted } from './review-reader';
 import * as readerTexts from './reader-texts';
 
 export { describeZodError };
@@ -37,6 +37,8 @@ export const Finding = z.lazy(() =>
     description: text('must say what is wrong'),
     evidence: z._default(z.string(), ''),
     suggestion: z._default(z.string(), ''),
+    /** How sure the reviewer is, 0–100 (review-reader.ts reads other forms); absent: not scored. */
+    confidence: z.optional(preprocess((v) => readConfidence(v) ?? undefined, z.optional(z.int().check(z.minimum(0), z.maximum(100))))),
   }),
 );
 export type Finding = z.infer<typeof Finding>;
@@ -233,11 +235,14 @@ const optionalText = (v: unknown): string | null => (v === undefined ? '' : type
  */
 export function canonicalFinding(issue: unknown): Finding | null {
   if (!isPlainObject(issue)) return null;
-  const { severity, category, file, line, description, evidence, suggestion } = issue;
+  const { severity, category, file, line, description, evidence, suggestion, confidence } = issue;
   if (!SEVERITIES.has(severity) || !(line === null || (Number.isSafeInteger(line) && (line as number) > 0))) return null;
+  if (!(confidence === undefined || (Number.isSafeInteger(confidence) && (confidence as number) >= 0 && (confidence as number) <= 100))) return null;
   const fields = { category: trimmedText(category), file: trimmedText(file), description: trimmedText(description), evidence: optionalText(evidence), suggestion: optionalText(suggestion) };
   if (fields.category === null || fields.file === null || fields.description === null || fields.evidence === null || fields.suggestion === null) return null;
-  return { severity: severity as Severity, category: fields.category, file: fields.file, line: line as number | null, description: fields.description, evidence: fields.evidence, suggestion: fields.suggestion };
+  const finding: Finding = { severity: severity as Severity, category: fields.category, file: fields.file, line: line as number | null, description: fields.description, evidence: fields.evidence, suggestion: fields.suggestion };
+  if (confidence !== undefined) finding.confidence = confidence as number;
+  return finding;
 }
 
 /** The canonical text of a clean review: what a final message that only says it found nothing stands for. */

@@ -81,6 +81,11 @@ export const MergedFinding = z.lazy(() =>
       z._default(z.nullable(z.string()), null),
       "the reason the user gave in .minions/dismissed.json, while the finding still grounds to the code it was dismissed on: kept out of the fixer's list and the completion gate",
     ),
+    confidence: described(z._default(z.nullable(z.int().check(z.minimum(0), z.maximum(100))), null), 'the highest confidence (0–100) a reporter gave it; null: not scored'),
+    held: described(
+      z._default(z.nullable(z.enum(['confidence', 'level'])), null),
+      'kept out of the completion gate and the fixer\'s list by the completion policy: confidence, scored below --min-confidence by its one reviewer (never sent); level, below --done-when (sent as optional when a fix round runs anyway); null: it counts',
+    ),
   }),
 );
 export type MergedFinding = z.infer<typeof MergedFinding>;

@@ -3,7 +3,7 @@
  * chart of them, the best round, what remains open, contested and escalated, the loop's total change and
  * what it cost. A pure renderer of the loop's facts.
  */
-import { baseText, bestAttemptLine, costLine, countsText, readinessText, stopReasonText, tokenBreakdown } from './texts';
+import { baseText, bestAttemptLine, costLine, countsText, policyText, readinessText, stopReasonText, tokenBreakdown } from './texts';
 import * as reportTexts from './texts';
 import { chartSeries, findingsChart, CHART_COLOURS } from './chart';
 import type { FindingFact, LoopFacts, RoundFacts } from './facts';
@@ -40,6 +40,7 @@ export function renderLoopReport(facts: LoopFacts): string {
   out.push(`# minions review loop: ${OUTCOME[facts.phase]} after ${plural(reviewed, 'review round')}`, '');
   out.push(`**Task:** ${inline(facts.task, 400)}`, '');
   if (facts.scope.baseChoice) out.push(`**Reviewed:** ${baseText(facts.scope)}${facts.scope.reviewOnly ? '; review only (--no-fix), nothing was fixed' : ''}.`, '');
+  out.push(`**Completion policy:** ${policyText(facts.policy)}.`, '');
   if (facts.phase === 'STOPPED') out.push(`**Stopped:** ${stopReasonText(facts.stopReason)}${facts.stopDetail ? `: ${inline(facts.stopDetail, 400)}` : ''}.`, '');
   const best = bestAttemptLine(facts);
   if (best) out.push(`**${best.replace(/\.$/, '')}.**`, '');

@@ -63,6 +63,7 @@ function statusCell(f: MergedFinding): string {
   if (f.unverified && f.toFixer) return `UNVERIFIED (sent to the fixer to check)${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
   if (f.unverified) return `UNVERIFIED, declined by the fixer${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
   if (f.grounding.status === 'ungrounded') return `UNGROUNDED${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
+  if (f.held === 'level') return `BELOW --done-when: not blocking${f.status === 'NEW' ? '' : ` (${f.status})`}`;
   if (f.grounding.status === 'unquoted') return f.toFixer ? `${f.status} (unquoted)` : `UNQUOTED${f.grounding.reason ? `: ${inline(f.grounding.reason, 80)}` : ''}`;
   return f.grounding.status === 'relocated' ? `${f.status} (line relocated)` : f.status;
 }
@@ -95,9 +96,13 @@ export function renderReviewReport({ verdict: v, answers, answerNotes = [], fix,
   }
 
   out.push('', '## Findings', '');
+  // Below the confidence threshold: a heading of their own, after the table.
+  const doubtful = v.findings.filter((f) => f.held === 'confidence');
+  const counted = doubtful.length ? v.findings.filter((f) => f.held !== 'confidence') : v.findings;
   if (v.findings.length === 0) out.push('None: every reviewer found the change clean.');
+  else if (counted.length === 0) out.push('None at or above the confidence threshold (--min-confidence).');
   else {
-    const { shown, rest } = listed(firstInTableOrder(v.findings, MAX_LISTED), 'findings (open ones first, the most severe first)', code(verdictFile(n)), v.findings.length);
+    const { shown, rest } = listed(firstInTableOrder(counted, MAX_LISTED), 'findings (open ones first, the most severe first)', code(verdictFile(n)), counted.length);
     out.push(
       table(
         ['#', 'Where', 'Severity', 'Category', 'Reporters', 'Status', 'Finding'],
@@ -110,6 +115,7 @@ export function renderReviewReport({ verdict: v, answers, answerNotes = [], fix,
     const unverified = v.findings.filter((f) => f.unverified).length;
     const contested = v.findings.filter((f) => f.status === 'CONTESTED').length;
     const dismissed = v.findings.filter((f) => f.dismissed !== null).length;
+    const below = v.findings.filter((f) => f.held === 'level' && f.grounding.status !== 'ungrounded').length;
     const merged = v.findings.reduce((sum, f) => sum + f.reporters.length - 1, 0);
     const notes = [
       merged ? `${plural(merged, 'duplicate report')} merged` : '',
@@ -118,9 +124,16 @@ export function renderReviewReport({ verdict: v, answers, answerNotes = [], fix,
       unverified ? `${plural(unverified, 'critical or warning finding')} unverified: not found in the code as quoted, so sent to the fixer to check and fix or decline` : '',
       dismissed ? `${plural(dismissed, 'finding')} dismissed by you (.minions/dismissed.json): not sent to the fixer, not counted against DONE` : '',
       contested ? `${plural(contested, 'finding')} contested: declined by the fixer twice, so no longer sent to it` : '',
+      below ? `${plural(below, 'finding')} below the completion level (--done-when): reported, not counted against DONE, sent to the fixer as optional when a fix round runs` : '',
     ].filter(Boolean);
     if (notes.length) out.push('', `${notes.join('; ')}.`);
     interpretationsSection(out, v);
+  }
+  if (doubtful.length > 0) {
+    out.push('', '## Below the confidence threshold', '', 'Scored below --min-confidence by the one reviewer who reported each: not sent to the fixer, not counted against DONE. A second reviewer reporting one lifts it.', '');
+    const { shown, rest } = listed(firstInTableOrder(doubtful, MAX_LISTED), 'findings below the threshold', code(verdictFile(n)), doubtful.length);
+    out.push(table(['Where', 'Severity', 'Confidence', 'Category', 'Reporter', 'Finding'], shown.map((f) => [where(f.file, f.line), f.severity, String(f.confidence ?? ''), inline(f.category, 40), f.reporters.join(', '), inline(f.description)])));
+    if (rest) out.push('', rest);
   }
 
   if (v.statuses.length > 0) {

@@ -1,6 +1,6 @@
 /**
  * The findings as SARIF 2.1.0, for GitHub code scanning and other SARIF viewers: the last round's open
- * findings (and its contested ones, as suppressions under review; the ones the user dismissed, as accepted suppressions), or with allRounds also the findings
+ * findings (its findings held back by the completion policy as notes, with `held` and `confidence` properties; its contested ones, as suppressions under review; the ones the user dismissed, as accepted suppressions), or with allRounds also the findings
  * earlier rounds had open that the last round no longer has (baselineState "absent"). Pure.
  */
 import type { Log, ReportingDescriptor, Result } from 'sarif';
@@ -47,7 +47,8 @@ export function toSarif(input: SarifInput): Log {
   const result = (f: MergedFinding, round: number, baselineState: Result.baselineState | null): Result => ({
     ruleId: f.category,
     ruleIndex: ruleIndex(f.category),
-    level: LEVEL[f.severity],
+    // Held back by the completion policy (below --done-when or --min-confidence): reported, never above a note.
+    level: f.held ? 'note' : LEVEL[f.severity],
     message: { text: f.suggestion.trim() ? `${f.description.trim()}\nSuggestion: ${f.suggestion.trim()}` : f.description.trim() },
     locations: [
       {
@@ -73,6 +74,8 @@ export function toSarif(input: SarifInput): Log {
       categories: f.categories,
       wholeFile: f.line === null,
       grounding: f.grounding.status,
+      ...(f.confidence !== null ? { confidence: f.confidence } : {}),
+      ...(f.held ? { held: f.held } : {}),
     },
   });
 
@@ -80,7 +83,8 @@ export function toSarif(input: SarifInput): Log {
   const seen = new Set<string>();
   if (last) {
     for (const f of last.findings) {
-      if (!isOpen(f) && f.status !== 'CONTESTED' && f.dismissed === null) continue;
+      const held = f.held !== null && f.grounding.status !== 'ungrounded';
+      if (!isOpen(f) && f.status !== 'CONTESTED' && f.dismissed === null && !held) continue;
       seen.add(f.fingerprint);
       results.push(result(f, last.iteration, earlier.length ? (openBefore.has(f.fingerprint) ? 'unchanged' : 'new') : null));
     }

@@ -3,6 +3,7 @@ import type { Reviewer } from '../protocol/agents';
 import type { BaseReason } from '../protocol/base';
 import type { Counts } from '../protocol/reviewer-output';
 import type { CostTotal } from './cost';
+import type { StopRules } from '../protocol/stop-rules';
 import type { LoopFacts } from './facts';
 import type { Gap } from './rank';
 import { plural } from '../protocol/text';
@@ -137,4 +138,11 @@ export function escalationChoiceLine(choice: string, at: string): string {
     none: 'no answer — the loop stopped',
   };
   return `Escalation choice after the critic's diagnosis: ${answers[choice] ?? choice} (${at}).`;
+}
+
+/** The completion policy in force, one line (REPORT.md, status). */
+export function policyText(rules: Pick<StopRules, 'doneWhen' | 'minConfidence'>): string {
+  const level = rules.doneWhen === 'info' ? 'every open finding blocks DONE' : `open ${rules.doneWhen === 'critical' ? 'critical' : 'critical and warning'} findings block DONE, lower ones are reported`;
+  const confidence = rules.minConfidence > 0 ? `findings one reviewer scored below ${rules.minConfidence} are listed, not fixed` : 'no confidence threshold';
+  return `${level} (--done-when ${rules.doneWhen}); ${confidence} (--min-confidence ${rules.minConfidence})`;
 }

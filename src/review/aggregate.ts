@@ -64,11 +64,27 @@ export interface Reported {
  * code, and one decline closes it. Never silently dropped: it stays in the verdict either way.
  */
 function routed(f: MergedFinding, declines: Record<string, number>, anyDeclines: boolean): void {
+  // Held by the completion policy: it can neither block DONE nor keep the loop going (classes, streaks, CONTESTED, the fixpoint).
+  if (f.held) {
+    f.toFixer = f.unverified = false;
+    return;
+  }
   const declined = anyDeclines ? (declines[f.fingerprint] ?? 0) : 0;
   const unsupported = f.grounding.status === 'ungrounded' || (f.grounding.status === 'unquoted' && !supported(f));
   f.unverified = unsupported && f.severity !== 'info';
   if (f.unverified && declined >= 1 && f.status !== 'CONTESTED') f.status = 'CONTESTED';
   f.toFixer = (!unsupported || f.unverified) && f.status !== 'CONTESTED';
+}
+
+/**
+ * What the completion policy holds a finding for (--min-confidence, then --done-when), or null when it
+ * counts. Two reviewers or more lift a low confidence; the hooks' own findings are facts and always count.
+ */
+export function heldBy(f: Pick<MergedFinding, 'reporters' | 'severity' | 'confidence'>, rules: Pick<StopRules, 'doneWhen' | 'minConfidence'>): MergedFinding['held'] {
+  const reviewers = f.reporters.filter((r) => (REVIEWERS as readonly string[]).includes(r)).length;
+  if (reviewers < f.reporters.length) return null;
+  if (f.confidence !== null && f.confidence < rules.minConfidence && reviewers < 2) return 'confidence';
+  return SEVERITY_RANK[f.severity] < SEVERITY_RANK[rules.doneWhen] ? 'level' : null;
 }
 
 /**
@@ -210,8 +226,9 @@ export function aggregateRound(input: RoundInput): Verdict {
     if (before) merged.fingerprint = before.finding.fingerprint;
     if (before?.open) merged.status = partial.has(merged.fingerprint) ? 'PARTIAL' : 'NOT_FIXED';
     else if (before) merged.status = 'REGRESSED';
+    merged.held = heldBy(merged, input.rules);
     // A finding of the hooks' own checks is never contested away: declining it does not make it untrue.
-    const contested = anyDeclines && (input.declines[merged.fingerprint] ?? 0) >= CONTESTED_AFTER;
+    const contested = !merged.held && anyDeclines && (input.declines[merged.fingerprint] ?? 0) >= CONTESTED_AFTER;
     if (contested && merged.reporters.every((r) => (REVIEWERS as readonly string[]).includes(r))) merged.status = 'CONTESTED';
     routed(merged, input.declines, anyDeclines);
     return merged;
@@ -224,7 +241,8 @@ export function aggregateRound(input: RoundInput): Verdict {
       const mark = marks.get(p.fingerprint);
       if (!mark || present.has(p.fingerprint)) continue;
       const carried: MergedFinding = { ...p, status: mark.status, reporters: mark.by };
-      if (anyDeclines && (input.declines[carried.fingerprint] ?? 0) >= CONTESTED_AFTER) carried.status = 'CONTESTED';
+      carried.held = heldBy(carried, input.rules);
+      if (!carried.held && anyDeclines && (input.declines[carried.fingerprint] ?? 0) >= CONTESTED_AFTER) carried.status = 'CONTESTED';
       routed(carried, input.declines, anyDeclines);
       merged.push(carried);
       present.add(p.fingerprint);
@@ -244,7 +262,7 @@ export function aggregateRound(input: RoundInput): Verdict {
       const status = found ? found.status : partial.has(p.fingerprint) ? 'PARTIAL' : 'FIXED';
       statuses.push(row(p, status));
     }
-    for (const f of findings) if (f.dismissed === null && ((f.grounding.status !== 'ungrounded' && f.grounding.status !== 'unquoted') || f.toFixer) && !wasOpenBefore.has(f.fingerprint)) statuses.push(row(f, f.status));
+    for (const f of findings) if (f.dismissed === null && !f.held && ((f.grounding.status !== 'ungrounded' && f.grounding.status !== 'unquoted') || f.toFixer) && !wasOpenBefore.has(f.fingerprint)) statuses.push(row(f, f.status));
   }
 
   const open = findings.filter((f) => f.toFixer);
@@ -345,7 +363,7 @@ function streak(finding: MergedFinding, history: Verdict[]): number {
   let n = 1;
   for (let i = history.length - 1; i >= 0; i--) {
     const then = findingsOf(history[i]!).get(finding.fingerprint);
-    if (!then || (then.status !== 'NOT_FIXED' && then.status !== 'REGRESSED')) break;
+    if (!then || then.held || (then.status !== 'NOT_FIXED' && then.status !== 'REGRESSED')) break;
     n += 1;
   }
   return n;
@@ -389,6 +407,7 @@ export function mergeCluster(members: Reported[]): MergedFinding {
   const categories: string[] = [];
   const interpretations: string[] = [];
   let reporters = 0;
+  let confidence: number | null = null;
   for (const m of members) {
     const order =
       Number(m.grounding.status === 'ungrounded') - Number(rep.grounding.status === 'ungrounded') ||
@@ -415,6 +434,7 @@ export function mergeCluster(members: Reported[]): MergedFinding {
     if (!categories.includes(finding.category)) categories.push(finding.category);
     if (m.interpreted) for (const note of m.interpreted) if (!interpretations.includes(note)) interpretations.push(note);
     reporters |= REPORTER_BIT[m.reviewer];
+    if (finding.confidence !== undefined && (confidence === null || finding.confidence > confidence)) confidence = finding.confidence;
   }
   fingerprint ??= fingerprintOf(rep.key);
   return {
@@ -436,5 +456,7 @@ export function mergeCluster(members: Reported[]): MergedFinding {
     unverified: false,
     interpretations,
     dismissed: null,
+    confidence,
+    held: null,
   };
 }

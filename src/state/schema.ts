@@ -19,7 +19,7 @@ export const STATE_VERSION = 1;
 export const ESCALATION_CHOICES = ['pending', 'offered', 'structural', 'patch', 'halt', 'none'] as const;
 export type EscalationChoice = (typeof ESCALATION_CHOICES)[number];
 
-export const STATE_SHAPE = 'c467e3d0eed32647';
+export const STATE_SHAPE = '42fe9082676923ec';
 
 /**
  * The schemas, built when a state is first checked rather than when a hook starts: a hook that never
@@ -182,8 +182,11 @@ function build() {
         similarity: z.number().check(z.minimum(0), z.maximum(1)),
         /** budget: no new round starts once the agents' tokens reach this; null = no budget. */
         maxTokens: z._default(z.nullable(positiveInt()), null),
+        /** The completion policy (--done-when, --min-confidence); a state from before it reads as every finding blocking. */
+        doneWhen: z._default(z.enum(['critical', 'warning', 'info']), 'info'),
+        minConfidence: z._default(z.int().check(z.minimum(0), z.maximum(100)), 0),
       }),
-      { maxCritical: 5, stuckRounds: 3, similarity: 0.95, maxTokens: null },
+      { maxCritical: 5, stuckRounds: 3, similarity: 0.95, maxTokens: null, doneWhen: 'info', minConfidence: 0 },
     ),
     /** The project's checks, named by the user (--check, .minions.json), and how they did when the loop started. */
     checks: z._default(z.object({ commands: z.array(z.string()), timeoutSeconds: positiveInt(), baseline: z.array(CheckOutcome) }), {

@@ -52,6 +52,8 @@ export interface ScenarioFinding {
   suggestion?: string;
   /** Used when the evidence is not (or no longer) in the file. Default null (whole-file). */
   line?: number | null;
+  /** The reviewer's confidence, 0–100 (left out of the review when not given). */
+  confidence?: number;
 }
 
 /**
@@ -271,6 +273,7 @@ export function reviewJson(reviewer: string, findings: ScenarioFinding[], dir: s
     description: f.description,
     evidence: f.evidence,
     suggestion: f.suggestion ?? '',
+    ...(f.confidence === undefined ? {} : { confidence: f.confidence }),
   }));
   const count = (s: string): number => issues.filter((i) => i.severity === s).length;
   return `${JSON.stringify(

@@ -412,6 +412,7 @@ describe.concurrent('status --json', () => {
       openFindings: { count: 0, fingerprints: [], issues: [] },
       paths: { root: loop.root, state: '.agents/tmp/state.json', phases: '.agents/tmp/phases/', verdict: null },
       // The facts REPORT.md renders, here of a loop whose first review is not done yet.
+      policy: { doneWhen: 'warning', minConfidence: 80 },
       outcome: expect.objectContaining({ runId: state.runId, best: null, rounds: [expect.objectContaining({ round: 1, reviewed: false })], files: { phases: '.agents/tmp/phases/', report: '.agents/tmp/phases/REPORT.md' } }),
     });
     expect((await json(loop, OTHER_SESSION)).session).toEqual({ id: SESSION, isThisSession: false });

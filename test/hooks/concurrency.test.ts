@@ -39,7 +39,7 @@ describe('concurrent SubagentStops', () => {
 
   beforeAll(async () => {
     const loop = new Loop(projectTestdir());
-    await loop.start('--max-iterations 3 concurrency');
+    await loop.start('--done-when info --max-iterations 3 concurrency');
     const d = await loop.dispatchReviewers();
     expectAllOk(d);
     dispatched = loop.dir;

@@ -204,7 +204,8 @@ describe('a loop that converges', () => {
   });
 
   it('a finding the fixer declined twice and that is raised again is contested: reported, not fixed again, DONE', async () => {
-    const loop = await startLoop('review the cart');
+    // Today's rule (every finding blocks): the info finding D is what is contested.
+    const loop = await startLoop('--done-when info review the cart');
     const v1 = await review(loop, 1, { critic: [D], pedant: [B] });
     const fpD = v1.findings.find((f: any) => f.file === 'src/cart.ts' && f.line === 15).fingerprint;
     const decline = (n: number): FixAnswer[] => loop.openFingerprints(n).map((fingerprint) => (fingerprint === fpD ? { fingerprint, status: 'declined', reason: 'string concatenation is the house style here' } : { fingerprint, status: 'fixed', kind: 'patch' }));

@@ -161,7 +161,7 @@ describe('a round reads the dismissals', () => {
 describe('unquoted findings through the hooks', () => {
   it('a finding with no quote is unquoted, never grounded, and not counted in its reviewer\'s score', async () => {
     const loop = new Loop(projectTestdir());
-    await loop.start('review the cart');
+    await loop.start('--done-when info review the cart');
     const { verdict } = await review(loop, 1, { critic: [issue({ evidence: '', severity: 'info', line: null })], pedant: [issue({ evidence: '$ npm test\nFAIL cart.test.ts' })] });
     const statuses = verdict.findings.map((f: any) => [f.reporters.join(), f.grounding.status, f.toFixer]);
     expect(statuses).toEqual(expect.arrayContaining([['critic', 'unquoted', false], ['pedant', 'unquoted', true]]));

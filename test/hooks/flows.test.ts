@@ -168,7 +168,7 @@ describe.concurrent('clean first pass → DONE', () => {
 describe.concurrent('issues → R2 → fix → iteration 2 → clean → DONE', () => {
   it('walks two iterations', async () => {
     const loop = newLoop();
-    await loop.start('--max-iterations 4 fix the cart');
+    await loop.start('--done-when info --max-iterations 4 fix the cart');
     const offByOne = issue({ severity: 'critical', description: 'total() reads items[items.length], which is undefined' });
     const reviews = {
       ...allClean(),
@@ -289,7 +289,7 @@ describe.concurrent('issues → R2 → fix → iteration 2 → clean → DONE', 
 describe.concurrent('never clean → STOPPED at the iteration budget', () => {
   it('stops after max iterations with the open issues in the state and the closing message', async () => {
     const loop = newLoop();
-    await loop.start('--max-iterations 2 fix everything');
+    await loop.start('--done-when info --max-iterations 2 fix everything');
     await loop.reviewRound(1, { ...allClean(), witness: reviewWithIssues('witness') });
     expect(loop.state().currentPhase).toBe('R2');
     await loop.dispatch(FIXER);

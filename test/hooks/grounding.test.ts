@@ -11,9 +11,9 @@ import { paced } from '../helpers/pace';
 
 afterEach(removeTestdirs);
 
-async function startedLoop(): Promise<Loop> {
+async function startedLoop(args = 'review the cart'): Promise<Loop> {
   const loop = new Loop(projectTestdir());
-  await loop.start('review the cart');
+  await loop.start(args);
   return loop;
 }
 
@@ -144,7 +144,7 @@ describe('a broad quote', () => {
 
 describe('declines', () => {
   it('one fingerprint listed twice as declined in one summary counts once: contested only after declines in two rounds', async () => {
-    const loop = await startedLoop();
+    const loop = await startedLoop('--done-when info review the cart');
     // Another finding each round keeps the open set changing (no_progress stays quiet).
     const D = issueAt('src/cart.ts', 15, { category: 'naming', severity: 'info', description: 'label text' });
     const B = issueAt('src/cart.ts', 9, { category: 'logic-error', description: 'the discount is not clamped' });

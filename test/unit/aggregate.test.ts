@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { REPORTERS, REVIEWERS, type Reviewer } from '../../src/protocol/agents';
-import { DEFAULT_RULES } from '../../src/protocol/stop-rules';
+import { DEFAULT_RULES as POLICY_RULES, LEGACY_POLICY } from '../../src/protocol/stop-rules';
+
+/** Today's rule (every finding blocks DONE) for the tests of statuses, classes and stop rules; the completion policy has its own tests below. */
+const DEFAULT_RULES = { ...POLICY_RULES, ...LEGACY_POLICY };
 import { aggregateRound, identityOf, mergeCluster, type Reported, type RoundInput } from '../../src/review/aggregate';
 import { fingerprintOf } from '../../src/review/fingerprint';
 import { ground, type Sources } from '../../src/review/grounding';
@@ -11,7 +14,7 @@ import type { Finding } from '../../src/protocol/reviewer-output';
 import type { Verdict } from '../../src/protocol/verdict-schema';
 import * as progress from '../../src/core/progress';
 import { json } from '../../src/core/loop-state';
-import { verdictJson } from '../../src/core/round';
+import { fixerBrief, verdictJson } from '../../src/core/round';
 import { MAX_LISTED } from '../../src/report/markdown';
 import { NOW, reviewJson, stateBuilder } from './builders';
 
@@ -451,6 +454,8 @@ describe('mergeCluster', () => {
       unverified: false,
       interpretations: [...new Set(members.flatMap((m) => m.interpreted ?? []))],
       dismissed: null,
+      confidence: members.reduce<number | null>((best, m) => (m.finding.confidence === undefined ? best : Math.max(best ?? 0, m.finding.confidence)), null),
+      held: null,
       status: 'NEW',
       toFixer: false,
     };
@@ -564,5 +569,82 @@ describe('dismissed findings (.minions/dismissed.json)', () => {
     const withMachine = round(1, {}, [], { machine: [machine] });
     const kept = round(1, {}, [], { machine: [machine], dismissed: [dismissalOf(withMachine)] });
     expect(kept.findings[0]).toMatchObject({ dismissed: null, toFixer: true });
+  });
+});
+
+describe('the completion policy (--done-when, --min-confidence)', () => {
+  const policy = (doneWhen: 'critical' | 'warning' | 'info', minConfidence = 0) => ({ rules: { ...POLICY_RULES, doneWhen, minConfidence } });
+  const naming = (over: Partial<Finding> = {}) => offByOne({ severity: 'info', category: 'naming', line: 2, evidence: 'const out = [];', description: 'out says nothing', ...over });
+
+  it.each([
+    // done-when, the findings' severities, what the round does next, which findings are held
+    ['info', ['info'], 'R2', [null]],
+    ['warning', ['info'], 'DONE', ['level']],
+    ['warning', ['warning', 'info'], 'R2', [null, 'level']],
+    ['critical', ['warning', 'info'], 'DONE', ['level', 'level']],
+    ['critical', ['critical', 'warning'], 'R2', [null, 'level']],
+  ] as const)('--done-when %s, findings %j → %s', (doneWhen, severities, next, held) => {
+    const findings = severities.map((severity, i) => (i === 0 ? offByOne({ severity }) : naming({ severity })));
+    const v = round(1, { critic: findings }, [], policy(doneWhen));
+    expect(v.next).toBe(next);
+    expect(v.findings.map((f) => f.held)).toEqual(held);
+    // A held finding is listed, and neither counted nor sent to the fixer.
+    expect(v.findings.filter((f) => f.toFixer).length).toBe(v.total_issues);
+    expect(v.total_issues).toBe(held.filter((h) => h === null).length);
+  });
+
+  it.each([
+    // confidences of the reviewers who report the one finding, the threshold, held, next
+    [[60], 80, 'confidence', 'DONE'],
+    [[60, 70], 80, null, 'R2'],
+    [[80], 80, null, 'R2'],
+    [[undefined], 80, null, 'R2'],
+    [[10], 0, null, 'R2'],
+  ] as const)('confidences %j against --min-confidence %s: held %s, next %s', (scores, min, held, next) => {
+    const who = ['critic', 'pedant'] as const;
+    const reports = Object.fromEntries(scores.map((c, i) => [who[i], [offByOne(c === undefined ? {} : { confidence: c })]]));
+    const v = round(1, reports, [], policy('info', min));
+    expect(v.findings).toHaveLength(1);
+    expect(v.findings[0]).toMatchObject({ held, toFixer: held === null, confidence: scores.every((c) => c === undefined) ? null : Math.max(...scores.map((c) => c ?? 0)) });
+    expect(v.next).toBe(next);
+  });
+
+  it("the hooks' own findings always count: an info Layer-0 finding blocks DONE under --done-when critical", () => {
+    const machine = [{ reporter: 'layer0' as const, severity: 'info' as const, category: 'placeholder', file: 'src/page.ts', line: 2, description: 'a TODO was added', evidence: 'const out = [];', suggestion: 'finish it' }];
+    const v = round(1, {}, [], { ...policy('critical'), machine });
+    expect(v.findings[0]).toMatchObject({ held: null, toFixer: true });
+    expect(v.next).toBe('R2');
+  });
+
+  it('a held finding feeds no stop rule: no class, no streak, never CONTESTED, no re-review row', () => {
+    const rules = { ...policy('warning').rules, stuckRounds: 1 };
+    const r1 = round(1, { critic: [offByOne()], pedant: [naming()] }, [], { rules });
+    const fp = r1.findings.find((f) => f.category === 'naming')!.fingerprint;
+    expect(r1.classes.flatMap((c) => c.fingerprints)).not.toContain(fp);
+    // Round 2: the warning is fixed, the info finding is reported again and was declined twice.
+    const r2 = round(2, { pedant: [naming()] }, [r1], { rules, declines: { [fp]: 2 } });
+    expect(r2.findings[0]).toMatchObject({ fingerprint: fp, held: 'level', toFixer: false });
+    expect(r2.findings[0]!.status).not.toBe('CONTESTED');
+    expect(r2.statuses.map((s) => s.fingerprint)).not.toContain(fp);
+    expect([r2.next, r2.stopReason]).toEqual(['DONE', null]);
+    // The same rounds under today's rule: the info finding keeps the loop going.
+    const legacy = round(2, { pedant: [naming()] }, [round(1, { critic: [offByOne()], pedant: [naming()] }, [], { rules: { ...rules, ...LEGACY_POLICY } })], { rules: { ...rules, ...LEGACY_POLICY } });
+    expect(legacy.next).not.toBe('DONE');
+  });
+
+  it('the round\'s progress line counts what the policy held back', () => {
+    const v = round(1, { critic: [naming()], pedant: [swallowed({ confidence: 20 })] }, [], policy('warning', 50));
+    const state = stateBuilder().build();
+    expect(progress.notify.verdict(state, v, state)).toMatch(/: no issues \[1 below --done-when, not blocking, 1 below --min-confidence, listed\]; .* → DONE$/);
+  });
+
+  it("the fixer's brief lists the findings below the level as optional, and never a low-confidence one", () => {
+    const v = round(1, { critic: [offByOne(), naming(), swallowed({ confidence: 20 })] }, [], policy('warning', 50));
+    expect(v.next).toBe('R2');
+    const brief = fixerBrief(stateBuilder().build(), v, v.findings.filter((f) => f.toFixer));
+    expect(brief.findings.map((f) => [f.category, 'optional' in f ? f.optional : false])).toEqual([
+      ['correctness', false],
+      ['naming', true],
+    ]);
   });
 });

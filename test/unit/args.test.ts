@@ -23,7 +23,9 @@ describe('parseCommand', () => {
     ['/minions:review -- --max-iterations 3 in the docs', { kind: 'review', task: '--max-iterations 3 in the docs', maxIterations: 5, force: false, rules: R }],
     ['/minions:review', { kind: 'review', task: DEFAULT_TASK, maxIterations: 5, force: false, rules: R }],
     ['  /minions:review\n multi\nline task', { kind: 'review', task: 'multi line task', maxIterations: 5, force: false, rules: R }],
-    ['/minions:review --max-critical 2 --stuck-rounds 4 --fixpoint-similarity 0.9 x', { kind: 'review', task: 'x', maxIterations: 5, force: false, rules: { maxCritical: 2, stuckRounds: 4, similarity: 0.9, maxTokens: null } }],
+    ['/minions:review --max-critical 2 --stuck-rounds 4 --fixpoint-similarity 0.9 x', { kind: 'review', task: 'x', maxIterations: 5, force: false, rules: { ...R, maxCritical: 2, stuckRounds: 4, similarity: 0.9 } }],
+    ['/minions:review --done-when critical --min-confidence 0 x', { kind: 'review', task: 'x', maxIterations: 5, force: false, rules: { ...R, doneWhen: 'critical', minConfidence: 0 } }],
+    ['/minions:review --done-when=info --min-confidence=100 x', { kind: 'review', task: 'x', maxIterations: 5, force: false, rules: { ...R, doneWhen: 'info', minConfidence: 100 } }],
     ['/minions:review --max-tokens 250000 x', { kind: 'review', task: 'x', maxIterations: 5, force: false, rules: { ...R, maxTokens: 250_000 } }],
     ['/minions:review --max-critical=0 x', { kind: 'review', task: 'x', maxIterations: 5, force: false, rules: { ...R, maxCritical: 0 } }],
     ['/minions:status', { kind: 'status' }],
@@ -68,6 +70,10 @@ describe('parseCommand', () => {
 
   it.each([
     ['/minions:review --max-iterations 0 x', '--max-iterations must be a whole number from 1 to 20, not "0"'],
+    ['/minions:review --done-when warn x', '--done-when must be one of critical, warning, info, not "warn"'],
+    ['/minions:review --done-when', '--done-when needs one of critical, warning, info'],
+    ['/minions:review --min-confidence 101 x', '--min-confidence must be a whole number from 0 to 100, not "101"'],
+    ['/minions:review --min-confidence 0.8 x', '--min-confidence must be a whole number from 0 to 100, not "0.8"'],
     ['/minions:review --max-iterations 21 x', '--max-iterations must be a whole number from 1 to 20, not "21"'],
     ['/minions:review --max-iterations abc x', '--max-iterations must be a whole number from 1 to 20, not "abc"'],
     ['/minions:review --max-iterations 2.5 x', '--max-iterations must be a whole number from 1 to 20, not "2.5"'],
@@ -118,8 +124,8 @@ describe('options are read only before the task', () => {
 
   it('the flag table is the parser: every flag in it is read, with its range', () => {
     for (const [name, spec] of Object.entries(REVIEW_FLAGS)) {
-      const value = spec.kind === 'switch' ? [] : spec.kind === 'command' ? ['"npm test"'] : spec.kind === 'word' ? ["'a b'"] : [String(spec.max)];
-      const read = spec.kind === 'switch' ? true : spec.kind === 'command' ? ['npm test'] : spec.kind === 'word' ? 'a b' : spec.max;
+      const value = spec.kind === 'switch' ? [] : spec.kind === 'command' ? ['"npm test"'] : spec.kind === 'word' ? ["'a b'"] : spec.kind === 'choice' ? [spec.values[0]] : [String(spec.max)];
+      const read = spec.kind === 'switch' ? true : spec.kind === 'command' ? ['npm test'] : spec.kind === 'word' ? 'a b' : spec.kind === 'choice' ? spec.values[0] : spec.max;
       expect(parseOptions([`--${name}`, ...value, 'task'], REVIEW_FLAGS)).toEqual({ ok: true, values: { [name]: read }, rest: ['task'] });
     }
   });

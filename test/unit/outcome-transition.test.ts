@@ -14,7 +14,7 @@ const cost = (agentId: string, name: string, total: number | null) => ({ agentId
 
 /** Four reviews in, the fifth about to stop: its stop completes the round, then the round's verdict step runs. */
 function fourDone(budget: number | null, spent: number) {
-  let builder = stateBuilder({ rules: { maxCritical: 5, stuckRounds: 3, similarity: 0.95, maxTokens: budget } });
+  let builder = stateBuilder({ rules: { maxCritical: 5, stuckRounds: 3, similarity: 0.95, maxTokens: budget, doneWhen: 'info', minConfidence: 0 } });
   for (const r of REVIEWERS.slice(0, 4)) builder = builder.reviewer(r, { status: 'valid', dispatches: 1, counts: { critical: 1, warning: 0, info: 0 } });
   builder = builder.reviewer('silent-failure-hunter', { status: 'running', dispatches: 1 });
   const files = Object.fromEntries(REVIEWERS.map((r) => [r, withIssue])) as ReturnType<typeof noFiles>;
@@ -72,7 +72,7 @@ describe('the token budget (--max-tokens)', () => {
   });
 
   it('a clean verdict ends DONE even past the budget', () => {
-    const builder = stateBuilder({ rules: { maxCritical: 5, stuckRounds: 3, similarity: 0.95, maxTokens: 10 } }).allReviewers({ status: 'valid', dispatches: 1, counts: { critical: 0, warning: 0, info: 0 } }).reviewer('pedant', { status: 'running', dispatches: 1 });
+    const builder = stateBuilder({ rules: { maxCritical: 5, stuckRounds: 3, similarity: 0.95, maxTokens: 10, doneWhen: 'info', minConfidence: 0 } }).allReviewers({ status: 'valid', dispatches: 1, counts: { critical: 0, warning: 0, info: 0 } }).reviewer('pedant', { status: 'running', dispatches: 1 });
     const clean = Object.fromEntries(REVIEWERS.map((r) => [r, reviewJson()])) as ReturnType<typeof noFiles>;
     const out = throughRound(builder.loaded(), reviewerStop('pedant', clean, null, undefined, { cost: cost('a2', 'pedant', 5000) }), clean);
     expect(out.state!.currentPhase).toBe('DONE');
@@ -80,7 +80,7 @@ describe('the token budget (--max-tokens)', () => {
 
   it('spent when the fixer ends: STOPPED budget before the next review, its open findings kept for the outcome', () => {
     const verdict = verdictOf(1, { pedant: [F.format] });
-    const state = stateBuilder({ rules: { maxCritical: 5, stuckRounds: 3, similarity: 0.95, maxTokens: 1000 } }).inR2(1).r2({ status: 'running', dispatches: 1 }).build();
+    const state = stateBuilder({ rules: { maxCritical: 5, stuckRounds: 3, similarity: 0.95, maxTokens: 1000, doneWhen: 'info', minConfidence: 0 } }).inR2(1).r2({ status: 'running', dispatches: 1 }).build();
     const event: Event = { ...fixerStop('- [fixed] fp0', answers(['fp0'])), cost: cost('f1', 'review-fixer', 1200), verdict, tree: 'fix-tree' } as Event;
     const out = transition({ kind: 'ok', state }, event);
     expect(out.state).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'budget', iteration: 1, stopDetail: '1,200 tokens used of the 1,000 budget before review 2' });

@@ -1,4 +1,5 @@
 /** .minions.json: validated with errors that name the key; its values are the defaults, flags override them. */
+import { DEFAULT_DONE_WHEN, DEFAULT_MIN_CONFIDENCE } from '../../src/protocol/stop-rules';
 import { describe, expect, it } from 'vitest';
 import { parseCommand } from '../../src/core/args';
 import { DEFAULT_SETTINGS, settingsFromConfig, validateConfig } from '../../src/config/project-config';
@@ -23,6 +24,8 @@ describe('validateConfig', () => {
       maxTokens: 2_000_000,
       base: 'origin/main',
       layer0: { disable: ['no_duplicate_headings'] },
+      minConfidence: 60,
+      doneWhen: 'critical',
     };
     const result = config(data);
     expect(result).toEqual({ ok: true, config: data });
@@ -36,19 +39,26 @@ describe('validateConfig', () => {
       checks: ['npm test', 'npx tsc --noEmit'],
       layer0Disabled: ['no_duplicate_headings'],
       base: 'origin/main',
+      minConfidence: 60,
+      doneWhen: 'critical',
     });
   });
 
   it.each([
-    [{ maxIteration: 3 }, 'unknown key "maxIteration" (did you mean "maxIterations"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, checkTimeoutSeconds, maxTokens, base, layer0'],
-    [{ 'max-iterations': 3 }, 'unknown key "max-iterations" (did you mean "maxIterations"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, checkTimeoutSeconds, maxTokens, base, layer0'],
-    [{ colour: 'red' }, 'unknown key "colour"; known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, checkTimeoutSeconds, maxTokens, base, layer0'],
+    [{ maxIteration: 3 }, 'unknown key "maxIteration" (did you mean "maxIterations"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, minConfidence, checkTimeoutSeconds, maxTokens, doneWhen, base, layer0'],
+    [{ 'max-iterations': 3 }, 'unknown key "max-iterations" (did you mean "maxIterations"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, minConfidence, checkTimeoutSeconds, maxTokens, doneWhen, base, layer0'],
+    [{ colour: 'red' }, 'unknown key "colour"; known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, minConfidence, checkTimeoutSeconds, maxTokens, doneWhen, base, layer0'],
     [{ maxIterations: 50 }, '"maxIterations" must be a whole number from 1 to 20, not 50'],
     [{ maxIterations: 2.5 }, '"maxIterations" must be a whole number from 1 to 20, not 2.5'],
     [{ maxIterations: '3' }, '"maxIterations" must be a whole number from 1 to 20, not "3"'],
     [{ fixpointSimilarity: 0.1 }, '"fixpointSimilarity" must be a number from 0.5 to 1, not 0.1'],
     [{ checkTimeoutSeconds: 601 }, '"checkTimeoutSeconds" must be a whole number from 1 to 600, not 601'],
     [{ maxTokens: 0 }, '"maxTokens" must be a whole number from 1 to 1000000000000, not 0'],
+    [{ doneWhen: 'warn' }, '"doneWhen" must be one of "critical", "warning", "info", not "warn"'],
+    [{ doneWhen: 2 }, '"doneWhen" must be one of "critical", "warning", "info", not 2'],
+    [{ minConfidence: 101 }, '"minConfidence" must be a whole number from 0 to 100, not 101'],
+    [{ minConfidence: 0.8 }, '"minConfidence" must be a whole number from 0 to 100, not 0.8'],
+    [{ donewhen: 'info' }, 'unknown key "donewhen" (did you mean "doneWhen"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, minConfidence, checkTimeoutSeconds, maxTokens, doneWhen, base, layer0'],
     [{ maxTokens: 'lots' }, '"maxTokens" must be a whole number from 1 to 1000000000000, not "lots"'],
     [{ checks: 'npm test' }, '"checks" must be a list of shell commands, e.g. ["npm test"], not "npm test"'],
     [{ checks: ['npm test', ''] }, '"checks[1]" must be a command of 1 to 2000 characters, not ""'],
@@ -86,6 +96,13 @@ describe('flags override the config', () => {
       ok: true,
       command: { maxIterations: 3, rules: { stuckRounds: 2, maxCritical: 5, maxTokens: 500_000 }, checks: { commands: ['npm test'], timeoutSeconds: 90 }, layer0: { disabled: ['no_text_loop'] } },
     });
+  });
+
+  it('the completion policy: the config gives it, a flag wins, the defaults otherwise', () => {
+    const policy = settingsFromConfig({ doneWhen: 'info', minConfidence: 40 });
+    expect(parseCommand('/minions:review x', policy)).toMatchObject({ ok: true, command: { rules: { doneWhen: 'info', minConfidence: 40 } } });
+    expect(parseCommand('/minions:review --done-when critical --min-confidence 90 x', policy)).toMatchObject({ ok: true, command: { rules: { doneWhen: 'critical', minConfidence: 90 } } });
+    expect(parseCommand('/minions:review x', settings)).toMatchObject({ ok: true, command: { rules: { doneWhen: DEFAULT_DONE_WHEN, minConfidence: DEFAULT_MIN_CONFIDENCE } } });
   });
 
   it('a flag wins over the config, and --check replaces its checks', () => {

@@ -5,7 +5,7 @@
 import { REVIEWERS, type Reviewer } from '../../src/protocol/agents';
 import { newIteration } from '../../src/core/loop-state';
 import { verdictSummary } from '../../src/core/round';
-import { DEFAULT_RULES } from '../../src/protocol/stop-rules';
+import { DEFAULT_RULES, LEGACY_POLICY, type StopRules } from '../../src/protocol/stop-rules';
 import { aggregateRound } from '../../src/review/aggregate';
 import type { Sources } from '../../src/review/grounding';
 import type { Finding } from '../../src/protocol/reviewer-output';
@@ -48,14 +48,15 @@ export const F = {
 export type Reports = Partial<Record<Reviewer, Finding[]>>;
 
 /** One round's verdict, aggregated from these reports as the hooks do. */
-export function verdictOf(iteration: number, reports: Reports, history: Verdict[] = [], over: { maxIterations?: number; declines?: Record<string, number> } = {}): Verdict {
+export function verdictOf(iteration: number, reports: Reports, history: Verdict[] = [], over: { maxIterations?: number; declines?: Record<string, number>; policy?: Pick<StopRules, 'doneWhen' | 'minConfidence'> } = {}): Verdict {
   const reviews = Object.fromEntries(REVIEWERS.map((r) => [r, { text: reviewJson(reports[r] ?? []), valid: true, error: null }])) as Parameters<typeof aggregateRound>[0]['reviews'];
   return aggregateRound({
     iteration,
     maxIterations: over.maxIterations ?? 3,
     task: 'Add the price helpers and the config loader',
     now: NOW,
-    rules: DEFAULT_RULES,
+    // Today's rule unless a test names a policy: the report tests are about rendering.
+    rules: { ...DEFAULT_RULES, ...(over.policy ?? LEGACY_POLICY) },
     reviews,
     sources: SHOP,
     history,

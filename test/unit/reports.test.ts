@@ -11,8 +11,8 @@ import type { Verdict } from '../../src/protocol/verdict-schema';
 import type { CheckStatus } from '../../src/protocol/check-runs';
 import type { CheckEntry, ChecksReport } from '../../src/checks/reports';
 import { NOW } from './builders';
-import { replacedNote, rewrittenNote } from '../../src/report/texts';
-import { F, agent, loopOf, tokens } from './report-builders';
+import { policyText, replacedNote, rewrittenNote } from '../../src/report/texts';
+import { F, agent, loopOf, tokens, verdictOf } from './report-builders';
 
 const PHASES = '.agents/tmp/phases/';
 const CHANGE = ' src/config.js | 4 +++-\n src/price.js  | 2 +-\n 2 files changed, 4 insertions(+), 2 deletions(-)';
@@ -170,6 +170,23 @@ describe('reports of a large round list the first findings and say where the res
     const report = renderLoopReport(loopFacts({ ...loop, totalChange: CHANGE, phasesDir: PHASES }));
     expect(report).toMatch(/- \*\*critical\*\* `src\/payments\.js:12` \(security, NEW, unverified: not found in the code as quoted; witness\)/);
     expect(report).not.toContain('did not match the code (ungrounded)');
+  });
+
+  it('the completion policy: below-threshold findings under a heading of their own, below-level ones marked not blocking; REPORT.md names the policy', () => {
+    const v = verdictOf(1, { pedant: [F.format, { ...F.swallowed, confidence: 30 }], critic: [F.docs] }, [], { policy: { doneWhen: 'warning', minConfidence: 50 } });
+    const review = renderReviewReport({ verdict: v, answers: null, fix: 'pending', checks: null });
+    const [findings, below] = review.split('## Below the confidence threshold');
+    expect(below).toBeDefined();
+    // The low-confidence finding is listed under its heading, with its score, and not in the findings table.
+    expect(below).toMatch(/\| `src\/config\.js:4` \| warning \| 30 \| error-handling \| pedant \| every failure becomes an empty config \|/);
+    expect(findings).not.toContain('every failure becomes an empty config');
+    expect(findings).toMatch(/\| info \| docs \| critic \| BELOW --done-when: not blocking \|/);
+    expect(findings).toContain('1 finding below the completion level (--done-when): reported, not counted against DONE');
+    const loop = loopOf([{ reports: {} }]);
+    const report = renderLoopReport(loopFacts({ ...loop, totalChange: CHANGE, phasesDir: PHASES }));
+    expect(report).toContain(`**Completion policy:** ${policyText(loop.state.rules)}.`);
+    expect(policyText({ doneWhen: 'warning', minConfidence: 80 })).toBe('open critical and warning findings block DONE, lower ones are reported (--done-when warning); findings one reviewer scored below 80 are listed, not fixed (--min-confidence 80)');
+    expect(policyText({ doneWhen: 'info', minConfidence: 0 })).toBe('every open finding blocks DONE (--done-when info); no confidence threshold (--min-confidence 0)');
   });
 
   it('REPORT.md: the first MAX_LISTED open findings, and the round verdict that has them all', () => {

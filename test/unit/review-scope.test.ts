@@ -127,9 +127,9 @@ describe('--no-fix: the round ends the loop', () => {
   it('a stop about the fix rounds (the last iteration, too many criticals) is REVIEWED too', () => {
     expect(fiveDone(reviewJson([finding({ severity: 'critical' })]), { maxIterations: 1 }).state).toMatchObject({ currentPhase: 'REVIEWED', stopReason: null });
     const many = reviewJson(Array.from({ length: 7 }, (_, i) => finding({ severity: 'critical', description: `defect ${i}`, category: `c${i}` })));
-    expect(fiveDone(many, { rules: { maxCritical: 0, stuckRounds: 3, similarity: 0.95, maxTokens: null } }).state).toMatchObject({ currentPhase: 'REVIEWED' });
+    expect(fiveDone(many, { rules: { maxCritical: 0, stuckRounds: 3, similarity: 0.95, maxTokens: null, doneWhen: 'info', minConfidence: 0 } }).state).toMatchObject({ currentPhase: 'REVIEWED' });
     // The same rounds without --no-fix stop.
-    expect(fiveDone(many, { reviewOnly: false, rules: { maxCritical: 0, stuckRounds: 3, similarity: 0.95, maxTokens: null } }).state).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'structural_rework_needed' });
+    expect(fiveDone(many, { reviewOnly: false, rules: { maxCritical: 0, stuckRounds: 3, similarity: 0.95, maxTokens: null, doneWhen: 'info', minConfidence: 0 } }).state).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'structural_rework_needed' });
     expect(fiveDone(reviewJson([finding({ severity: 'critical' })]), { reviewOnly: false, maxIterations: 1 }).state).toMatchObject({ currentPhase: 'STOPPED', stopReason: 'max_iterations' });
   });
 

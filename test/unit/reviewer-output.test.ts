@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { readConfidence } from '../../src/protocol/review-reader';
 import { Finding, MAX_FINDINGS, MAX_REVIEW_CHARS, ReviewerOutput, canonicalFinding, canonicalRest, CLEAN_REVIEW, extractJsonFromMessage, parseReview } from '../../src/protocol/reviewer-output';
 import { finding, reviewJson } from './builders';
 
@@ -104,6 +105,7 @@ describe('canonicalFinding (the fast path of parseReview)', () => {
       description: field(fc.constantFrom('wrong', ' wrong ', '')),
       evidence: field(fc.constantFrom('x = 1', '  y  ', '')),
       suggestion: field(fc.constantFrom('fix it', '')),
+      confidence: field(fc.integer({ min: 0, max: 100 }), fc.constantFrom(0.85, '85', '85%', 150, -1, 'high')),
       extra: anyValue,
     },
     { requiredKeys: [] },
@@ -175,5 +177,49 @@ describe('canonicalFinding (the fast path of parseReview)', () => {
     const text = reviewJson([finding(), finding({ severity: 'severe' as never }), finding({ file: '' })]);
     const parsed = parseReview(text);
     expect(!parsed.ok && parsed.error).toMatch(/^issues\[2\] has no file/);
+  });
+});
+
+describe("a finding's confidence, read leniently (optional)", () => {
+  const base = { severity: 'warning', category: 'logic', file: 'src/a.ts', line: 3, description: 'd', evidence: 'e' };
+  const read = (confidence: unknown, key = 'confidence') => {
+    const issue = confidence === undefined ? base : { ...base, [key]: confidence };
+    const parsed = parseReview(JSON.stringify({ issues: [issue], summary: { verdict: 'issues_found' } }));
+    if (!parsed.ok) throw new Error(parsed.error);
+    return { confidence: parsed.issues[0]!.confidence, notes: parsed.interpreted?.[0] ?? [] };
+  };
+
+  it.each([
+    // as written, as read, the note the verdict records (none: read as written)
+    [85, 85, null],
+    [0, 0, null],
+    [100, 100, null],
+    ['85', 85, 'confidence "85" read as 85'],
+    [' 85 % ', 85, 'confidence " 85 % " read as 85'],
+    ['85%', 85, 'confidence "85%" read as 85'],
+    [0.85, 85, 'confidence 0.85 read as 85'],
+    ['0.85', 85, 'confidence "0.85" read as 85'],
+    [72.6, 73, 'confidence 72.6 read as 73'],
+    ['high', 75, 'confidence "high" read as 75'],
+    [undefined, undefined, null],
+    // Nonsense is not sent back (the score is optional): recorded, and read as not scored, which counts like an old review's finding.
+    ['very sure', undefined, 'confidence "very sure" is not a score from 0 to 100: read as not scored'],
+    [150, undefined, 'confidence 150 is not a score from 0 to 100: read as not scored'],
+    [-5, undefined, 'confidence -5 is not a score from 0 to 100: read as not scored'],
+    ['120%', undefined, 'confidence "120%" is not a score from 0 to 100: read as not scored'],
+    [true, undefined, 'confidence true is not a score from 0 to 100: read as not scored'],
+    ['constructor', undefined, 'confidence "constructor" is not a score from 0 to 100: read as not scored'],
+  ] as const)('%j → %j', (written, confidence, note) => {
+    const got = read(written);
+    expect(got.confidence).toBe(confidence);
+    expect(got.notes).toEqual(note === null ? [] : [note]);
+  });
+
+  it('a synonym of the key is read, and noted', () => {
+    expect(read(90, 'certainty')).toEqual({ confidence: 90, notes: ['read `certainty` as `confidence`'] });
+  });
+
+  it('readConfidence alone: fractions, percentages and words on the 0–100 scale', () => {
+    expect([0.5, 1, '1', '50%', 'Low', 'medium', null, {}, Number.NaN].map(readConfidence)).toEqual([50, 1, 1, 50, 25, 50, null, null, null]);
   });
 });

@@ -76,6 +76,22 @@ describe('SARIF output', () => {
     );
   });
 
+  it('findings held back by the completion policy are notes, with held and confidence properties', () => {
+    const v = verdictOf(1, { pedant: [F.format, { ...F.swallowed, confidence: 30 }], critic: [{ ...F.discount, confidence: 95 }, F.docs] }, [], { policy: { doneWhen: 'warning', minConfidence: 50 } });
+    const log = toSarif({ verdicts: [v], answers: [null], allRounds: false, version: VERSION });
+    expectValid(log);
+    const byRule = (file: string) => results(log).find((r) => r.locations![0]!.physicalLocation!.artifactLocation!.uri!.startsWith(file))!;
+    expect(byRule('src/config.js')).toMatchObject({ level: 'note', properties: { severity: 'warning', held: 'confidence', confidence: 30 } });
+    expect(byRule('docs/')).toMatchObject({ level: 'note', properties: { severity: 'info', held: 'level' } });
+    expect(byRule('src/price.js').properties).not.toHaveProperty('held');
+    expect(results(log).filter((r) => r.properties!.held === undefined).map((r) => r.level).sort()).toEqual(['error', 'warning']);
+    expect(results(log).find((r) => r.properties!.confidence === 95)).toMatchObject({ level: 'error' });
+    // An ungrounded finding stays out, held or not.
+    const ghost = verdictOf(1, { witness: [F.ghost] }, [], { policy: { doneWhen: 'warning', minConfidence: 50 } });
+    expect(ghost.findings[0]).toMatchObject({ held: 'level', grounding: expect.objectContaining({ status: 'ungrounded' }) });
+    expect(results(toSarif({ verdicts: [ghost], answers: [null], allRounds: false, version: VERSION }))).toEqual([]);
+  });
+
   it('ungrounded findings are left out (counted in the run’s properties); contested ones are suppressions under review', () => {
     const fp = verdictOf(1, { pedant: [F.format] }).findings[0]!.fingerprint;
     const { verdicts, answers } = loopOf([

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { simulateLoop } from '../../sim/loop';
-import { PROFILES, POLICIES, type Profile } from '../../sim/params';
+import { PROFILES, POLICIES, POLICY_OPTIONS, type Profile } from '../../sim/params';
 import { DEFAULT_LOOPS, DEFAULT_SEED, main, renderTable, runCell } from '../../sim/simulate';
 
 const profile = (name: string): Profile => PROFILES.find((p) => p.name === name)!;
@@ -30,6 +30,19 @@ describe('the convergence simulator', () => {
     expect(info.done + Object.values(info.stopped).reduce((a, b) => a + b, 0)).toBeCloseTo(1);
     expect(info.churn).toBeGreaterThan(critical.churn);
     expect(info.firstPrecision).toBeLessThan(1);
+  });
+
+  it("passes each policy to the core as the plugin's options: the core, not the simulator, holds findings back", () => {
+    const noisy = profile('claude-code');
+    const held = (policy: (typeof POLICIES)[number]) => Array.from({ length: 6 }, (_, seed) => simulateLoop(noisy, policy, seed).held).reduce((a, b) => ({ level: a.level + b.level, confidence: a.confidence + b.confidence }));
+    expect(held('info')).toEqual({ level: 0, confidence: 0 });
+    expect(held('warning')).toMatchObject({ confidence: 0 });
+    expect(held('warning').level).toBeGreaterThan(0);
+    expect(held('conf80')).toMatchObject({ level: 0 });
+    expect(held('conf80').confidence).toBeGreaterThan(0);
+    expect(POLICY_OPTIONS['warning+conf80']).toEqual({ doneWhen: 'warning', minConfidence: 80 });
+    // The scripted model (every finding real and confident) ends DONE under every policy.
+    for (const policy of POLICIES) expect(simulateLoop(profile('scripted'), policy, 3).outcome).toBe('DONE');
   });
 
   it('renders one row per profile and policy', () => {
