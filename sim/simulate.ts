@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { simulateLoop, type LoopResult } from './loop';
 import { POLICIES, PROFILES, PROJECT, type Policy, type Profile } from './params';
 import { seedOf } from './rng';
+import { budgetProblems, renderEffortTable, renderTypicalCost, runEfforts } from './effort';
 
 export const DEFAULT_SEED = 27;
 export const DEFAULT_LOOPS = 100;
@@ -130,11 +131,21 @@ export function main(argv: string[]): number {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
   const out = path.resolve(root, value('--out') ?? 'docs/convergence.md');
   const started = Date.now();
-  const table = renderTable(runAll(seed, loops), seed, loops);
+  const efforts = runEfforts(seed, loops);
+  const table = `${renderTable(runAll(seed, loops), seed, loops)}\n${renderEffortTable(efforts)}`;
+  // The effort profiles' typical cost, for REPORT.md: written beside the table, checked with it.
+  const typicalOut = path.resolve(root, 'src/report/typical-cost.ts');
+  const typical = renderTypicalCost(efforts, seed, loops);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const problems = budgetProblems(efforts);
+  if (problems.length > 0) {
+    console.error(`simulate: the effort profiles' defaults do not follow from the measurements (src/protocol/effort.ts):\n- ${problems.join('\n- ')}`);
+    return 1;
+  }
   if (argv.includes('--check')) {
     const now = fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : null;
-    if (now !== table) {
+    const typicalNow = fs.existsSync(typicalOut) ? fs.readFileSync(typicalOut, 'utf8') : null;
+    if (now !== table || (seed === DEFAULT_SEED && loops === DEFAULT_LOOPS && typicalNow !== typical)) {
       console.error(`simulate: ${path.relative(root, out)} differs from a fresh run (seed ${seed}, ${loops} loops): run npm run simulate${seed !== DEFAULT_SEED || loops !== DEFAULT_LOOPS ? ` -- --seed ${seed} --loops ${loops}` : ''}`);
       return 1;
     }
@@ -142,7 +153,9 @@ export function main(argv: string[]): number {
     return 0;
   }
   fs.writeFileSync(out, table);
-  console.log(`simulate: ${PROFILES.length * POLICIES.length * loops} loops in ${seconds} s, written to ${path.relative(root, out)}`);
+  // Only the default run is the reference REPORT.md quotes.
+  if (seed === DEFAULT_SEED && loops === DEFAULT_LOOPS && !value('--out')) fs.writeFileSync(typicalOut, typical);
+  console.log(`simulate: ${PROFILES.length * POLICIES.length * loops + efforts.length * loops * 2} loops in ${seconds} s, written to ${path.relative(root, out)}`);
   return 0;
 }
 

@@ -6,12 +6,26 @@ import type { CostTotal } from './cost';
 import type { LoopFacts } from './facts';
 import type { Gap } from './rank';
 import { plural } from '../protocol/text';
+import { FIXER } from '../protocol/agents';
+import type { EffortChoice } from '../protocol/effort';
 
 export const countsText = (c: Counts): string =>
   (['critical', 'warning', 'info'] as const)
     .filter((k) => c[k] > 0)
     .map((k) => `${c[k]} ${k}`)
     .join(', ') || 'none';
+
+/**
+ * The loop's cost profile in a line: `effort quick: critic, witness, security-reviewer (sonnet)`; all five
+ * reviewers are "five reviewers"; the models asked, when any is not the session's (one model: once).
+ */
+export function effortText(effort: EffortChoice): string {
+  const who = effort.reviewers.length === 5 ? 'five reviewers' : effort.reviewers.join(', ');
+  const agents = [...effort.reviewers, FIXER] as const;
+  const models = [...new Set(agents.map((a) => effort.models[a]))];
+  const asked = models.length === 1 ? (models[0] === 'inherit' ? '' : ` (${models[0]})`) : ` (${agents.map((a) => `${a} ${effort.models[a] === 'inherit' ? "the session's model" : effort.models[a]}`).join(', ')})`;
+  return `effort ${effort.profile}: ${who}${asked}`;
+}
 
 const signed = (n: number, word: string): string => `${Math.abs(n)} ${word} ${n > 0 ? 'more' : 'fewer'}`;
 
