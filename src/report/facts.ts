@@ -83,6 +83,8 @@ export interface LoopFacts extends LoopHeader {
   files: { phases: string; report: string };
   /** What the loop reviewed: its base commit and why (baseChoice null: a loop from before --base), and whether it was review-only. */
   scope: Pick<State, 'base' | 'baseChoice' | 'reviewOnly'>;
+  /** The loop's cost profile: its reviewers and the models asked. */
+  effort: State['effort'];
 }
 
 export interface FactsInput {
@@ -185,5 +187,6 @@ export function loopFacts(input: FactsInput): LoopFacts {
     cost: { ...loopCost(state), budget: state.rules.maxTokens },
     files: { phases: input.phasesDir, report: `${input.phasesDir}${REPORT_NAME}` },
     scope: { base: state.base, baseChoice: state.baseChoice, reviewOnly: state.reviewOnly },
+    effort: state.effort,
   };
 }

@@ -7,7 +7,7 @@ import type { LoopFacts } from './facts';
 import type { Gap } from './rank';
 import { plural } from '../protocol/text';
 import { FIXER } from '../protocol/agents';
-import type { EffortChoice } from '../protocol/effort';
+import { MODEL_AGENTS, resolveEffort, type EffortChoice } from '../protocol/effort';
 
 export const countsText = (c: Counts): string =>
   (['critical', 'warning', 'info'] as const)
@@ -25,6 +25,13 @@ export function effortText(effort: EffortChoice): string {
   const models = [...new Set(agents.map((a) => effort.models[a]))];
   const asked = models.length === 1 ? (models[0] === 'inherit' ? '' : ` (${models[0]})`) : ` (${agents.map((a) => `${a} ${effort.models[a] === 'inherit' ? "the session's model" : effort.models[a]}`).join(', ')})`;
   return `effort ${effort.profile}: ${who}${asked}`;
+}
+
+/** REPORT.md's comparison with the simulator: the loop's tokens against its profile's typical loop. */
+export function typicalCostLine(effort: EffortChoice, used: number, typical: number): string {
+  const own = resolveEffort(effort.profile);
+  const overridden = MODEL_AGENTS.some((a) => own.models[a] !== effort.models[a]);
+  return `Tokens used ${count(used)}, typical for ${effort.profile} ${count(typical)} (simulated, docs/convergence.md)${overridden ? "; this loop's models differ from the profile's (.minions.json models)" : ''}.`;
 }
 
 const signed = (n: number, word: string): string => `${Math.abs(n)} ${word} ${n > 0 ? 'more' : 'fewer'}`;
