@@ -11,7 +11,7 @@ import type { ModelAgent } from '../protocol/effort';
 import type { BaseProblem, NothingBecause } from '../protocol/base';
 
 export const USAGE =
-  'Usage: /minions:review [--base <ref>] [--no-fix] [--sarif FILE] [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--max-tokens N] [--check "<command>"]… [--check-timeout S] [--force] [--] <what to review>';
+  'Usage: /minions:review [--base <ref>] [--no-fix] [--sarif FILE] [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--max-tokens N] [--check "<command>"]… [--check-timeout S] [--effort quick|standard|deep] [--force] [--] <what to review>';
 
 /** Shown to the user (not the model) when the edit gate lets the plugin's own file through without a prompt. */
 export const allow = {
