@@ -56,6 +56,10 @@ describe('cost profiles in the real CLI', () => {
       const roles = new Set(sub.map((q) => identify(q)));
       expect([...roles].sort()).toEqual(['critic', 'review-fixer', 'security-reviewer', 'witness']);
       for (const q of sub) expect(q.model, identify(q)).toMatch(/sonnet/i);
+      // Not inherited: the session itself runs on another model.
+      const main = r.server.requests.flatMap((q) => (q.request && q.request.agentId === undefined ? [q.request.model] : []));
+      expect(main.length).toBeGreaterThan(0);
+      for (const m of main) expect(m).not.toMatch(/sonnet/i);
       expect(r.read('src/cart.js')).toContain('for (let i = 0; i < cart.length; i++)');
     });
   });
