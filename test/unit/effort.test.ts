@@ -162,6 +162,16 @@ describe('a loop under a profile', () => {
     for (const model of [null, 'haiku', 'opus']) expect(dispatch(start(STANDARD_EFFORT), 'critic', model).effects).toEqual([]);
   });
 
+  it('Stop re-injects the prompt for the profile\'s reviewers only', () => {
+    const reviewed = step(dispatch(start(), 'critic', 'sonnet').state!, { kind: 'reviewer-stop', sessionId: SESSION, now: NOW, reviewer: 'critic', file: clean, message: null, sources: {} }).state!;
+    const out = step(reviewed, { kind: 'stop', sessionId: SESSION, now: NOW, running: [] });
+    const block = out.effects.find((e) => e.type === 'block') as { reason: string };
+    expect(block.reason).toContain('Still missing 2 of 3 reviews.');
+    expect(block.reason).toMatch(/^- minions:witness \(model: "sonnet"\) → /m);
+    expect(block.reason).not.toContain('minions:pedant');
+    expect(out.effects).toContainEqual({ type: 'notify', text: expect.stringContaining('dispatching witness, security-reviewer') });
+  });
+
   it('the round is aggregated after the third review of quick; the absent two are not run', () => {
     let state = start();
     for (const r of ['critic', 'witness', 'security-reviewer']) state = dispatch(state, r, 'sonnet').state!;
