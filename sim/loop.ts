@@ -12,6 +12,7 @@ import type { FixEntry, Verdict } from '../src/protocol/verdict-schema';
 import type { State } from '../src/state/schema';
 import { POLICY_OPTIONS, type Policy, type Profile } from './params';
 import { DEFAULT_RULES } from '../src/protocol/stop-rules';
+import type { EffortChoice } from '../src/protocol/effort';
 import { Rng } from './rng';
 import { World, type Spot } from './world';
 
@@ -51,13 +52,15 @@ interface SimFinding {
 
 const SESSION = 'sim-session';
 
-export function simulateLoop(profile: Profile, policy: Policy, seed: number): LoopResult {
+/** `run`: the effort profile's reviewers and models (sim/effort.ts) and the iteration budget; default standard, the default budget. */
+export function simulateLoop(profile: Profile, policy: Policy, seed: number, run: { effort?: EffortChoice; maxIterations?: number } = {}): LoopResult {
   const rng = new Rng(seed);
   const world = new World(rng);
   const planted = world.live('planted').length;
   let clock = Date.parse('2026-12-01T00:00:00.000Z');
   const now = () => new Date((clock += 60_000)).toISOString();
-  let state: State = { ...initialState(SESSION, 'simulated review', DEFAULT_MAX_ITERATIONS, 'base', now(), { ...DEFAULT_RULES, ...POLICY_OPTIONS[policy] }), root: null };
+  let state: State = { ...initialState(SESSION, 'simulated review', run.maxIterations ?? DEFAULT_MAX_ITERATIONS, 'base', now(), { ...DEFAULT_RULES, ...POLICY_OPTIONS[policy] }, null, run.effort), root: null };
+  const reviewers = state.effort.reviewers;
   const verdicts: Verdict[] = [];
   const fixRounds: FixRound[] = [];
   let previousSummary: string | null = null;
@@ -82,11 +85,11 @@ export function simulateLoop(profile: Profile, policy: Policy, seed: number): Lo
   while (state.currentPhase === 'R1') {
     const n = state.iteration;
     const sources = world.sources();
-    const reviews = {} as Record<Reviewer, string>;
+    const reviews = Object.fromEntries(REVIEWERS.map((r) => [r, null])) as Record<Reviewer, string | null>;
     const foundThisRound = new Set<string>();
-    for (const r of REVIEWERS) step({ kind: 'dispatch', sessionId: SESSION, now: now(), subagentType: agentType(r) });
-    const drawn = Object.fromEntries(REVIEWERS.map((r) => [r, review(world, profile, r)])) as Record<Reviewer, SimFinding[]>;
-    for (const r of REVIEWERS) {
+    for (const r of reviewers) step({ kind: 'dispatch', sessionId: SESSION, now: now(), subagentType: agentType(r) });
+    const drawn = Object.fromEntries(reviewers.map((r) => [r, review(world, profile, r)])) as Record<Reviewer, SimFinding[]>;
+    for (const r of reviewers) {
       const all = drawn[r];
       for (const f of all) {
         const spot = spotOf(world, f.description);

@@ -12,6 +12,7 @@ import { simulateLoop, type LoopResult } from './loop';
 import { POLICIES, POLICY_OPTIONS, PROFILES, PROJECT, type Policy, type Profile } from './params';
 import { DEFAULT_RULES } from '../src/protocol/stop-rules';
 import { seedOf } from './rng';
+import { budgetProblems, renderEffortTable, renderTypicalCost, runEfforts } from './effort';
 
 export const DEFAULT_SEED = 27;
 export const DEFAULT_LOOPS = 100;
@@ -135,11 +136,22 @@ export function main(argv: string[]): number {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
   const out = path.resolve(root, value('--out') ?? 'docs/convergence.md');
   const started = Date.now();
-  const table = renderTable(runAll(seed, loops), seed, loops);
+  const efforts = runEfforts(seed, loops);
+  const table = `${renderTable(runAll(seed, loops), seed, loops)}\n${renderEffortTable(efforts)}`;
+  // The effort profiles' typical cost, for REPORT.md: written beside the table, checked with it.
+  const typicalOut = path.resolve(root, 'src/report/typical-cost.ts');
+  const typical = renderTypicalCost(efforts, seed, loops);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  // The defaults are held to the reference run: a few loops' quantiles are noise.
+  const problems = loops >= DEFAULT_LOOPS ? budgetProblems(efforts) : [];
+  if (problems.length > 0) {
+    console.error(`simulate: the effort profiles' defaults do not follow from the measurements (src/protocol/effort.ts):\n- ${problems.join('\n- ')}`);
+    return 1;
+  }
   if (argv.includes('--check')) {
     const now = fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : null;
-    if (now !== table) {
+    const typicalNow = fs.existsSync(typicalOut) ? fs.readFileSync(typicalOut, 'utf8') : null;
+    if (now !== table || (seed === DEFAULT_SEED && loops === DEFAULT_LOOPS && typicalNow !== typical)) {
       console.error(`simulate: ${path.relative(root, out)} differs from a fresh run (seed ${seed}, ${loops} loops): run npm run simulate${seed !== DEFAULT_SEED || loops !== DEFAULT_LOOPS ? ` -- --seed ${seed} --loops ${loops}` : ''}`);
       return 1;
     }
@@ -147,7 +159,9 @@ export function main(argv: string[]): number {
     return 0;
   }
   fs.writeFileSync(out, table);
-  console.log(`simulate: ${PROFILES.length * POLICIES.length * loops} loops in ${seconds} s, written to ${path.relative(root, out)}`);
+  // Only the default run is the reference REPORT.md quotes.
+  if (seed === DEFAULT_SEED && loops === DEFAULT_LOOPS && !value('--out')) fs.writeFileSync(typicalOut, typical);
+  console.log(`simulate: ${PROFILES.length * POLICIES.length * loops + efforts.length * loops * 2} loops in ${seconds} s, written to ${path.relative(root, out)}`);
   return 0;
 }
 

@@ -1,11 +1,10 @@
 /** Texts of the minions CLI: usage, status, restore and report. */
-import { REVIEWERS } from '../protocol/agents';
 import { fixSummaryFile, verdictFile } from '../protocol/paths';
 import { DISMISSED_FILE } from '../protocol/dismissed';
 import type { State } from '../state/schema';
 import type { LoopFacts } from '../report/facts';
 import { PREFIX, plural, truncate } from '../protocol/text';
-import { ago, baseText, bestAttemptLine, bestSoFarLine, costLine, count, countsText, listed, policyText, stopReasonText } from '../report/texts';
+import { ago, baseText, bestAttemptLine, bestSoFarLine, costLine, count, countsText, effortText, listed, policyText, stopReasonText } from '../report/texts';
 import { iterationText } from '../core/prompts';
 
 export const cli = {
@@ -72,9 +71,10 @@ export function statusReport(state: State, now: string, sessionId: string | null
     `minions review loop — ${state.currentPhase}, ${iterationText(state)} (${live ? 'in progress' : state.status}${state.stopReason && state.stopReason !== 'cancelled' ? `: ${stopReasonText(state.stopReason)}` : ''})`,
     `Task: ${truncate(state.task, 200)}`,
     `Started ${ago(state.startedAt, now)} by ${owner}; last update ${ago(state.updatedAt, now)}.`,
+    `Profile: ${effortText(state.effort)}.`,
   ];
   if (state.currentPhase === 'R1') {
-    const parts = REVIEWERS.map((r) => {
+    const parts = state.effort.reviewers.map((r) => {
       const run = it.r1.reviewers[r];
       if (run.status === 'valid') return `${r} ✓ ${run.counts && run.counts.critical + run.counts.warning + run.counts.info > 0 ? countsText(run.counts) : 'clean'}`;
       if (run.status === 'invalid') return `${r} ✗ invalid output`;

@@ -8,6 +8,7 @@ import { LAYER0_CHECKS, type Layer0Check } from '../checks/layer0/names';
 import { described } from '../protocol/zod';
 import { DEFAULT_DONE_WHEN } from '../protocol/stop-rules';
 import { DONE_WHEN_DESCRIPTION, DONE_WHEN_LEVELS, MAX_CHECKS, MAX_CHECK_LENGTH, MAX_TOKENS, NUMERIC_DEFAULTS, NUMERIC_OPTIONS, type NumericKey, type NumericOption, type NumericSettings } from './options';
+import { EFFORTS, EFFORT_PROFILES, MODELS, MODEL_AGENTS, type Effort, type ModelOverrides } from '../protocol/effort';
 
 export const CONFIG_FILE = '.minions.json';
 
@@ -35,6 +36,14 @@ const buildProjectConfig = () =>
       z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(1000), z.regex(/^[^-]/))),
       'the git ref a review is measured from (the merge base of it and HEAD to the working tree), e.g. "origin/main"; --base overrides it (default: uncommitted work against HEAD, or on a clean branch its upstream or default branch)',
     ),
+    effort: described(
+      z.optional(z.enum(EFFORTS)),
+      `the cost profile: quick (${EFFORT_PROFILES.quick.reviewers.join(', ')}; ${EFFORT_PROFILES.quick.maxIterations} rounds), standard (all five reviewers on the session's model; ${EFFORT_PROFILES.standard.maxIterations} rounds) or deep (all five on opus; ${EFFORT_PROFILES.deep.maxIterations} rounds); --effort overrides it (default standard)`,
+    ),
+    models: described(
+      z.optional(z.strictObject(Object.fromEntries(MODEL_AGENTS.map((a) => [a, z.optional(z.enum(MODELS))])) as Record<(typeof MODEL_AGENTS)[number], z.ZodMiniOptional<z.ZodMiniEnum<{ [M in (typeof MODELS)[number]]: M }>>>)),
+      `the model asked of an agent, over the effort profile's, e.g. {"critic": "haiku"}; one of ${MODELS.join(', ')} (inherit: the session's model)`,
+    ),
     layer0: described(
       z.optional(z.strictObject({ disable: described(z._default(z.array(z.enum(LAYER0_CHECKS)), []), 'Layer-0 checks that do not fit this project') })),
       "the hooks' token-free checks on what each fix round changed",
@@ -55,14 +64,24 @@ export interface Settings extends NumericSettings {
   /** The ref to review against; null: the hooks choose. */
   base: string | null;
   doneWhen: (typeof DONE_WHEN_LEVELS)[number];
+  effort: EffortSettings;
 }
-export const DEFAULT_SETTINGS: Settings = { ...NUMERIC_DEFAULTS, maxTokens: null, checks: [], layer0Disabled: [], base: null, doneWhen: DEFAULT_DONE_WHEN };
+/** .minions.json's profile (null: not named), its model overrides, and whether it named maxIterations (which then beats any profile's). */
+export interface EffortSettings {
+  profile: Effort | null;
+  models: ModelOverrides;
+  maxIterationsSet: boolean;
+}
+const NO_EFFORT: EffortSettings = { profile: null, models: {}, maxIterationsSet: false };
+export const DEFAULT_SETTINGS: Settings = { ...NUMERIC_DEFAULTS, maxTokens: null, checks: [], layer0Disabled: [], base: null, doneWhen: DEFAULT_DONE_WHEN, effort: NO_EFFORT };
 
 /** The config's values over the defaults (flags go over these). */
 export function settingsFromConfig(config: ProjectConfig | null): Settings {
   if (!config) return DEFAULT_SETTINGS;
   const numbers = Object.fromEntries(NUMERIC_OPTIONS.map((o) => [o.key, (config as Record<string, unknown>)[o.key] ?? o.default])) as NumericSettings;
-  return { ...numbers, maxTokens: config.maxTokens ?? null, checks: config.checks ?? [], layer0Disabled: config.layer0?.disable ?? [], base: config.base ?? null, doneWhen: config.doneWhen ?? DEFAULT_DONE_WHEN };
+  const effort: EffortSettings = { profile: config.effort ?? null, models: config.models ?? {}, maxIterationsSet: config.maxIterations !== undefined };
+  if (!effort.maxIterationsSet && effort.profile) numbers.maxIterations = EFFORT_PROFILES[effort.profile].maxIterations;
+  return { ...numbers, maxTokens: config.maxTokens ?? null, checks: config.checks ?? [], layer0Disabled: config.layer0?.disable ?? [], base: config.base ?? null, doneWhen: config.doneWhen ?? DEFAULT_DONE_WHEN, effort };
 }
 
 export type ConfigResult = { ok: true; config: ProjectConfig } | { ok: false; errors: string[] };
@@ -88,7 +107,7 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string[] {
     const inside = where ? `${where}.` : '';
     return issue.keys.map((key) => {
       const near = where ? null : nearestKey(key);
-      return `unknown key "${inside}${key}"${near ? ` (did you mean "${near}"?)` : ''}; known keys: ${(where ? ['disable'] : knownKeys()).join(', ')}`;
+      return `unknown key "${inside}${key}"${near ? ` (did you mean "${near}"?)` : ''}; known keys: ${(where === 'models' ? MODEL_AGENTS : where ? ['disable'] : knownKeys()).join(', ')}`;
     });
   }
   const value = valueAt(data, issue.path);
@@ -105,6 +124,10 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string[] {
   }
   if (issue.path[0] === 'doneWhen' && issue.path.length === 1) return [`"doneWhen" must be one of ${DONE_WHEN_LEVELS.map((l) => `"${l}"`).join(', ')}, not ${JSON.stringify(value)}`];
   if (issue.path[0] === 'base' && issue.path.length === 1) return [`"base" must be a git ref of 1 to 1000 characters that does not start with "-", e.g. "origin/main", not ${JSON.stringify(value)}`];
+  if (issue.path[0] === 'effort' && issue.path.length === 1) return [`"effort" must be one of ${EFFORTS.join(', ')}, not ${JSON.stringify(value)}`];
+  if (issue.path[0] === 'models') {
+    return [issue.path.length === 1 ? `"models" must be an object of agent names to models, e.g. {"critic": "haiku"}, not ${JSON.stringify(value)}` : `"${where}" must be one of ${MODELS.join(', ')}, not ${JSON.stringify(value)}`];
+  }
   if (issue.path[0] === 'layer0' && issue.path.length === 3) {
     return [`"${where}": ${JSON.stringify(value)} is not a Layer-0 check; known: ${LAYER0_CHECKS.join(', ')}`];
   }

@@ -8,6 +8,7 @@ import type { StopRules } from '../protocol/stop-rules';
 import type { Layer0Check } from '../checks/layer0/names';
 import { DEFAULT_SETTINGS, type Settings } from '../config/project-config';
 import { DONE_WHEN_LEVELS, MAX_CHECKS, MAX_CHECK_LENGTH, MAX_TOKENS, NUMERIC_OPTIONS, type NumericKey } from '../config/options';
+import { DEFAULT_EFFORT, EFFORTS, EFFORT_PROFILES, isEffort, resolveEffort, type EffortChoice } from '../protocol/effort';
 
 export interface CheckSettings {
   /** Shell commands, named by the user (flags or .minions.json), never by model text. */
@@ -30,7 +31,7 @@ export interface ScopeSettings {
 }
 
 export type Command =
-  | { kind: 'review'; task: string; maxIterations: number; force: boolean; rules: StopRules; checks: CheckSettings; layer0: { disabled: Layer0Check[] }; scope?: ScopeSettings }
+  | { kind: 'review'; task: string; maxIterations: number; force: boolean; rules: StopRules; checks: CheckSettings; layer0: { disabled: Layer0Check[] }; scope?: ScopeSettings; effort?: EffortChoice }
   | { kind: 'cancel'; force: boolean }
   | { kind: 'status' };
 
@@ -61,6 +62,8 @@ export const REVIEW_FLAGS = {
   'no-fix': { kind: 'switch' },
   sarif: { kind: 'word', what: 'a file name, e.g. --sarif minions.sarif' },
   'done-when': { kind: 'choice', values: DONE_WHEN_LEVELS },
+  /** The cost profile (src/protocol/effort.ts); .minions.json's effort is its default. */
+  effort: { kind: 'word', what: `one of ${EFFORTS.join(', ')}, e.g. --effort quick` },
 } as const satisfies Record<string, Flag>;
 
 /** A ref or a file name given to a flag: this long at most. */
@@ -176,6 +179,10 @@ export function parseReviewArgs(rest: string, defaults: Settings = DEFAULT_SETTI
   if (!parsed.ok) return parsed;
   const v = parsed.values as Values<typeof REVIEW_FLAGS> & Partial<Record<string, number>>;
   const setting = (key: NumericKey): number => v[NUMERIC_OPTIONS.find((o) => o.key === key)!.flag] ?? defaults[key];
+  if (v.effort !== undefined && !isEffort(v.effort)) return { ok: false, error: `--effort must be one of ${EFFORTS.join(', ')}, not "${v.effort}"` };
+  const profile = v.effort ?? defaults.effort.profile ?? DEFAULT_EFFORT;
+  // An explicit budget (the flag, or .minions.json's maxIterations) beats the profile's.
+  const maxIterations = v['max-iterations'] ?? (defaults.effort.maxIterationsSet ? defaults.maxIterations : EFFORT_PROFILES[profile].maxIterations);
   const typed = parsed.rest.join(' ').trim();
   const task = typed || (v['no-fix'] === true ? DEFAULT_REVIEW_ONLY_TASK : DEFAULT_TASK);
   const rules: StopRules = {
@@ -191,12 +198,13 @@ export function parseReviewArgs(rest: string, defaults: Settings = DEFAULT_SETTI
     command: {
       kind: 'review',
       task,
-      maxIterations: setting('maxIterations'),
+      maxIterations,
       force: v.force === true,
       rules,
       checks: { commands: v.check ?? defaults.checks, timeoutSeconds: setting('checkTimeoutSeconds') },
       layer0: { disabled: defaults.layer0Disabled },
       scope: { base: v.base ?? defaults.base, baseFrom: v.base === undefined && defaults.base !== null ? 'config' : 'flag', reviewOnly: v['no-fix'] === true, sarif: v.sarif ?? null, taskGiven: typed !== '' },
+      effort: resolveEffort(profile, defaults.effort.models),
     },
   };
 }

@@ -147,6 +147,8 @@ export type Event =
       subagentType: string | null;
       /** The subagent making the call (the payload's agent_type, or its agent_id), absent for the main thread. */
       fromAgent?: string | null;
+      /** The Agent call's `model` (null: none named); absent where the shell did not read it. */
+      model?: string | null;
     })
   | (Base & {
       kind: 'reviewer-stop';

@@ -24,12 +24,13 @@ export const unchanged = (loaded: Loaded, effects: Effect[] = []): Outcome => ({
 /** The state to decide with: the loaded one, or for a tampered file the last one the hooks wrote. */
 export const stateOf = (loaded: Loaded): State | null => (loaded.kind === 'ok' || loaded.kind === 'tampered' ? loaded.state : null);
 
-export function newIteration(iteration: number, now: string, reviewStart: string | null = null): IterationRecord {
-  const run = (): ReviewerRun => ({ status: 'pending', dispatches: 0, failures: 0, error: null, counts: null, groundingWarned: false, frozen: null, reading: null });
+/** `reviewers`: the loop's effort profile's; the others are recorded as skipped. */
+export function newIteration(iteration: number, now: string, reviewStart: string | null = null, reviewers: readonly Reviewer[] = REVIEWERS): IterationRecord {
+  const run = (r: Reviewer): ReviewerRun => ({ status: reviewers.includes(r) ? 'pending' : 'skipped', dispatches: 0, failures: 0, error: null, counts: null, groundingWarned: false, frozen: null, reading: null });
   return {
     iteration,
     startedAt: now,
-    r1: { status: 'pending', reviewers: Object.fromEntries(REVIEWERS.map((r) => [r, run()])) as IterationRecord['r1']['reviewers'], aggregation: null },
+    r1: { status: 'pending', reviewers: Object.fromEntries(REVIEWERS.map((r) => [r, run(r)])) as IterationRecord['r1']['reviewers'], aggregation: null },
     r2: { status: 'pending', dispatches: 0, failures: 0, checkBlocks: 0, layer0Blocks: 0 },
     verdict: null,
     trees: { reviewStart, reviewEnd: null, fixEnd: null },
@@ -47,7 +48,7 @@ export function advanceIteration(state: State, now: string): State {
   // The next review sees the tree the fixer left (or, with no fix round, the tree the last review ended on).
   const last = currentIteration(state).trees;
   const start = last.fixEnd ?? last.reviewEnd ?? last.reviewStart;
-  return { ...state, iteration, currentPhase: 'R1', updatedAt: now, stopGuard: { key: '', blocks: 0 }, iterations: [...state.iterations, newIteration(iteration, now, start)] };
+  return { ...state, iteration, currentPhase: 'R1', updatedAt: now, stopGuard: { key: '', blocks: 0 }, iterations: [...state.iterations, newIteration(iteration, now, start, state.effort.reviewers)] };
 }
 
 export function phasePrompt(state: State): string {

@@ -9,12 +9,12 @@ import type { PinChange } from '../checks/pins';
 import type { LoopFacts } from '../report/facts';
 import { PREFIX, plural, truncate } from '../protocol/text';
 import { changedDuringText } from '../review/texts';
-import { baseText, bestAttemptLine, costLine, count, countsText, readinessText, stopReasonText } from '../report/texts';
+import { baseText, bestAttemptLine, effortText, costLine, count, countsText, readinessText, stopReasonText } from '../report/texts';
 import { afterFixText, baselineText, iterationText } from './prompts';
 
 export const notify = {
   started: (state: State, archived: string | null): string =>
-    `${PREFIX} ${state.reviewOnly ? 'review-only pass' : 'review loop'} started — R1, ${iterationText(state)}: five reviewers on "${truncate(state.task, 80)}"` +
+    `${PREFIX} ${state.reviewOnly ? 'review-only pass' : 'review loop'} started — R1, ${iterationText(state)}: ${effortText(state.effort)} on "${truncate(state.task, 80)}"` +
     (archived ? ` (previous loop archived to ${archived})` : '') +
     (state.baseChoice ? `; ${baseText(state)}` : '') +
     (state.projectRules ? `; the project's review rules: ${state.projectRules}` : '') +

@@ -1,5 +1,6 @@
 /** Model-facing texts: the phase prompts, the send-backs to an agent, and the headers of the files the hooks write for a round. */
-import { FIXER_TYPE, REVIEWERS, agentType, type Reviewer } from '../protocol/agents';
+import { FIXER, FIXER_TYPE, REVIEWERS, agentType, type Reviewer } from '../protocol/agents';
+import type { ModelAgent } from '../protocol/effort';
 import { rulesFile, absolute, changedDuringReviewFile, diffFile, escalationFile, findingsFile, fixDeltaFile, fixSummaryFile, fixSummaryJsonFile, reviewerFile, verdictFile, checksFile, layer0File } from '../protocol/paths';
 import type { IterationRecord, PatchNote, PitfallNote, State, VerdictSummary } from '../state/schema';
 import type { EscalationReason, Verdict } from '../protocol/verdict-schema';
@@ -24,7 +25,17 @@ function changedFilesText(files: readonly string[], base: string | null): string
   return `Changed files (${against}): ${listed}${more}`;
 }
 
-export function r1Prompt(state: State, changedFiles: readonly string[], missing: readonly Reviewer[] = REVIEWERS): string {
+const COUNT_WORDS = ['no', 'one', 'two', 'three', 'four', 'five'];
+/** "the five reviewers", "three reviewers": the loop's effort profile's. */
+export const reviewersWord = (state: Pick<State, 'effort'>): string => `${COUNT_WORDS[state.effort.reviewers.length] ?? state.effort.reviewers.length} reviewer${state.effort.reviewers.length === 1 ? '' : 's'}`;
+
+/** ` (model: "sonnet")` after an agent's name, when the effort profile asks a model of it (inherit: none is named). */
+export function modelAsked(state: Pick<State, 'effort'>, agent: ModelAgent): string {
+  const model = state.effort.models[agent];
+  return model === 'inherit' ? '' : ` (model: "${model}")`;
+}
+
+export function r1Prompt(state: State, changedFiles: readonly string[], missing: readonly Reviewer[] = state.effort.reviewers): string {
   const n = state.iteration;
   const current = state.iterations[state.iterations.length - 1]!;
   const previous = n > 1 ? state.iterations[state.iterations.length - 2] : undefined;
@@ -33,12 +44,14 @@ export function r1Prompt(state: State, changedFiles: readonly string[], missing:
   lines.push(...pitfallLines(previous?.verdict?.pitfalls ?? []));
   lines.push(...escalationLines(state, current));
   lines.push('');
+  const profile = state.effort.reviewers;
+  const withModels = profile.some((r) => state.effort.models[r] !== 'inherit');
   lines.push(
-    missing.length === REVIEWERS.length
-      ? 'Dispatch all five reviewers now in ONE message: one Agent call each, subagent_type as named, run_in_background: false.'
-      : `Still missing ${missing.length} of ${REVIEWERS.length} reviews. Dispatch only these now, in ONE message, run_in_background: false:`,
+    missing.length === profile.length
+      ? `Dispatch all ${reviewersWord(state)}${profile.length < REVIEWERS.length ? ` of the effort profile ${state.effort.profile}` : ''} now in ONE message: one Agent call each, subagent_type as named${withModels ? ', model as named' : ''}, run_in_background: false.`
+      : `Still missing ${missing.length} of ${profile.length} reviews. Dispatch only these now, in ONE message${withModels ? ', model as named' : ''}, run_in_background: false:`,
   );
-  for (const r of missing) lines.push(`- ${agentType(r)} → ${at(state, reviewerFile(n, r))}`);
+  for (const r of missing) lines.push(`- ${agentType(r)}${modelAsked(state, r)} → ${at(state, reviewerFile(n, r))}`);
   if (state.projectRules) {
     // Each reviewer's own copy: a section of the rules headed with another reviewer's name is not in it.
     lines.push(
@@ -129,11 +142,11 @@ export function r2Prompt(state: State, verdict: VerdictSummary): string {
     `Task: ${truncate(state.task, MAX_TASK_IN_PROMPT)}`,
     ...rootLine(state),
     `The review found ${plural(verdict.total, 'finding')} to fix (${countsText(verdict)}); score ${verdict.score.toFixed(2)}, ${verdict.scale}/10 ${readinessText(verdict.readiness)}. Verdict: ${at(state, verdictFile(n))}`,
-    `Merged from the five reviews (the fixer is given only the findings file, not these): ${REVIEWERS.map((r) => at(state, reviewerFile(n, r))).join(', ')}`,
+    `Merged from the ${COUNT_WORDS[state.effort.reviewers.length] ?? state.effort.reviewers.length} reviews (the fixer is given only the findings file, not these): ${state.effort.reviewers.map((r) => at(state, reviewerFile(n, r))).join(', ')}`,
     ...pitfallLines(verdict.pitfalls),
     '',
-    'Dispatch the fixer now, once: one Agent call, run_in_background: false.',
-    `- ${FIXER_TYPE} → ${at(state, fixSummaryFile(n))}`,
+    `Dispatch the fixer now, once: one Agent call${modelAsked(state, FIXER) ? ', model as named' : ''}, run_in_background: false.`,
+    `- ${FIXER_TYPE}${modelAsked(state, FIXER)} → ${at(state, fixSummaryFile(n))}`,
     `Give it: the task, "Fix every finding, at every severity, in ${at(state, findingsFile(n))} (merged and checked against the code; each has a fingerprint and a class; one marked unverified did not match the code as quoted: check it first, then fix it or decline it with a reason; one marked optional is below the loop's completion level: fix it when that is small and safe, else decline it with a reason).",` +
       (classLines.length > 0 ? ' the class lines below,' : ''),
     `"Write your fix summary to ${at(state, fixSummaryFile(n))} and your answer per finding to ${at(state, fixSummaryJsonFile(n))}: ` +

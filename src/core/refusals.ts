@@ -6,11 +6,12 @@ import type { OpaqueReason } from '../bash/effects';
 import { PREFIX, truncate } from '../protocol/text';
 import { ago } from '../report/texts';
 import { HOST_NAMES, type Host } from '../protocol/hosts';
-import { iterationText } from './prompts';
+import { iterationText, reviewersWord } from './prompts';
+import type { ModelAgent } from '../protocol/effort';
 import type { BaseProblem, NothingBecause } from '../protocol/base';
 
 export const USAGE =
-  'Usage: /minions:review [--base <ref>] [--no-fix] [--sarif FILE] [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--done-when LEVEL] [--min-confidence N] [--max-tokens N] [--check "<command>"]… [--check-timeout S] [--force] [--] <what to review>';
+  'Usage: /minions:review [--base <ref>] [--no-fix] [--sarif FILE] [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--done-when LEVEL] [--min-confidence N] [--max-tokens N] [--check "<command>"]… [--check-timeout S] [--effort quick|standard|deep] [--force] [--] <what to review>';
 
 /** Shown to the user (not the model) when the edit gate lets the plugin's own file through without a prompt. */
 export const allow = {
@@ -22,6 +23,12 @@ export const deny = {
   reviewerAlready: (r: Reviewer, state: State, status: string): string =>
     `minions R1 (${iterationText(state)}): ${agentType(r)} ${status === 'running' ? 'is already running' : 'has already reviewed this iteration'}; ` +
     `each reviewer runs once per iteration. Wait for the others, then end your turn.`,
+  reviewerNotInProfile: (r: Reviewer, state: State, missing: readonly Reviewer[]): string =>
+    `minions R1 (${iterationText(state)}): ${agentType(r)} is not part of this loop's effort profile (${state.effort.profile}: ${state.effort.reviewers.join(', ')}). ` +
+    (missing.length > 0 ? `Dispatch ${missing.map(agentType).join(', ')} instead, then end your turn.` : 'Every reviewer of the profile has been dispatched: wait for them, then end your turn.'),
+  wrongModel: (agent: ModelAgent, state: State, asked: string, given: string | null): string =>
+    `minions ${state.currentPhase} (${iterationText(state)}): the effort profile ${state.effort.profile} asks for ${agentType(agent)} on model "${asked}", ` +
+    `but this Agent call ${given === null ? 'names no model (it would run on the session\'s model)' : `names model "${truncate(given, 40)}"`}. Dispatch it again with model: "${asked}".`,
   fixerInR1: (state: State): string =>
     `minions R1 (${iterationText(state)}): the fixer runs in R2, after the reviewers' verdict. Dispatch the missing reviewers or end your turn.`,
   reviewerInR2: (state: State): string =>
@@ -32,7 +39,7 @@ export const deny = {
     `minions ${state.currentPhase} (${iterationText(state)}): ${truncate(agent, 100)} may not dispatch agents; while the review loop runs, only the orchestrator does. Do your own task and end.`,
   otherPluginAgent: (type: string, state: State): string =>
     `minions ${state.currentPhase} (${iterationText(state)}): ${truncate(type, 100)} is not part of this phase. ` +
-    (state.currentPhase === 'R1' ? 'Dispatch the five reviewers named in the [PHASE R1] prompt.' : `Dispatch ${FIXER_TYPE}.`),
+    (state.currentPhase === 'R1' ? `Dispatch the ${reviewersWord(state)} named in the [PHASE R1] prompt.` : `Dispatch ${FIXER_TYPE}.`),
   stateFile: (): string =>
     `minions: ${STATE_FILE}, the verdicts, the findings brief, the patches, the escalation file and the lock belong to the hooks; they cannot be edited. Use /minions:status to read the loop, /minions:cancel to end it.`,
   reviewerWrite: (r: Reviewer, own: string, phase: string): string =>
@@ -93,7 +100,7 @@ export const deny = {
     'Use the Read, Grep and Glob tools, or /minions:cancel to end the loop.',
   agentNotInPhase: (type: string | null, state: State): string =>
     `minions ${state.currentPhase} (${iterationText(state)}): ${type ? `${truncate(type, 100)} is not part of the review loop` : 'an Agent call without a subagent_type starts a general-purpose agent, which is not part of the review loop'}; ` +
-    `while it runs, only ${state.currentPhase === 'R1' ? 'the five reviewers named in the [PHASE R1] prompt' : FIXER_TYPE} may be dispatched. ` +
+    `while it runs, only ${state.currentPhase === 'R1' ? `the ${reviewersWord(state)} named in the [PHASE R1] prompt` : FIXER_TYPE} may be dispatched. ` +
     'Dispatch those, then end your turn; /minions:cancel ends the loop if you need other agents now.',
 };
 

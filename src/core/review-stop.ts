@@ -1,5 +1,4 @@
 /** SubagentStop of a reviewer: validate its review and record it, frozen; the fifth one starts the round's verdict. */
-import { REVIEWERS } from '../protocol/agents';
 import type { Effect, Event, Outcome } from './events';
 import { MAX_OUTPUT_FAILURES, currentIteration, json, setReviewer, updateIteration } from './loop-state';
 import { identityOf } from '../review/aggregate';
@@ -21,7 +20,7 @@ export function onReviewerStop(state: State, event: Extract<Event, { kind: 'revi
   if (run.status === 'valid' || run.status === 'invalid' || run.dispatches === 0) return { state, effects: [] };
 
   // Once this review is recorded (valid or not), is every review of the round in?
-  const last = REVIEWERS.every((r) => r === reviewer || isFinal(current.r1.reviewers[r]));
+  const last = state.effort.reviewers.every((r) => r === reviewer || isFinal(current.r1.reviewers[r]));
   const path = reviewerFile(state.iteration, reviewer);
   const shown = absolute(state.root, path);
   // A file that holds other text than the reviewer last wrote to it (its transcript) was changed by

@@ -55,7 +55,7 @@ export function onAggregate(state: State, event: Extract<Event, { kind: 'aggrega
   const runs = current.r1.reviewers;
   const changed = event.changedDuringReview ?? null;
   const reviews = Object.fromEntries(
-    REVIEWERS.map((r) => [r, { text: event.reviews[r], valid: runs[r].status === 'valid', error: runs[r].status === 'valid' ? null : runs[r].error }]),
+    REVIEWERS.map((r) => [r, { text: event.reviews[r], valid: runs[r].status === 'valid', error: runs[r].status === 'valid' ? null : runs[r].error, notRun: runs[r].status === 'skipped' }]),
   ) as Parameters<typeof aggregateRound>[0]['reviews'];
   const computed = aggregateRound({
     iteration: state.iteration,

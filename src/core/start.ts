@@ -10,7 +10,8 @@ import { STATE_VERSION, type State } from '../state/schema';
 import { BASELINE_DIR, baselineChecksFile, baselineLogFile, reviewDir, PHASES_DIR, RULES_DIR, rulesFile } from '../protocol/paths';
 import { outcomeOf, type CheckRun } from '../protocol/check-runs';
 import { checksReport } from '../checks/reports';
-import { REVIEWERS } from '../protocol/agents';
+import type { Reviewer } from '../protocol/agents';
+import { STANDARD_EFFORT, type EffortChoice } from '../protocol/effort';
 import { rulesFor, type ProjectRules } from './project-rules';
 
 export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command' }>): Outcome {
@@ -24,7 +25,7 @@ export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command
   }
   const baseline = event.baseline ?? [];
   const initial: State = {
-    ...initialState(event.sessionId, command.task, command.maxIterations, event.head, event.now, command.rules, event.tree ?? null),
+    ...initialState(event.sessionId, command.task, command.maxIterations, event.head, event.now, command.rules, event.tree ?? null, command.effort ?? STANDARD_EFFORT),
     root: event.root ?? null,
     host: event.host ?? 'claude-code',
     checks: { commands: command.checks.commands, timeoutSeconds: command.checks.timeoutSeconds, baseline: baseline.map(outcomeOf) },
@@ -43,7 +44,7 @@ export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command
   effects.push({ type: 'pin-repo', pins: event.pins ?? { gitDir: {}, checks: {} } });
   effects.push(
     { type: 'mkdir', path: reviewDir(1) },
-    ...rulesEffects(event.projectRules ?? null),
+    ...rulesEffects(event.projectRules ?? null, state.effort.reviewers),
     { type: 'write', path: `${PHASES_DIR}/run.json`, content: json({ runId: state.runId, task: state.task, startedAt: state.startedAt, maxIterations: state.maxIterations }) },
     ...round,
     { type: 'context', text: prompts.r1Prompt(state, state.changedFiles) },
@@ -53,10 +54,10 @@ export function onCommand(loaded: Loaded, event: Extract<Event, { kind: 'command
 }
 
 /** Each reviewer's copy of the project's review rules: what a fixer later does to the file reaches no reviewer. */
-function rulesEffects(rules: ProjectRules | null): Effect[] {
+function rulesEffects(rules: ProjectRules | null, reviewers: readonly Reviewer[]): Effect[] {
   if (!rules) return [];
   const split = rulesFor(rules);
-  return [{ type: 'mkdir', path: RULES_DIR }, ...REVIEWERS.map((r): Effect => ({ type: 'write', path: rulesFile(r), content: split[r] }))];
+  return [{ type: 'mkdir', path: RULES_DIR }, ...reviewers.map((r): Effect => ({ type: 'write', path: rulesFile(r), content: split[r] }))];
 }
 
 /** False while another session's fresh loop runs here (unless forced): the shell runs no baseline then. */
@@ -100,6 +101,7 @@ export function initialState(
   now: string,
   rules: StopRules = DEFAULT_RULES,
   tree: string | null = null,
+  effort: EffortChoice = STANDARD_EFFORT,
 ): State {
   return {
     version: STATE_VERSION,
@@ -126,12 +128,13 @@ export function initialState(
     stopDetail: null,
     rules,
     checks: { commands: [], timeoutSeconds: 300, baseline: [] },
+    effort,
     layer0: { disabled: [] },
     stopGuard: { key: '', blocks: 0 },
     changedFiles: [],
     openIssues: [],
     escalationChoice: null,
-    iterations: [newIteration(1, now, tree)],
+    iterations: [newIteration(1, now, tree, effort.reviewers)],
   };
 }
 

@@ -30,7 +30,9 @@ export interface LoopStatus extends LoopHeader {
   /** running: in progress; finished: DONE, STOPPED or CANCELLED (the last loop run here). */
   loop: 'running' | 'finished';
   session: { id: string; isThisSession: boolean };
-  /** The reviewers of the current iteration. */
+  /** The cost profile: its reviewers and the model asked of each agent. */
+  effort: State['effort'];
+  /** The reviewers of the current iteration (skipped: not in the profile). */
   reviewers: { name: Reviewer; status: ReviewerRun['status']; dispatches: number; counts: Counts | null }[];
   reviews: ReviewStatus[];
   /** The latest verdict's findings for the fixer; `issues` lists them once the loop has STOPPED. */
@@ -101,6 +103,7 @@ export function statusData(found: FoundLoop, sessionId: string | null, root: str
     stopDetail: state.stopDetail,
     startedAt: state.startedAt,
     updatedAt: state.updatedAt,
+    effort: state.effort,
     session: { id: state.sessionId, isThisSession: sessionId !== null && sessionId === state.sessionId },
     reviewers: REVIEWERS.map((name) => {
       const run = current.r1.reviewers[name];

@@ -3,6 +3,7 @@ import { FIXER_TYPE, REVIEWERS } from '../protocol/agents';
 import type { Event, Outcome } from './events';
 import { MAX_IDLE_BLOCKS, isActive, missingReviewers, phasePrompt, progressKey, updateIteration } from './loop-state';
 import * as progress from './progress';
+import { reviewersWord } from './prompts';
 import { awaitingChoice, choiceStop } from './escalation-choice';
 import { loopFacts } from '../report/facts';
 import type { IterationRecord, State } from '../state/schema';
@@ -48,7 +49,7 @@ export function onStop(state: State, event: Extract<Event, { kind: 'stop' }>): O
     return { state: next, effects: [{ type: 'notify', text: progress.notify.paused(next, what) }] };
   }
   next = { ...next, stopGuard: { key, blocks }, updatedAt: event.now };
-  const what = next.currentPhase === 'R1' ? `dispatching ${missing.length === REVIEWERS.length ? 'all five reviewers' : missing.join(', ')}` : 'dispatching the fixer';
+  const what = next.currentPhase === 'R1' ? `dispatching ${missing.length === next.effort.reviewers.length ? `all ${reviewersWord(next)}` : missing.join(', ')}` : 'dispatching the fixer';
   return {
     state: next,
     effects: [

@@ -116,7 +116,8 @@ export type Pitfall = z.infer<typeof Pitfall>;
 
 export const ReviewerResult = z.lazy(() =>
   z.object({
-    status: z.enum(['valid', 'invalid']),
+    /** not_run: outside the loop's effort profile (--effort). */
+    status: z.enum(['valid', 'invalid', 'not_run']),
     scoring: described(z.enum(['findings', 'heuristic', 'none']), 'heuristic: the output could only be partly read'),
     ...counts(),
     ungrounded: count(),

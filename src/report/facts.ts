@@ -85,6 +85,8 @@ export interface LoopFacts extends LoopHeader {
   scope: Pick<State, 'base' | 'baseChoice' | 'reviewOnly'>;
   /** The completion policy the loop ran by (--done-when, --min-confidence). */
   policy: Pick<State['rules'], 'doneWhen' | 'minConfidence'>;
+  /** The loop's cost profile: its reviewers and the models asked. */
+  effort: State['effort'];
 }
 
 export interface FactsInput {
@@ -188,5 +190,6 @@ export function loopFacts(input: FactsInput): LoopFacts {
     files: { phases: input.phasesDir, report: `${input.phasesDir}${REPORT_NAME}` },
     scope: { base: state.base, baseChoice: state.baseChoice, reviewOnly: state.reviewOnly },
     policy: { doneWhen: state.rules.doneWhen, minConfidence: state.rules.minConfidence },
+    effort: state.effort,
   };
 }

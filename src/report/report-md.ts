@@ -8,6 +8,7 @@ import * as reportTexts from './texts';
 import { chartSeries, findingsChart, CHART_COLOURS } from './chart';
 import type { FindingFact, LoopFacts, RoundFacts } from './facts';
 import { thousands } from '../protocol/text';
+import { TYPICAL_TOKENS } from './typical-cost';
 import { block, code, duration, inline, listed, plural, table, where } from './markdown';
 
 const OUTCOME: Record<LoopFacts['phase'], string> = {
@@ -111,6 +112,7 @@ export function renderLoopReport(facts: LoopFacts): string {
   out.push('', '## Cost', '');
   out.push(`${costLine(facts.cost)}${facts.cost.agents > facts.cost.unknown ? `: ${tokenBreakdown(facts.cost)}` : ''}.`);
   if (facts.cost.budget !== null) out.push('', `Budget: ${thousands(facts.cost.budget)} tokens (--max-tokens); ${thousands(facts.cost.total)} used.`);
+  if (facts.cost.agents > facts.cost.unknown) out.push('', reportTexts.typicalCostLine(facts.effort, facts.cost.total, TYPICAL_TOKENS[facts.effort.profile]));
   out.push(
     '',
     table(

@@ -168,6 +168,7 @@ export function renderReviewReport({ verdict: v, answers, answerNotes = [], fix,
           : rv.notes.includes(rewrittenNote())
             ? '; its file changed after it was recorded: the change is ignored'
             : '';
+        if (rv.status === 'not_run') return [r, 'not run (not in the effort profile)', '—', '—', '—'];
         const output = (rv.status === 'valid' ? 'valid' : `invalid${rv.error ? `: ${inline(rv.error, 120)}` : ''}${rv.scoring === 'heuristic' ? ' (partly read)' : ''}`) + changed;
         return [r, output, countsText(rv), String(rv.ungrounded), rv.score.toFixed(2)];
       }),

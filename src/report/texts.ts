@@ -7,12 +7,33 @@ import type { StopRules } from '../protocol/stop-rules';
 import type { LoopFacts } from './facts';
 import type { Gap } from './rank';
 import { plural } from '../protocol/text';
+import { FIXER } from '../protocol/agents';
+import { MODEL_AGENTS, resolveEffort, type EffortChoice } from '../protocol/effort';
 
 export const countsText = (c: Counts): string =>
   (['critical', 'warning', 'info'] as const)
     .filter((k) => c[k] > 0)
     .map((k) => `${c[k]} ${k}`)
     .join(', ') || 'none';
+
+/**
+ * The loop's cost profile in a line: `effort quick: critic, witness, security-reviewer (sonnet)`; all five
+ * reviewers are "five reviewers"; the models asked, when any is not the session's (one model: once).
+ */
+export function effortText(effort: EffortChoice): string {
+  const who = effort.reviewers.length === 5 ? 'five reviewers' : effort.reviewers.join(', ');
+  const agents = [...effort.reviewers, FIXER] as const;
+  const models = [...new Set(agents.map((a) => effort.models[a]))];
+  const asked = models.length === 1 ? (models[0] === 'inherit' ? '' : ` (${models[0]})`) : ` (${agents.map((a) => `${a} ${effort.models[a] === 'inherit' ? "the session's model" : effort.models[a]}`).join(', ')})`;
+  return `effort ${effort.profile}: ${who}${asked}`;
+}
+
+/** REPORT.md's comparison with the simulator: the loop's tokens against its profile's typical loop. */
+export function typicalCostLine(effort: EffortChoice, used: number, typical: number): string {
+  const own = resolveEffort(effort.profile);
+  const overridden = MODEL_AGENTS.some((a) => own.models[a] !== effort.models[a]);
+  return `Tokens used ${count(used)}, typical for ${effort.profile} ${count(typical)} (simulated, docs/convergence.md)${overridden ? "; this loop's models differ from the profile's (.minions.json models)" : ''}.`;
+}
 
 const signed = (n: number, word: string): string => `${Math.abs(n)} ${word} ${n > 0 ? 'more' : 'fewer'}`;
 

@@ -22,8 +22,8 @@ export interface RoundInput {
   task: string;
   now: string;
   rules: StopRules;
-  /** Each reviewer's final text, and whether it was accepted. */
-  reviews: Record<Reviewer, { text: string | null; valid: boolean; error: string | null }>;
+  /** Each reviewer's final text, and whether it was accepted; `notRun`: outside the loop's effort profile. */
+  reviews: Record<Reviewer, { text: string | null; valid: boolean; error: string | null; notRun?: boolean }>;
   sources: Sources;
   /** Earlier rounds' verdicts, oldest first (unreadable ones left out). */
   history: Verdict[];
@@ -161,6 +161,12 @@ export function aggregateRound(input: RoundInput): Verdict {
   const parsedReviews: (ParsedReview | null)[] = [];
   for (const r of REVIEWERS) {
     const review = input.reviews[r];
+    if (review.notRun) {
+      // Not in the loop's effort profile: no findings, no score of its own, neither valid nor invalid.
+      parsedReviews.push(null);
+      reviewers[r] = { status: 'not_run', scoring: 'none', critical: 0, warning: 0, info: 0, ungrounded: 0, unquoted: 0, unchecked: 0, ...scoreOf(1), error: null, notes: [] };
+      continue;
+    }
     // Read at the reviewer's stop: the review as validated then, and its findings grounded against the
     // files as they were then (a project file changed since is named in the verdict, which then never ends DONE).
     const reading = review.valid ? input.readings?.[r] : undefined;

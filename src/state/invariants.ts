@@ -31,9 +31,10 @@ export function stateProblems(state: State): string[] {
   for (const it of state.iterations.slice(0, -1)) add(it.r1.status === 'complete' && it.verdict !== null, `iteration ${it.iteration} is over without a verdict`);
   for (const r of REVIEWERS) {
     const run = last.r1.reviewers[r];
-    add(run.status === 'pending' || run.dispatches > 0, `${r} is ${run.status} without a dispatch`);
+    add(run.status === 'pending' || run.status === 'skipped' || run.dispatches > 0, `${r} is ${run.status} without a dispatch`);
+    add((run.status === 'skipped') !== state.effort.reviewers.includes(r), `${r} is ${run.status}, and ${state.effort.reviewers.includes(r) ? 'in' : 'not in'} the effort profile`);
   }
-  const final = REVIEWERS.every((r) => last.r1.reviewers[r].status === 'valid' || last.r1.reviewers[r].status === 'invalid');
+  const final = REVIEWERS.every((r) => ['valid', 'invalid', 'skipped'].includes(last.r1.reviewers[r].status));
   add(last.r1.status === 'pending' || final, 'the review is complete with a reviewer not final');
   add((last.r1.status === 'complete') === (last.verdict !== null), 'the review status and its verdict disagree');
   add(!last.r1.aggregation || (final && last.r1.status === 'pending'), 'an aggregation is pending before the fifth review');

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { REVIEWERS } from '../protocol/agents';
+import { EFFORTS, MODELS, MODEL_AGENTS, STANDARD_EFFORT } from '../protocol/effort';
 import { HOSTS } from '../protocol/hosts';
 import { ClassRung, EscalationReason } from '../protocol/verdict-schema';
 import { CheckOutcome } from '../protocol/check-runs';
@@ -28,11 +29,13 @@ export const STATE_SHAPE = '42fe9082676923ec';
 function build() {
   const Phase = z.enum(['R1', 'R2', 'DONE', 'STOPPED', 'CANCELLED', 'REVIEWED']);
 
+  const Model = z.enum(MODELS);
+
   const Counts = z.object({ critical: count(), warning: count(), info: count() });
 
   const ReviewerRun = z.object({
-    /** pending: not dispatched; running: dispatched; valid/invalid: final for this iteration. */
-    status: z.enum(['pending', 'running', 'valid', 'invalid']),
+    /** pending: not dispatched; running: dispatched; valid/invalid: final for this iteration; skipped: not in the loop's effort profile. */
+    status: z.enum(['pending', 'running', 'valid', 'invalid', 'skipped']),
     dispatches: count(),
     /** Failed validations in the current run; reset on each dispatch. */
     failures: count(),
@@ -194,6 +197,15 @@ function build() {
       timeoutSeconds: 300,
       baseline: [],
     }),
+    /** The cost profile (--effort): the reviewers that run and the model asked of each agent. A state from before profiles ran standard. */
+    effort: z._default(
+      z.object({
+        profile: z.enum(EFFORTS),
+        reviewers: z.array(z.enum(REVIEWERS)).check(z.minLength(1)),
+        models: z.object(Object.fromEntries(MODEL_AGENTS.map((a) => [a, Model])) as Record<(typeof MODEL_AGENTS)[number], typeof Model>),
+      }),
+      () => ({ ...STANDARD_EFFORT, reviewers: [...STANDARD_EFFORT.reviewers], models: { ...STANDARD_EFFORT.models } }),
+    ),
     /** Layer-0 checks the project's .minions.json turned off. */
     layer0: z._default(z.object({ disabled: z.array(z.string()) }), { disabled: [] }),
     /** Consecutive Stop blocks without progress, keyed by a digest of the progress made so far. */

@@ -166,7 +166,8 @@ export interface Decision {
 // ── Conversation reading ────────────────────────────────────────────────────────
 
 const PHASE_HEADER = /\[PHASE (R1|R2)\] minions review — Iteration (\d+)\/(\d+)/g;
-const AGENT_LINE = /^- (minions:[\w-]+) → (\S+)\s*$/gm;
+/** `- minions:critic → <path>`, or with the model an effort profile asks: `- minions:critic (model: "sonnet") → <path>`. */
+const AGENT_LINE = /^- (minions:[\w-]+)(?: \(model: "([\w.-]+)"\))? → (\S+)\s*$/gm;
 
 export interface PhasePrompt {
   phase: 'R1' | 'R2';
@@ -176,7 +177,7 @@ export interface PhasePrompt {
   messageIndex: number;
   /** The prompt text, from its header to the next header or the end of the block. */
   body: string;
-  agents: { type: string; path: string }[];
+  agents: { type: string; path: string; model?: string }[];
   /** Each reviewer's copy of the project's review rules, when the prompt names them. */
   rules: Record<string, string>;
   task: string;
@@ -208,7 +209,7 @@ export function latestPhasePrompt(req: ModelRequest): PhasePrompt | null {
 }
 
 function parsePhasePrompt(body: string, phase: 'R1' | 'R2', iteration: number, maxIterations: number, messageIndex: number): PhasePrompt {
-  const agents = [...body.matchAll(AGENT_LINE)].map((m) => ({ type: m[1]!, path: m[2]! }));
+  const agents = [...body.matchAll(AGENT_LINE)].map((m) => ({ type: m[1]!, path: m[3]!, ...(m[2] ? { model: m[2] } : {}) }));
   const task = /^Task: (.*)$/m.exec(body)?.[1]?.trim() ?? '';
   const rulesLine = /^Give each reviewer its own copy of the project's review rules.*$/m.exec(body)?.[0] ?? '';
   const rules = Object.fromEntries([...rulesLine.matchAll(/(minions:[\w-]+): (\S+?\.md)/g)].map((m) => [m[1]!, m[2]!]));
@@ -448,11 +449,11 @@ function mainThread(req: ModelRequest, scenario: Scenario, opts: ScriptedModelOp
   }
   return [
     text(`${prompt.phase}, iteration ${prompt.iteration}: dispatching ${todo.map((a) => a.type).join(', ')}.`),
-    ...todo.map((a) => agentCall(a.type, a.path, prompt, background)),
+    ...todo.map((a) => agentCall(a.type, a.path, prompt, background, a.model)),
   ];
 }
 
-function agentCall(type: string, path: string, prompt: PhasePrompt, background: boolean): AssistantBlock {
+function agentCall(type: string, path: string, prompt: PhasePrompt, background: boolean, model?: string): AssistantBlock {
   const name = type.replace(/^minions:/, '');
   const lines = [`Task: ${prompt.task}`, ...prompt.context];
   lines.push(name === FIXER_NAME ? `Write your fix summary to ${path}` : `Write your JSON findings to ${path}`);
@@ -463,6 +464,7 @@ function agentCall(type: string, path: string, prompt: PhasePrompt, background: 
     prompt: lines.join('\n'),
     subagent_type: type,
     run_in_background: background,
+    ...(model ? { model } : {}),
   });
 }
 

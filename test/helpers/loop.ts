@@ -47,7 +47,7 @@ export class Loop {
     return this.prompt(`/minions:review ${args}`.trimEnd());
   }
 
-  dispatch(subagentType: string, extra: { toolName?: 'Agent' | 'Task'; runInBackground?: boolean } = {}): Promise<HookResult> {
+  dispatch(subagentType: string, extra: { toolName?: 'Agent' | 'Task'; runInBackground?: boolean; model?: string } = {}): Promise<HookResult> {
     return this.hook('on-task-gate', agentDispatch(subagentType, { ...this.common(), ...extra }));
   }
 

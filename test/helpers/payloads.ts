@@ -45,7 +45,7 @@ export function userPromptSubmit(prompt: string, c: Common): Payload {
 }
 
 /** The main thread dispatching a subagent (tool_name "Agent"; "Task" before 2.1.63, still matched). */
-export function agentDispatch(subagentType: string, c: Common & { toolName?: 'Agent' | 'Task'; runInBackground?: boolean; prompt?: string }): Payload {
+export function agentDispatch(subagentType: string, c: Common & { toolName?: 'Agent' | 'Task'; runInBackground?: boolean; prompt?: string; model?: string }): Payload {
   const name = subagentType.replace(/^.*:/, '');
   return {
     ...common('PreToolUse', c),
@@ -55,6 +55,7 @@ export function agentDispatch(subagentType: string, c: Common & { toolName?: 'Ag
       prompt: c.prompt ?? `Review the change. Write your JSON findings to the path given.`,
       subagent_type: subagentType,
       run_in_background: c.runInBackground ?? false,
+      ...(c.model !== undefined ? { model: c.model } : {}),
     },
     tool_use_id: nextId('toolu_01'),
   };

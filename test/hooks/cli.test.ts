@@ -11,6 +11,7 @@ import { OTHER_SESSION, SESSION } from '../helpers/payloads';
 import { REVIEWERS, STATE, cleanReview, reviewWithIssues } from '../helpers/reviews';
 import { REPO_ROOT, runCli, runCommandLine } from '../helpers/run';
 import { rewriteState } from '../helpers/state';
+import { STANDARD_EFFORT } from '../../src/protocol/effort';
 import { cloneTestdir, removeTestdirs, tempDir, testdir, type TestDir } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
@@ -67,7 +68,8 @@ describe.concurrent('/minions:status', () => {
     expect(lines[0]).toBe('minions review loop — R1, Iteration 1/3 (in progress)');
     expect(lines[1]).toBe('Task: the cart');
     expect(lines[2]).toMatch(/^Started just now by this session; last update just now\.$/);
-    expect(lines[3]).toBe('Reviewers (iteration 1): critic ✓ 1 warning, pedant … running, witness … running, security-reviewer … running, silent-failure-hunter … running');
+    expect(lines[3]).toBe('Profile: effort standard: five reviewers.');
+    expect(lines[4]).toBe('Reviewers (iteration 1): critic ✓ 1 warning, pedant … running, witness … running, security-reviewer … running, silent-failure-hunter … running');
     expect(lines).toContain('Files: .agents/tmp/phases/');
     expect(lines.at(-1)).toBe('End it with /minions:cancel.');
 
@@ -403,6 +405,7 @@ describe.concurrent('status --json', () => {
       stopDetail: null,
       startedAt: state.startedAt,
       updatedAt: state.updatedAt,
+      effort: STANDARD_EFFORT,
       session: { id: SESSION, isThisSession: true },
       reviewers: [
         { name: 'critic', status: 'valid', dispatches: 1, counts: { critical: 0, warning: 1, info: 0 } },

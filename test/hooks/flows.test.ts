@@ -77,7 +77,7 @@ describe.concurrent('clean first pass → DONE', () => {
     // The plugin's own files are not "changed files".
     expect(r1).toMatch(/^Changed files \(against [0-9a-f]{12}\): src\/a\.ts, src\/cart\.ts$/m);
     expect(r1).not.toContain('Previous round');
-    expect(start.stdout?.systemMessage).toBe(`minions: review loop started — R1, Iteration 1/3: five reviewers on "check the cart"; the change: uncommitted work against HEAD ${loop.dir.git('rev-parse', 'HEAD').trim().slice(0, 12)}`);
+    expect(start.stdout?.systemMessage).toBe(`minions: review loop started — R1, Iteration 1/3: effort standard: five reviewers on "check the cart"; the change: uncommitted work against HEAD ${loop.dir.git('rev-parse', 'HEAD').trim().slice(0, 12)}`);
 
     let state = loop.state();
     expect(state).toMatchObject({ version: 1, status: 'in_progress', sessionId: loop.session, iteration: 1, maxIterations: 3, currentPhase: 'R1', task: 'check the cart' });

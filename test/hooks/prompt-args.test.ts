@@ -5,7 +5,7 @@ import { removeTestdirs } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
 
-const USAGE = 'Usage: /minions:review [--base <ref>] [--no-fix] [--sarif FILE] [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--done-when LEVEL] [--min-confidence N] [--max-tokens N] [--check "<command>"]… [--check-timeout S] [--force] [--] <what to review>. Nothing was started; fix the command and send it again.';
+const USAGE = 'Usage: /minions:review [--base <ref>] [--no-fix] [--sarif FILE] [--max-iterations N] [--max-critical N] [--stuck-rounds N] [--fixpoint-similarity X] [--done-when LEVEL] [--min-confidence N] [--max-tokens N] [--check "<command>"]… [--check-timeout S] [--effort quick|standard|deep] [--force] [--] <what to review>. Nothing was started; fix the command and send it again.';
 
 describe.concurrent('/minions:review arguments', () => {
   it.each([

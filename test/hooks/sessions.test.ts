@@ -116,7 +116,7 @@ describe.concurrent('a second session in the same project', () => {
     expect(r.stdout?.decision).toBeUndefined();
     expect(additionalContext(r)).toContain('[PHASE R1]');
     expect(additionalContext(r)).toContain('Task: session two');
-    expect(r.stdout?.systemMessage).toBe(`minions: review loop started — R1, Iteration 1/5: five reviewers on "session two" (previous loop archived to .agents/tmp/archive/${firstState.runId}/); the change: uncommitted work against HEAD ${firstState.base.slice(0, 12)}`);
+    expect(r.stdout?.systemMessage).toBe(`minions: review loop started — R1, Iteration 1/5: effort standard: five reviewers on "session two" (previous loop archived to .agents/tmp/archive/${firstState.runId}/); the change: uncommitted work against HEAD ${firstState.base.slice(0, 12)}`);
     expect(other.state()).toMatchObject({ sessionId: OTHER_SESSION, task: 'session two', iteration: 1, currentPhase: 'R1' });
     expect(other.dir.readJson(`.agents/tmp/archive/${firstState.runId}/state.json`)).toEqual(firstState);
     expect(other.dir.exists(`.agents/tmp/archive/${firstState.runId}/phases/review-1/r1-critic.json`)).toBe(true);

@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DEFAULT_REVIEW_ONLY_TASK, DEFAULT_TASK, REVIEW_FLAGS, parseCommand, parseOptions } from '../../src/core/args';
 import { DEFAULT_RULES } from '../../src/protocol/stop-rules';
+import { STANDARD_EFFORT } from '../../src/protocol/effort';
 
 const R = DEFAULT_RULES;
 /** What every /minions:review command carries besides the flags a row sets. */
-const NO_CHECKS = { checks: { commands: [], timeoutSeconds: 300 }, layer0: { disabled: [] } };
+const NO_CHECKS = { checks: { commands: [], timeoutSeconds: 300 }, layer0: { disabled: [] }, effort: STANDARD_EFFORT };
 
 describe('parseCommand', () => {
   it.each([

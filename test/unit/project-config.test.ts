@@ -41,13 +41,14 @@ describe('validateConfig', () => {
       base: 'origin/main',
       minConfidence: 60,
       doneWhen: 'critical',
+      effort: { profile: null, models: {}, maxIterationsSet: true },
     });
   });
 
   it.each([
-    [{ maxIteration: 3 }, 'unknown key "maxIteration" (did you mean "maxIterations"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, minConfidence, checkTimeoutSeconds, maxTokens, doneWhen, base, layer0'],
-    [{ 'max-iterations': 3 }, 'unknown key "max-iterations" (did you mean "maxIterations"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, minConfidence, checkTimeoutSeconds, maxTokens, doneWhen, base, layer0'],
-    [{ colour: 'red' }, 'unknown key "colour"; known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, minConfidence, checkTimeoutSeconds, maxTokens, doneWhen, base, layer0'],
+    [{ maxIteration: 3 }, 'unknown key "maxIteration" (did you mean "maxIterations"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, minConfidence, checkTimeoutSeconds, maxTokens, doneWhen, base, effort, models, layer0'],
+    [{ 'max-iterations': 3 }, 'unknown key "max-iterations" (did you mean "maxIterations"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, minConfidence, checkTimeoutSeconds, maxTokens, doneWhen, base, effort, models, layer0'],
+    [{ colour: 'red' }, 'unknown key "colour"; known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, minConfidence, checkTimeoutSeconds, maxTokens, doneWhen, base, effort, models, layer0'],
     [{ maxIterations: 50 }, '"maxIterations" must be a whole number from 1 to 20, not 50'],
     [{ maxIterations: 2.5 }, '"maxIterations" must be a whole number from 1 to 20, not 2.5'],
     [{ maxIterations: '3' }, '"maxIterations" must be a whole number from 1 to 20, not "3"'],

@@ -96,7 +96,7 @@ describe('which base, and why', () => {
   it('the first progress line of a review-only pass says so, and which base', () => {
     const state = stateBuilder({ reviewOnly: true, base: C, baseChoice: { ref: 'main', why: 'default-branch' }, projectRules: 'REVIEW.md' }).build();
     expect(progress.notify.started(state, null)).toBe(
-      'minions: review-only pass started — R1, Iteration 1/3: five reviewers on "review the parser"; the change: 0123456789ab (the merge base with main; the tree is clean: the default branch) to the working tree; ' +
+      'minions: review-only pass started — R1, Iteration 1/3: effort standard: five reviewers on "review the parser"; the change: 0123456789ab (the merge base with main; the tree is clean: the default branch) to the working tree; ' +
         "the project's review rules: REVIEW.md",
     );
   });

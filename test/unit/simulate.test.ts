@@ -5,6 +5,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { simulateLoop } from '../../sim/loop';
 import { PROFILES, POLICIES, POLICY_OPTIONS, type Profile } from '../../sim/params';
 import { DEFAULT_LOOPS, DEFAULT_SEED, main, renderTable, runCell } from '../../sim/simulate';
+import { budgetProblems, renderTypicalCost, runEffortCell, withModels } from '../../sim/effort';
+import { EFFORTS, EFFORT_PROFILES, resolveEffort } from '../../src/protocol/effort';
 
 const profile = (name: string): Profile => PROFILES.find((p) => p.name === name)!;
 
@@ -85,5 +87,41 @@ describe('the convergence simulator', () => {
       expect(main(['--loops', '1', '--seed', '2', '--out', out, '--check'])).toBe(1);
       restore();
     });
+  });
+});
+
+describe('the effort axis (sim/effort.ts)', () => {
+  const noisy = profile('claude-code');
+
+  it('standard (the session model) runs the noise profile unchanged; quick and deep scale it by their models', () => {
+    expect(withModels(noisy, resolveEffort('standard'))).toEqual(noisy);
+    const deep = withModels(noisy, resolveEffort('deep'));
+    expect(deep.tokens.reviewer).toBeGreaterThan(noisy.tokens.reviewer);
+    expect(deep.reviewers.critic.focusRecall).toBeGreaterThan(noisy.reviewers.critic.focusRecall);
+    expect(deep.fixer.fix + deep.fixer.partial + deep.fixer.decline).toBeLessThanOrEqual(1);
+    const haiku = withModels(noisy, resolveEffort('quick', { critic: 'haiku', witness: 'haiku', 'security-reviewer': 'haiku' }));
+    expect(haiku.reviewers.critic.focusRecall).toBeLessThan(noisy.reviewers.critic.focusRecall);
+    expect(haiku.falsePositives).toBeGreaterThan(noisy.falsePositives);
+  });
+
+  it('a quick loop reaches each verdict with its three reviewers (the simulator throws otherwise) and costs less than a standard one', () => {
+    const quick = runEffortCell('quick', noisy, 3, 6);
+    const standard = runEffortCell('standard', noisy, 3, 6);
+    expect(quick.tokens).toBeLessThan(standard.tokens);
+    expect(quick.rounds).toBeLessThanOrEqual(EFFORT_PROFILES.quick.maxIterations);
+  });
+
+  it('names a profile whose default budget is below the rounds the simulated loops need', () => {
+    const cell = runEffortCell('quick', noisy, 3, 2);
+    expect(budgetProblems([{ ...cell, roundsNeeded: EFFORT_PROFILES.quick.maxIterations + 1 }])).toEqual([
+      `effort quick: its default budget of ${EFFORT_PROFILES.quick.maxIterations} rounds is below the ${EFFORT_PROFILES.quick.maxIterations + 1} rounds by which 50% of the simulated loops end`,
+    ]);
+    expect(budgetProblems([{ ...cell, roundsNeeded: EFFORT_PROFILES.quick.maxIterations }])).toEqual([]);
+  });
+
+  it('src/report/typical-cost.ts is the mean of each profile on the claude-code noise profile, as rendered', () => {
+    const cells = EFFORTS.map((e) => ({ ...runEffortCell(e, noisy, 1, 1), tokens: { quick: 1, standard: 2, deep: 3 }[e] }));
+    expect(renderTypicalCost(cells, 1, 1)).toContain('export const TYPICAL_TOKENS = {"quick":1,"standard":2,"deep":3} as const;');
+    expect(fs.readFileSync(path.join(__dirname, '../../src/report/typical-cost.ts'), 'utf8')).toContain(`seed ${DEFAULT_SEED}, ${DEFAULT_LOOPS} loops`);
   });
 });
