@@ -17,7 +17,7 @@
 import { EFFORTS, EFFORT_PROFILES, resolveEffort, type Effort, type EffortChoice, type Model } from '../src/protocol/effort';
 import { FIXER, type Reviewer } from '../src/protocol/agents';
 import { simulateLoop, type LoopResult } from './loop';
-import { PROFILES, type Profile } from './params';
+import { DEFAULT_POLICY, PROFILES, type Profile } from './params';
 import { seedOf } from './rng';
 
 export interface ModelFactor {
@@ -36,13 +36,24 @@ export const MODEL_FACTORS: Record<Model, ModelFactor> = {
 
 /** The noise profile whose loops give the typical cost REPORT.md names: Claude Code's own figures. */
 export const TYPICAL_PROFILE = 'claude-code';
-/** The budget the "rounds needed" column runs with: high enough that no loop of the table reaches it. */
+/** The budget the "best budget" column is looked for under. */
 export const OPEN_BUDGET = 20;
 /**
- * A profile's default budget must let this share of the simulated loops end on their own (DONE or another
- * stop rule) under every noise profile: quick the median loop, standard nearly all, deep every one.
+ * What each profile promises to cost: the mean tokens of a typical loop (TYPICAL_PROFILE, the default
+ * policy). The caps are the choice; a profile's default budget is measured from them: the most rounds
+ * whose loops stay within the cap (a loop still going at the budget costs what it had spent by then).
  */
-export const ENDED_SHARE: Record<Effort, number> = { quick: 0.5, standard: 0.95, deep: 1 };
+export const TOKEN_CAP: Record<Effort, number> = { quick: 2_500_000, standard: 6_000_000, deep: 8_000_000 };
+
+/** The mean tokens of these loops had their budget been `b` rounds. */
+export const meanTokensAt = (open: readonly LoopResult[], b: number): number => open.reduce((s, r) => s + (r.rounds <= b ? r.tokens : r.spentBy[b - 1]!), 0) / Math.max(1, open.length);
+
+/** The most rounds (at least one) whose loops' mean tokens stay within `cap`. */
+export function budgetWithin(open: readonly LoopResult[], cap: number): number {
+  let best = 1;
+  for (let b = 2; b <= OPEN_BUDGET; b++) if (meanTokensAt(open, b) <= cap) best = b;
+  return best;
+}
 
 /** The noise profile as run under an effort profile: each reviewer's recall, the false positives and the tokens scaled by the models asked. */
 export function withModels(profile: Profile, effort: EffortChoice): Profile {
@@ -75,7 +86,7 @@ export interface EffortCell {
   /** Median tokens of a loop. */
   medianTokens: number;
   plantedFixed: number;
-  /** With OPEN_BUDGET: the round by which the profile's ENDED_SHARE of the loops had ended on their own. */
+  /** The most rounds whose loops' mean tokens stay within the profile's TOKEN_CAP (budgetWithin). */
   roundsNeeded: number;
 }
 
@@ -93,8 +104,8 @@ export function runEffortCell(effort: Effort, noise: Profile, seed: number, loop
   for (let i = 0; i < loops; i++) {
     // The same worlds for every effort profile of a noise profile: the profiles are compared on the same loops.
     const loopSeed = seedOf(seed, `effort:${noise.name}`, i);
-    results.push(simulateLoop(profile, 'info', loopSeed, { effort: choice, maxIterations: budget }));
-    open.push(simulateLoop(profile, 'info', loopSeed, { effort: choice, maxIterations: OPEN_BUDGET }));
+    results.push(simulateLoop(profile, DEFAULT_POLICY, loopSeed, { effort: choice, maxIterations: budget }));
+    open.push(simulateLoop(profile, DEFAULT_POLICY, loopSeed, { effort: choice, maxIterations: OPEN_BUDGET }));
   }
   const mean = (f: (r: LoopResult) => number) => results.reduce((s, r) => s + f(r), 0) / loops;
   return {
@@ -106,7 +117,7 @@ export function runEffortCell(effort: Effort, noise: Profile, seed: number, loop
     tokens: mean((r) => r.tokens),
     medianTokens: quantile(results.map((r) => r.tokens), 0.5),
     plantedFixed: mean((r) => r.plantedFixed),
-    roundsNeeded: quantile(open.map((r) => r.rounds), ENDED_SHARE[effort]),
+    roundsNeeded: budgetWithin(open, TOKEN_CAP[effort]),
   };
 }
 
@@ -117,9 +128,12 @@ export function runEfforts(seed: number, loops: number): EffortCell[] {
 /** Each profile's default budget against what the simulator measured: the problems, none when the defaults follow. */
 export function budgetProblems(cells: readonly EffortCell[]): string[] {
   return EFFORTS.flatMap((e) => {
-    const needed = Math.max(...cells.filter((c) => c.effort === e).map((c) => c.roundsNeeded));
+    const cell = cells.find((c) => c.effort === e && c.profile === TYPICAL_PROFILE);
+    if (!cell) return [`effort ${e}: no simulated loops of the ${TYPICAL_PROFILE} profile to set its budget from`];
     const budget = EFFORT_PROFILES[e].maxIterations;
-    return needed > budget ? [`effort ${e}: its default budget of ${budget} rounds is below the ${needed} rounds by which ${Math.round(ENDED_SHARE[e] * 100)}% of the simulated loops end`] : [];
+    return cell.roundsNeeded !== budget
+      ? [`effort ${e}: its default budget is ${budget} rounds, but ${cell.roundsNeeded} rounds is the most whose simulated ${TYPICAL_PROFILE} loops stay within its ${(TOKEN_CAP[e] / 1e6).toFixed(1)} M tokens`]
+      : [];
   });
 }
 
@@ -129,13 +143,13 @@ export function renderEffortTable(cells: readonly EffortCell[]): string {
   return [
     '## Cost profiles (`--effort`)',
     '',
-    'Each profile (src/protocol/effort.ts) on the same simulated loops (policy `info`), with only its reviewers and its',
-    "models' assumed recall, false positives and tokens per run (sim/effort.ts states each factor). \"rounds needed\": with",
-    `a budget of ${OPEN_BUDGET}, the round by which ${EFFORTS.map((e) => `${Math.round(ENDED_SHARE[e] * 100)}% (${e})`).join(', ')} of the loops had ended on their own;`,
-    "each profile's default budget is at least the largest of its rows (`npm run simulate` fails otherwise). REPORT.md",
+    `Each profile (src/protocol/effort.ts) on the same simulated loops (the default policy, \`${DEFAULT_POLICY}\`), with only its reviewers and its`,
+    "models' assumed recall, false positives and tokens per run (sim/effort.ts states each factor). \"budget within cap\": the",
+    `most rounds whose loops' mean tokens stay within the profile's cost cap (${EFFORTS.map((e) => `${e} ${(TOKEN_CAP[e] / 1e6).toFixed(1)} M`).join(', ')}; sim/effort.ts);`,
+    `each profile's default budget is its ${TYPICAL_PROFILE} row's (\`npm run simulate\` fails otherwise). REPORT.md`,
     `compares a loop's tokens with the mean of its profile's row for ${TYPICAL_PROFILE}.`,
     '',
-    '| effort | reviewers | models | default budget | profile | P(DONE) | rounds | tokens (M), mean | tokens (M), median | planted fixed (of 6) | rounds needed |',
+    '| effort | reviewers | models | default budget | profile | P(DONE) | rounds | tokens (M), mean | tokens (M), median | planted fixed (of 6) | budget within cap |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
     ...cells.map((c) => {
       const p = EFFORT_PROFILES[c.effort];

@@ -22,6 +22,8 @@ export interface LoopResult {
   detail: string | null;
   rounds: number;
   tokens: number;
+  /** The tokens spent when round k's review was in (index k − 1): what the loop had cost had its budget been k rounds. */
+  spentBy: number[];
   plantedFixed: number;
   planted: number;
   /** False positives and nits the fixer changed code for. */
@@ -65,6 +67,7 @@ export function simulateLoop(profile: Profile, policy: Policy, seed: number, run
   const fixRounds: FixRound[] = [];
   let previousSummary: string | null = null;
   let tokens = 0;
+  const spentBy: number[] = [];
   let churn = 0;
   let laterRegressions = 0;
   let laterReal = 0;
@@ -117,6 +120,7 @@ export function simulateLoop(profile: Profile, policy: Policy, seed: number, run
       tokens += spent;
     }
     if (n === 1) first.found = foundThisRound.size;
+    spentBy.push(tokens);
     if ((state.currentPhase as State['currentPhase']) !== 'R1' || !currentIteration(state).r1.aggregation) throw new Error(`simulator: round ${n} did not reach its verdict (${state.currentPhase})`);
     const effects = step({
       kind: 'aggregate',
@@ -160,6 +164,7 @@ export function simulateLoop(profile: Profile, policy: Policy, seed: number, run
     detail: state.stopDetail,
     rounds: state.iteration,
     tokens,
+    spentBy,
     plantedFixed: planted - world.live('planted').length,
     planted,
     churn,

@@ -15,7 +15,7 @@
  * stated as assumptions where they are set.
  */
 import type { Reviewer } from '../src/protocol/agents';
-import type { StopRules } from '../src/protocol/stop-rules';
+import { DEFAULT_RULES, type StopRules } from '../src/protocol/stop-rules';
 
 export const CATEGORIES = ['logic', 'security', 'error-handling', 'concurrency', 'api-misuse'] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -150,6 +150,13 @@ export const POLICY_OPTIONS: Record<Policy, Pick<StopRules, 'doneWhen' | 'minCon
   'warning+conf50': { doneWhen: 'warning', minConfidence: 50 },
   'warning+conf80': { doneWhen: 'warning', minConfidence: 80 },
 };
+
+/** The policy a loop runs by when the user names none: the plugin's defaults (src/protocol/stop-rules.ts). */
+export const DEFAULT_POLICY: Policy = (() => {
+  const found = POLICIES.find((p) => POLICY_OPTIONS[p].doneWhen === DEFAULT_RULES.doneWhen && POLICY_OPTIONS[p].minConfidence === DEFAULT_RULES.minConfidence);
+  if (!found) throw new Error(`simulator: no policy row for the defaults --done-when ${DEFAULT_RULES.doneWhen} --min-confidence ${DEFAULT_RULES.minConfidence}`);
+  return found;
+})();
 
 /** The simulated project: files, lines per file, planted defects, suspicious-but-correct spots. */
 export const PROJECT = { files: 5, lines: 60, defects: 6, decoys: 4 };

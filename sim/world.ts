@@ -31,7 +31,7 @@ export class World {
     for (let f = 1; f <= PROJECT.files; f++) {
       const file = `src/module${f}.ts`;
       const lines = [`// module ${f}`];
-      for (let l = 2; l <= PROJECT.lines; l++) lines.push(`  const v${f}_${l} = step${l}(v${f}_${l - 1}, ${(f * 31 + l * 7) % 97});`);
+      for (let l = 2; l <= PROJECT.lines; l++) lines.push(`  const ${word(f * 100 + l)} = ${word(l)}Step(${word(f * 100 + l - 1)}, ${(f * 31 + l * 7) % 97});`);
       this.files.set(file, lines);
     }
     for (let i = 0; i < PROJECT.defects; i++) this.add('planted', this.rng.pick(CATEGORIES), this.realSeverity());
@@ -76,4 +76,18 @@ export class World {
   live(kind?: SpotKind): Spot[] {
     return this.spots.filter((s) => s.live && (kind === undefined || s.kind === kind));
   }
+}
+
+/**
+ * A name of letters for a number: every line of the simulated files has identifiers of its own, as real code
+ * does. (Names told apart only by digits would give every line one class shape, which masks digits: one
+ * finding class per category family, which no real project has.)
+ */
+function word(n: number): string {
+  let s = '';
+  do {
+    s = String.fromCharCode(97 + (n % 26)) + s;
+    n = Math.floor(n / 26);
+  } while (n > 0);
+  return s;
 }

@@ -35,20 +35,20 @@ export const EFFORT_PROFILES: Record<Effort, EffortProfile> = {
   quick: {
     reviewers: ['critic', 'witness', 'security-reviewer'],
     models: all('sonnet'),
-    maxIterations: 3,
-    why: 'three reviewers (correctness, the tests run, security) on sonnet; three rounds, by which the median simulated loop has ended',
+    maxIterations: 4,
+    why: 'three reviewers (correctness, the tests run, security) on sonnet; four rounds, the most a simulated loop fits in 2.5 M tokens',
   },
   standard: {
     reviewers: REVIEWERS,
     models: all('inherit'),
     maxIterations: 5,
-    why: "all five reviewers on the session's model; five rounds (the loop as it was before profiles; 95% of the simulated loops end by then)",
+    why: "all five reviewers on the session's model; five rounds (the loop as it was before profiles), the most a simulated loop fits in 6 M tokens",
   },
   deep: {
     reviewers: REVIEWERS,
     models: all('opus'),
     maxIterations: 6,
-    why: 'all five reviewers and the fixer on opus; six rounds, by which every simulated loop has ended',
+    why: 'all five reviewers and the fixer on opus; six rounds, the most a simulated loop fits in 8 M tokens',
   },
 };
 

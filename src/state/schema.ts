@@ -20,7 +20,7 @@ export const STATE_VERSION = 1;
 export const ESCALATION_CHOICES = ['pending', 'offered', 'structural', 'patch', 'halt', 'none'] as const;
 export type EscalationChoice = (typeof ESCALATION_CHOICES)[number];
 
-export const STATE_SHAPE = '42fe9082676923ec';
+export const STATE_SHAPE = '81e13e1f66d3fe89';
 
 /**
  * The schemas, built when a state is first checked rather than when a hook starts: a hook that never

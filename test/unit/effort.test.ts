@@ -17,7 +17,7 @@ const NOW = '2026-12-06T10:00:00.000Z';
 
 describe('the effort profiles', () => {
   it.each([
-    ['quick', ['critic', 'witness', 'security-reviewer'], 'sonnet', 'sonnet', 3],
+    ['quick', ['critic', 'witness', 'security-reviewer'], 'sonnet', 'sonnet', 4],
     ['standard', [...REVIEWERS], 'inherit', 'inherit', 5],
     ['deep', [...REVIEWERS], 'opus', 'opus', 6],
   ] as const)('%s: reviewers %j, reviewers on %s, the fixer on %s, %i rounds', (effort, reviewers, reviewerModel, fixerModel, rounds) => {
@@ -54,12 +54,12 @@ describe('--effort and .minions.json', () => {
 
   it.each([
     ['/minions:review x', null, 'standard', 5],
-    ['/minions:review --effort quick x', null, 'quick', 3],
+    ['/minions:review --effort quick x', null, 'quick', 4],
     ['/minions:review --effort=deep x', null, 'deep', 6],
     // An explicit budget beats the profile's: the flag, or the config's maxIterations.
     ['/minions:review --effort quick --max-iterations 7 x', null, 'quick', 7],
     ['/minions:review --effort deep x', { maxIterations: 2 }, 'deep', 2],
-    ['/minions:review x', { effort: 'quick' }, 'quick', 3],
+    ['/minions:review x', { effort: 'quick' }, 'quick', 4],
     ['/minions:review --effort standard x', { effort: 'quick' }, 'standard', 5],
     ['/minions:review x', { effort: 'quick', maxIterations: 4 }, 'quick', 4],
     ['/minions:review --max-iterations 1 x', { effort: 'deep' }, 'deep', 1],

@@ -59,7 +59,7 @@ describe('validateConfig', () => {
     [{ doneWhen: 2 }, '"doneWhen" must be one of "critical", "warning", "info", not 2'],
     [{ minConfidence: 101 }, '"minConfidence" must be a whole number from 0 to 100, not 101'],
     [{ minConfidence: 0.8 }, '"minConfidence" must be a whole number from 0 to 100, not 0.8'],
-    [{ donewhen: 'info' }, 'unknown key "donewhen" (did you mean "doneWhen"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, minConfidence, checkTimeoutSeconds, maxTokens, doneWhen, base, layer0'],
+    [{ donewhen: 'info' }, 'unknown key "donewhen" (did you mean "doneWhen"?); known keys: $schema, checks, maxIterations, maxCritical, stuckRounds, fixpointSimilarity, minConfidence, checkTimeoutSeconds, maxTokens, doneWhen, base, effort, models, layer0'],
     [{ maxTokens: 'lots' }, '"maxTokens" must be a whole number from 1 to 1000000000000, not "lots"'],
     [{ checks: 'npm test' }, '"checks" must be a list of shell commands, e.g. ["npm test"], not "npm test"'],
     [{ checks: ['npm test', ''] }, '"checks[1]" must be a command of 1 to 2000 characters, not ""'],

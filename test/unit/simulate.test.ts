@@ -5,7 +5,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { simulateLoop } from '../../sim/loop';
 import { PROFILES, POLICIES, POLICY_OPTIONS, type Profile } from '../../sim/params';
 import { DEFAULT_LOOPS, DEFAULT_SEED, main, renderTable, runCell } from '../../sim/simulate';
-import { budgetProblems, renderTypicalCost, runEffortCell, withModels } from '../../sim/effort';
+import { budgetProblems, budgetWithin, meanTokensAt, renderTypicalCost, runEffortCell, withModels } from '../../sim/effort';
+import type { LoopResult } from '../../sim/loop';
 import { EFFORTS, EFFORT_PROFILES, resolveEffort } from '../../src/protocol/effort';
 
 const profile = (name: string): Profile => PROFILES.find((p) => p.name === name)!;
@@ -111,12 +112,26 @@ describe('the effort axis (sim/effort.ts)', () => {
     expect(quick.rounds).toBeLessThanOrEqual(EFFORT_PROFILES.quick.maxIterations);
   });
 
-  it('names a profile whose default budget is below the rounds the simulated loops need', () => {
-    const cell = runEffortCell('quick', noisy, 3, 2);
-    expect(budgetProblems([{ ...cell, roundsNeeded: EFFORT_PROFILES.quick.maxIterations + 1 }])).toEqual([
-      `effort quick: its default budget of ${EFFORT_PROFILES.quick.maxIterations} rounds is below the ${EFFORT_PROFILES.quick.maxIterations + 1} rounds by which 50% of the simulated loops end`,
+  it('a budget is the most rounds whose loops stay within the cap', () => {
+    const loop = (rounds: number, spentBy: number[]) => ({ rounds, tokens: spentBy[rounds - 1]!, spentBy }) as unknown as LoopResult;
+    // One loop ends after 2 rounds (2 M), one runs on (1, 2, 3, 4 M by rounds 1 to 4).
+    const open = [loop(2, [1e6, 2e6]), loop(4, [1e6, 2e6, 3e6, 4e6])];
+    expect([1, 2, 3, 4, 5].map((b) => meanTokensAt(open, b))).toEqual([1e6, 2e6, 2.5e6, 3e6, 3e6]);
+    expect(budgetWithin(open, 2.5e6)).toBe(3);
+    expect(budgetWithin(open, 1e6)).toBe(1);
+    expect(budgetWithin(open, 0)).toBe(1);
+  });
+
+  it("names a profile whose default budget is not the one its cap measures", () => {
+    const cell = { ...runEffortCell('quick', noisy, 3, 2), profile: 'claude-code' };
+    const budget = EFFORT_PROFILES.quick.maxIterations;
+    expect(budgetProblems([{ ...cell, roundsNeeded: budget + 1 }]).filter((p) => p.startsWith('effort quick'))).toEqual([
+      `effort quick: its default budget is ${budget} rounds, but ${budget + 1} rounds is the most whose simulated claude-code loops stay within its 2.5 M tokens`,
     ]);
-    expect(budgetProblems([{ ...cell, roundsNeeded: EFFORT_PROFILES.quick.maxIterations }])).toEqual([]);
+    expect(budgetProblems([{ ...cell, roundsNeeded: budget - 1 }]).filter((p) => p.startsWith('effort quick'))).toHaveLength(1);
+    expect(budgetProblems([{ ...cell, roundsNeeded: budget }]).filter((p) => p.startsWith('effort quick'))).toEqual([]);
+    // Other noise profiles do not set the budget.
+    expect(budgetProblems([{ ...cell, profile: 'real-prs', roundsNeeded: budget + 4 }]).filter((p) => p.startsWith('effort quick'))).toEqual(['effort quick: no simulated loops of the claude-code profile to set its budget from']);
   });
 
   it('src/report/typical-cost.ts is the mean of each profile on the claude-code noise profile, as rendered', () => {
