@@ -113,9 +113,14 @@ export function outcome(state: State, facts: LoopFacts): string {
   const closing = `  ${facts.cost.agents > 0 ? `Cost: ${costLine(facts.cost)} · ` : ''}Report: ${facts.files.report}`;
   if (state.currentPhase === 'DONE') {
     const contested = last.verdict?.contested ?? 0;
+    const held = [
+      last.verdict?.belowLevel ? `${plural(last.verdict.belowLevel, 'finding')} below --done-when ${state.rules.doneWhen}` : '',
+      last.verdict?.belowConfidence ? `${plural(last.verdict.belowConfidence, 'finding')} below --min-confidence ${state.rules.minConfidence}` : '',
+    ].filter(Boolean);
     return (
-      `${PREFIX} DONE — review ${state.iteration}/${state.maxIterations} found no issues${state.iteration > 1 ? ` after ${plural(state.iteration - 1, 'fix round')}` : ''}` +
-      `${contested ? ` (${plural(contested, 'contested finding')} the fixer declined twice: see the verdict)` : ''}. Reviews: ${dir}/\n${closing}`
+      `${PREFIX} DONE — review ${state.iteration}/${state.maxIterations} found ${held.length ? 'nothing that blocks DONE' : 'no issues'}${state.iteration > 1 ? ` after ${plural(state.iteration - 1, 'fix round')}` : ''}` +
+      `${contested ? ` (${plural(contested, 'contested finding')} the fixer declined twice: see the verdict)` : ''}` +
+      `${held.length ? `; still listed in REVIEW.md: ${held.join(', ')}` : ''}. Reviews: ${dir}/\n${closing}`
     );
   }
   if (state.currentPhase === 'CANCELLED') return `${PREFIX} the review loop was cancelled.`;

@@ -154,6 +154,8 @@ export function verdictSummary(verdict: Verdict): VerdictSummary {
     info: verdict.info,
     open: verdict.findings.filter((f) => f.toFixer).map((f) => f.fingerprint),
     contested: verdict.findings.filter((f) => f.status === 'CONTESTED').length,
+    belowLevel: verdict.findings.filter((f) => f.held === 'level' && f.grounding.status !== 'ungrounded').length,
+    belowConfidence: verdict.findings.filter((f) => f.held === 'confidence').length,
     score: verdict.score,
     scale: verdict.scale,
     readiness: verdict.readiness,

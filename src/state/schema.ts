@@ -20,7 +20,7 @@ export const STATE_VERSION = 1;
 export const ESCALATION_CHOICES = ['pending', 'offered', 'structural', 'patch', 'halt', 'none'] as const;
 export type EscalationChoice = (typeof ESCALATION_CHOICES)[number];
 
-export const STATE_SHAPE = '81e13e1f66d3fe89';
+export const STATE_SHAPE = 'a255639194282220';
 
 /**
  * The schemas, built when a state is first checked rather than when a hook starts: a hook that never
@@ -82,6 +82,9 @@ function build() {
     /** Fingerprints sent to the fixer. */
     open: z._default(z.array(z.string()), []),
     contested: z._default(count(), 0),
+    /** Findings the completion policy held back: below --done-when (grounded), below --min-confidence. */
+    belowLevel: z._default(count(), 0),
+    belowConfidence: z._default(count(), 0),
     score: z._default(z.number().check(z.minimum(0), z.maximum(1)), 1),
     scale: z._default(z.int().check(z.minimum(0), z.maximum(10)), 10),
     readiness: z._default(z.enum(['READY', 'ALMOST', 'NOT_READY']), 'READY'),

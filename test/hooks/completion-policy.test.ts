@@ -40,9 +40,12 @@ describe.concurrent('the completion policy in the hooks', () => {
     const loop = new Loop(projectTestdir());
     await loop.start('--done-when warning review the cart');
     const nit = issueAt('src/cart.ts', 2, { severity: 'info', category: 'naming', description: 'the export name hides what it does' });
-    await loop.reviewRound(1, reviews({ pedant: [nit] }));
+    const { stops } = await loop.reviewRound(1, reviews({ pedant: [nit] }));
     const state = loop.state();
     expect(state).toMatchObject({ currentPhase: 'DONE', status: 'done', iteration: 1 });
+    // The closing line says plainly that something is still listed, and why it did not block.
+    const closing = [...stops, await loop.stop()].map((r) => r.stdout?.systemMessage ?? '').find((m) => m.includes('DONE —'));
+    expect(closing).toContain('minions: DONE — review 1/5 found nothing that blocks DONE; still listed in REVIEW.md: 1 finding below --done-when warning. Reviews: ');
     const verdict = loop.dir.readJson(verdictFile(1));
     expect(verdict).toMatchObject({ next: 'DONE', total_issues: 0, overall_verdict: 'clean' });
     expect(verdict.findings).toEqual([expect.objectContaining({ severity: 'info', held: 'level', toFixer: false })]);

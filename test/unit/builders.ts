@@ -37,7 +37,7 @@ export function stateBuilder(overrides: Partial<State> = {}) {
       setLast({
         ...it,
         r1: { ...it.r1, status: 'complete' },
-        verdict: { overall: 'issues_found', total, critical: 1, warning: total - 1, info: 0, open, contested: 0, score: 0.35, scale: 4, readiness: 'NOT_READY', pitfalls: [], classes: [] },
+        verdict: { overall: 'issues_found', total, critical: 1, warning: total - 1, info: 0, open, contested: 0, belowLevel: 0, belowConfidence: 0, score: 0.35, scale: 4, readiness: 'NOT_READY', pitfalls: [], classes: [] },
       });
       state = { ...state, currentPhase: 'R2' };
       api.allReviewers({ status: 'valid', dispatches: 1 });

@@ -204,7 +204,7 @@ describe('a loop under a profile', () => {
   it('the fixer is asked its model in R2, and refused without it', () => {
     const state = { ...start(), currentPhase: 'R2' as const };
     const it0 = state.iterations[0]!;
-    const verdict = { overall: 'issues_found' as const, total: 1, critical: 0, warning: 1, info: 0, open: ['f1'], contested: 0, score: 0.9, scale: 9, readiness: 'READY' as const, pitfalls: [], classes: [] };
+    const verdict = { overall: 'issues_found' as const, total: 1, critical: 0, warning: 1, info: 0, open: ['f1'], contested: 0, belowLevel: 0, belowConfidence: 0, score: 0.9, scale: 9, readiness: 'READY' as const, pitfalls: [], classes: [] };
     const r2 = { ...state, iterations: [{ ...it0, r1: { ...it0.r1, status: 'complete' as const }, verdict }] };
     expect(r2Prompt(r2, verdict)).toContain('- minions:review-fixer (model: "sonnet") → ');
     expect(dispatch(r2, 'review-fixer', null).effects[0]).toMatchObject({ type: 'deny', reason: expect.stringContaining('Dispatch it again with model: "sonnet"') });

@@ -12,7 +12,7 @@ import type { State, VerdictSummary } from '../../src/state/schema';
 
 const verdict = (counts: Pick<VerdictSummary, 'critical' | 'warning' | 'info'>): VerdictSummary => {
   const total = counts.critical + counts.warning + counts.info;
-  return { overall: total ? 'issues_found' : 'clean', total, ...counts, open: Array.from({ length: total }, (_, i) => `fp${i}`), contested: 0, score: 0.5, scale: 5, readiness: 'NOT_READY', pitfalls: [], classes: [] };
+  return { overall: total ? 'issues_found' : 'clean', total, ...counts, open: Array.from({ length: total }, (_, i) => `fp${i}`), contested: 0, belowLevel: 0, belowConfidence: 0, score: 0.5, scale: 5, readiness: 'NOT_READY', pitfalls: [], classes: [] };
 };
 
 function reviewed(counts: Pick<VerdictSummary, 'critical' | 'warning' | 'info'> | null): State {
