@@ -44,8 +44,8 @@ describe('cost profiles in the real CLI', () => {
       expect(r.run.timedOut, 'the CLI run timed out').toBe(false);
       expect(r.run.exitCode).toBe(0);
       const state = r.state as unknown as { currentPhase: string; iteration: number; maxIterations: number; effort: { profile: string } };
-      expect(state).toMatchObject({ currentPhase: 'DONE', iteration: 2, maxIterations: 3, effort: { profile: 'quick' } });
-      expect(r.systemMessages[0]).toMatch(/^minions: review loop started — R1, Iteration 1\/3: effort quick: critic, witness, security-reviewer \(sonnet\)/);
+      expect(state).toMatchObject({ currentPhase: 'DONE', iteration: 2, maxIterations: 4, effort: { profile: 'quick' } });
+      expect(r.systemMessages[0]).toMatch(/^minions: review loop started — R1, Iteration 1\/4: effort quick: critic, witness, security-reviewer \(sonnet\)/);
       // Each Agent call named the model the prompt asked; none was refused.
       expect(r.dispatches.map((d) => d.agent).sort()).toEqual(
         ['critic', 'critic', 'security-reviewer', 'security-reviewer', 'witness', 'witness', 'review-fixer'].map((n) => `minions:${n}`).sort(),

@@ -17,13 +17,13 @@ describe.concurrent('--effort quick', () => {
   it('names the profile, asks sonnet of three reviewers, refuses the others and other models, and aggregates after the third', async () => {
     const loop = new Loop(projectTestdir());
     const start = await loop.start('--effort quick check the cart');
-    expect(start.stdout?.systemMessage).toMatch(/^minions: review loop started — R1, Iteration 1\/3: effort quick: critic, witness, security-reviewer \(sonnet\) on "check the cart"/);
+    expect(start.stdout?.systemMessage).toMatch(/^minions: review loop started — R1, Iteration 1\/4: effort quick: critic, witness, security-reviewer \(sonnet\) on "check the cart"/);
     const r1 = additionalContext(start)!;
     expect(r1).toContain('Dispatch all three reviewers of the effort profile quick now in ONE message');
     for (const r of QUICK) expect(r1).toMatch(new RegExp(`^- ${agentType(r)} \\(model: "sonnet"\\) → /\\S+/${reviewerFile(1, r).replace(/[.]/g, '\\.')}$`, 'm'));
     expect(r1).not.toContain('minions:pedant');
     expect(r1).not.toContain('minions:silent-failure-hunter');
-    expect(loop.state()).toMatchObject({ maxIterations: 3, effort: { profile: 'quick', reviewers: QUICK } });
+    expect(loop.state()).toMatchObject({ maxIterations: 4, effort: { profile: 'quick', reviewers: QUICK } });
 
     // Outside the profile: refused, naming the reviewers to dispatch instead.
     const pedant = await loop.dispatch(agentType('pedant'), { model: 'sonnet' });
