@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { paced } from '../helpers/pace';
 import { copyShippedPlugin } from './harness';
-import { FINDING, FIX, runLoop, sampleScenario, type LoopReport } from './scenarios';
+import { FINDING, FIX, runLoop, sampleScenario, type LoopReport, explain } from './scenarios';
 import type { ScenarioFinding } from './scripted-model';
 
 const RUN_TIMEOUT_MS = paced(300_000);
@@ -20,15 +20,6 @@ afterAll(() => {
   rmSync(pluginDir, { recursive: true, force: true });
 });
 
-function explain(report: LoopReport, assertions: () => void): void {
-  try {
-    assertions();
-  } catch (err) {
-    if (err instanceof Error) err.message = `${err.message}\n\n${report.diagnostics()}`;
-    throw err;
-  }
-  if (!process.env.MINIONS_E2E_KEEP) report.cleanup();
-}
 
 /** A warning its one reviewer is not sure of, and a nit. */
 const DOUBTFUL: ScenarioFinding = { ...FINDING.formatUnit, confidence: 40 };

@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { paced } from '../helpers/pace';
 import { copyShippedPlugin } from './harness';
-import { FINDING, FIX, runLoop, sampleScenario, type LoopReport } from './scenarios';
+import { FINDING, FIX, runLoop, sampleScenario, type LoopReport, explain } from './scenarios';
 import { identify } from './scripted-model';
 
 const RUN_TIMEOUT_MS = paced(300_000);
@@ -21,15 +21,6 @@ afterAll(() => {
   rmSync(pluginDir, { recursive: true, force: true });
 });
 
-function explain(report: LoopReport, assertions: () => void): void {
-  try {
-    assertions();
-  } catch (err) {
-    if (err instanceof Error) err.message = `${err.message}\n\n${report.diagnostics()}`;
-    throw err;
-  }
-  if (!process.env.MINIONS_E2E_KEEP) report.cleanup();
-}
 
 describe('cost profiles in the real CLI', () => {
   test('--effort quick: three reviewers and the fixer on sonnet, DONE at iteration 2', async () => {

@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { paced } from '../helpers/pace';
 import { copyShippedPlugin } from './harness';
-import { runLoop, sampleScenario, type LoopReport } from './scenarios';
+import { runLoop, sampleScenario, type LoopReport, explain } from './scenarios';
 
 const RUN_TIMEOUT_MS = paced(300_000);
 let pluginDir: string;
@@ -22,16 +22,6 @@ afterAll(() => {
   rmSync(pluginDir, { recursive: true, force: true });
 });
 
-function explain(report: LoopReport, assertions: () => void): void {
-  if (process.env.MINIONS_E2E_VERBOSE) console.log(report.diagnostics());
-  try {
-    assertions();
-  } catch (err) {
-    if (err instanceof Error) err.message = `${err.message}\n\n${report.diagnostics()}`;
-    throw err;
-  }
-  if (!process.env.MINIONS_E2E_KEEP) report.cleanup();
-}
 
 describe('the git dir, pinned (real CLI)', () => {
   test("a reviewer's interpreter plants core.fsmonitor in .git/config during R1: named, STOPPED, never DONE", async () => {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { paced } from '../helpers/pace';
 import { copyShippedPlugin } from './harness';
 import { runHostLoop, type HostLoopReport } from './other-hosts';
-import { FINDING, FIX, sampleScenario } from './scenarios';
+import { FINDING, FIX, sampleScenario, explain } from './scenarios';
 import { identify } from './scripted-model';
 
 /** Only stops a hung run; the longest takes about 40 s on an idle machine. */
@@ -29,16 +29,6 @@ afterAll(() => {
   rmSync(pluginDir, { recursive: true, force: true });
 });
 
-function explain(r: HostLoopReport, assertions: () => void): void {
-  if (process.env.MINIONS_E2E_VERBOSE) console.log(r.diagnostics());
-  try {
-    assertions();
-  } catch (err) {
-    if (err instanceof Error) err.message = `${err.message}\n\n${r.diagnostics()}`;
-    throw err;
-  }
-  if (!process.env.MINIONS_E2E_KEEP) r.cleanup();
-}
 
 function expectFinished(r: HostLoopReport, phase: 'DONE' | 'STOPPED', iteration: number): void {
   expect(r.run.timedOut, 'the CLI run timed out').toBe(false);

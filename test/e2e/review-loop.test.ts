@@ -25,6 +25,7 @@ import {
   sampleScenario,
   toolResults,
   type LoopReport,
+  explain,
 } from './scenarios';
 import { identify, latestPhasePrompt, REVIEWER_NAMES, scriptedModel, type FixEdit, type ScenarioFinding } from './scripted-model';
 
@@ -44,19 +45,6 @@ afterAll(() => {
 });
 
 /** Runs the assertions; on failure the error carries the run's diagnostics and the run's files are kept. */
-function explain(report: LoopReport, assertions: () => void, alsoRemove: string[] = []): void {
-  if (process.env.MINIONS_E2E_VERBOSE) console.log(report.diagnostics());
-  try {
-    assertions();
-  } catch (err) {
-    if (err instanceof Error) err.message = `${err.message}\n\n${report.diagnostics()}`;
-    throw err;
-  }
-  if (!process.env.MINIONS_E2E_KEEP) {
-    report.cleanup();
-    for (const dir of alsoRemove) rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 type State = {
   status: string;

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { paced } from '../helpers/pace';
 import { spawnProcess, cleanEnv } from '../helpers/run';
 import { copyShippedPlugin, makeGitProject } from './harness';
-import { FINDING, SAMPLE_BASE, SAMPLE_CHANGE, runLoop, sampleScenario, type LoopReport } from './scenarios';
+import { FINDING, SAMPLE_BASE, SAMPLE_CHANGE, runLoop, sampleScenario, type LoopReport, explain } from './scenarios';
 import { identify, REVIEWER_NAMES as REVIEWERS } from './scripted-model';
 
 const RUN_TIMEOUT_MS = paced(300_000);
@@ -43,15 +43,6 @@ function featureProject(): { dir: string; mainCommit: string } {
   return { dir, mainCommit };
 }
 
-function explain(report: LoopReport, assertions: () => void): void {
-  try {
-    assertions();
-  } catch (err) {
-    if (err instanceof Error) err.message = `${err.message}\n\n${report.diagnostics()}`;
-    throw err;
-  }
-  if (!process.env.MINIONS_E2E_KEEP) report.cleanup();
-}
 
 type State = { status: string; currentPhase: string; base: string; baseChoice: { ref: string | null; why: string }; reviewOnly: boolean; iterations: { r2: { dispatches: number } }[] };
 const state = (r: LoopReport): State => r.state as unknown as State;

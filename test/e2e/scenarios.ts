@@ -412,3 +412,21 @@ export function diagnostics(r: LoopReport): string {
   out.push('── result events', ...results);
   return out.join('\n');
 }
+
+/**
+ * Runs a scenario's assertions: a failure carries the run's diagnostics, a passing run's files are removed
+ * (with `alsoRemove`). MINIONS_E2E_KEEP keeps them; MINIONS_E2E_VERBOSE prints the diagnostics first.
+ */
+export function explain(report: { diagnostics(): string; cleanup(): void }, assertions: () => void, alsoRemove: readonly string[] = []): void {
+  if (process.env.MINIONS_E2E_VERBOSE) console.log(report.diagnostics());
+  try {
+    assertions();
+  } catch (err) {
+    if (err instanceof Error) err.message = `${err.message}\n\n${report.diagnostics()}`;
+    throw err;
+  }
+  if (!process.env.MINIONS_E2E_KEEP) {
+    report.cleanup();
+    for (const dir of alsoRemove) rmSync(dir, { recursive: true, force: true });
+  }
+}
