@@ -45,7 +45,6 @@ export function onDispatch(state: State, event: Extract<Event, { kind: 'dispatch
   };
 }
 
-
 /**
  * The model the effort profile asks of the agent, held on Claude Code only (Copilot's and Codex's spawn
  * payloads carry no model). `inherit` leaves the Agent call's model to the orchestrator, as before profiles;

@@ -9,7 +9,7 @@
  * any other path gets a 404 JSON error. Every request and response is logged as one JSON line.
  */
 import { appendFileSync, mkdirSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 
@@ -376,15 +376,19 @@ export async function startModelServer(policy: Policy, opts: ModelServerOptions 
     });
   });
 
+  return { ...(await listenOnLoopback(server, opts.port)), requests };
+}
+
+/** Starts `server` on 127.0.0.1 (`port`, or one the system picks): its url and port, and a close that drops open connections. */
+export async function listenOnLoopback(server: Server, port = 0): Promise<{ url: string; port: number; close: () => Promise<void> }> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(opts.port ?? 0, "127.0.0.1", () => resolve());
+    server.listen(port, "127.0.0.1", () => resolve());
   });
-  const port = (server.address() as AddressInfo).port;
+  const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    requests,
+    url: `http://127.0.0.1:${bound}`,
+    port: bound,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

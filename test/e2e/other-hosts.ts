@@ -21,7 +21,7 @@ import { copyShippedPlugin, REPO_ROOT } from './harness';
 import { inDialect, type HostName } from './dialects';
 import { contentText, startModelServer, type ModelServer } from './model-server';
 import { startResponsesServer } from './responses-server';
-import { listFiles, makeScenarioProject, reviewPrompt } from './scenarios';
+import { listFiles, makeScenarioProject, readOrNull, reviewPrompt } from './scenarios';
 import { scriptedModel, type Scenario } from './scripted-model';
 
 export const COPILOT_BIN = join(REPO_ROOT, 'node_modules', '.bin', 'copilot');
@@ -264,20 +264,8 @@ export async function runHostLoop(host: HostName, scenario: Scenario, opts: { pl
       state: live ?? archivedState,
       stateWhere: live ? 'live' : archivedState ? 'archive' : 'none',
       phases: listFiles(join(tmp, 'phases')),
-      read: (rel) => {
-        try {
-          return readFileSync(join(projectDir, rel), 'utf8');
-        } catch {
-          return null;
-        }
-      },
-      readPhase: (rel) => {
-        try {
-          return readFileSync(join(tmp, 'phases', rel), 'utf8');
-        } catch {
-          return null;
-        }
-      },
+      read: (rel) => readOrNull(join(projectDir, rel)),
+      readPhase: (rel) => readOrNull(join(tmp, 'phases', rel)),
       results,
       diagnostics: () =>
         [

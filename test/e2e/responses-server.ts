@@ -10,8 +10,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { AssistantBlock, ModelRequest, ModelServer, Policy, RecordedRequest, RequestContentBlock, RequestMessage } from './model-server';
+import { listenOnLoopback, type AssistantBlock, type ModelRequest, type ModelServer, type Policy, type RecordedRequest, type RequestContentBlock, type RequestMessage } from './model-server';
 
 type Item = Record<string, unknown> & { type: string };
 
@@ -211,19 +210,5 @@ export async function startResponsesServer(policy: Policy, opts: ResponsesServer
       res.end(JSON.stringify({ error: { message: 'responses-server crashed' } }));
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenOnLoopback(server)), requests };
 }

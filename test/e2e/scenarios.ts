@@ -359,20 +359,8 @@ function summarise(scenario: Scenario, projectDir: string, run: RunClaudeResult,
     hooks,
     systemMessages: hooks.flatMap((h) => (h.systemMessage ? [h.systemMessage] : [])),
     dispatches: mainDispatches(server.requests),
-    read: (rel) => {
-      try {
-        return readFileSync(join(projectDir, rel), 'utf8');
-      } catch {
-        return null;
-      }
-    },
-    readPhase: (rel) => {
-      try {
-        return readFileSync(join(tmp, 'phases', rel), 'utf8');
-      } catch {
-        return null;
-      }
-    },
+    read: (rel) => readOrNull(join(projectDir, rel)),
+    readPhase: (rel) => readOrNull(join(tmp, 'phases', rel)),
     diagnostics: () => diagnostics(report),
     cleanup: () => {
       for (const dir of [projectDir, run.homeDir, dirname(modelLog)]) rmSync(dir, { recursive: true, force: true });
@@ -428,5 +416,14 @@ export function explain(report: { diagnostics(): string; cleanup(): void }, asse
   if (!process.env.MINIONS_E2E_KEEP) {
     report.cleanup();
     for (const dir of alsoRemove) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A file's text, or null when it cannot be read. */
+export function readOrNull(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return null;
   }
 }
