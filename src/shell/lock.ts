@@ -1,6 +1,6 @@
 /**
  * The project's inter-process lock, .agents/tmp/state.lock: a file that names its holder (pid, host,
- * a random token), created whole in one step (link(2) of a written ticket). The holder is alive as long
+ * a unique token), created whole in one step (link(2) of a written ticket). The holder is alive as long
  * as its process is: a hook busy for seconds in synchronous work keeps the lock without refreshing it,
  * and the lock of a holder that was killed is taken over at once. A lock older than MAX_HOLD_MS is taken
  * over whatever its pid says (a reused pid, or a holder on another machine of a shared file system):
@@ -13,9 +13,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomHex } from '../state/digest';
 import { HookFailure } from './errors';
-import { HOST, isRunning, readRegular, readText, removeFile, tempPath } from './files';
+import { HOST, isRunning, readRegular, readText, removeFile, tempPath, uniqueHex } from './files';
 
 export const MAX_HOLD_MS = 120_000;
 /** A legacy lock directory (proper-lockfile's) is stale after this long without an update. */
@@ -54,7 +53,7 @@ export interface LockOptions {
  * holder's, for a write to check first (only the cancel's take-over takes a live holder's lock).
  */
 export async function withFileLock<T>(lockPath: string, options: LockOptions, fn: (held: () => boolean) => Promise<T>): Promise<T> {
-  const token = `${process.pid}-${randomHex(8)}`;
+  const token = `${process.pid}-${uniqueHex(8)}`;
   const deadline = Date.now() + (options.waitMs ?? 25_000);
   let delay = 5;
   for (;;) {

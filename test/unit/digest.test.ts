@@ -1,10 +1,11 @@
-/** The hooks' sha256 (node:crypto) and their unique names. */
+/** The hooks' sha256 (node:crypto) and their unique names (without it). */
 import fs from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../../src/review/fingerprint';
 import { STATE_SHAPE } from '../../src/state/schema';
-import { randomHex, sha256 } from '../../src/state/digest';
+import { sha256 } from '../../src/state/digest';
+import { uniqueHex } from '../../src/shell/files';
 
 describe('sha256', () => {
   // FIPS 180-4's examples and NIST's short-message vectors.
@@ -38,11 +39,17 @@ describe('sha256', () => {
   });
 });
 
-describe('randomHex', () => {
+describe('uniqueHex', () => {
   it('gives that many bytes as hex, different each time', () => {
-    const names = new Set(Array.from({ length: 200 }, () => randomHex(8)));
-    expect(names.size).toBe(200);
+    const names = new Set(Array.from({ length: 2000 }, () => uniqueHex(8)));
+    expect(names.size).toBe(2000);
     for (const name of names) expect(name).toMatch(/^[0-9a-f]{16}$/);
-    expect(randomHex(2)).toMatch(/^[0-9a-f]{4}$/);
+    expect(uniqueHex(2)).toMatch(/^[0-9a-f]{4}$/);
+    expect(uniqueHex(0)).toBe('');
+  });
+
+  it('uses every byte value, so no digit is stuck', () => {
+    const bytes = new Set(Array.from({ length: 20_000 }, () => uniqueHex(1)));
+    expect(bytes.size).toBe(256);
   });
 });
