@@ -1,7 +1,7 @@
 /**
- * The hooks' private record of the files they own: what each held when the hooks last wrote it (sha256),
- * a copy of the last state they saved, and the reviews as they were validated (content-addressed
- * objects). It lives where agents are not pointed: inside the git dir (<git dir>/minions/record/<key>),
+ * The hooks' private record of the files they own: for each, a copy of what the hooks last wrote there
+ * (an object named by the commit that wrote it, compared byte for byte), or for a file an agent wrote
+ * (a review) its sha256; and the reviews as they were validated (objects named by their sha256). It lives where agents are not pointed: inside the git dir (<git dir>/minions/record/<key>),
  * else in the plugin's data folder (${CLAUDE_PLUGIN_DATA}/records/<key>). Finding it costs a few stats
  * and no git process, because the gates read it on every tool call.
  *
@@ -15,13 +15,30 @@ import { sha256 } from '../state/digest';
 import { openRegular, readRegular, removeFile, writeAtomic } from './files';
 import type { Pins, PinRecord } from '../checks/pins';
 
-export const RECORD_VERSION = 1;
+/**
+ * 2: files the hooks write are pinned by a copy (COPY_NAME), so checking them hashes nothing and a hook
+ * that hashes nothing never loads node:crypto. Version 1 pinned every file by its sha256; its records
+ * are still read (a digest entry is checked by hashing, as before).
+ */
+export const RECORD_VERSION = 2;
+const READABLE_VERSIONS: readonly number[] = [1, 2];
+
+/** An object named by its sha256 (a review, its reading, a state of version 1). */
+const DIGEST_NAME = /^[0-9a-f]{64}$/;
+/** An object named by the commit that wrote it: `c<generation>.<n>` (a copy of a file the hooks wrote). */
+const COPY_NAME = /^c\d{1,15}\.\d{1,6}$/;
+const isObjectName = (name: string): boolean => DIGEST_NAME.test(name) || COPY_NAME.test(name);
+/** The name of the `n`th copy a commit of this generation writes. */
+export const copyName = (generation: number, n: number): string => `c${generation}.${n}`;
 
 export interface IntegrityRecord {
-  version: typeof RECORD_VERSION;
-  /** Project-relative path → sha256 of what the hooks last wrote there. */
+  version: number;
+  /**
+   * Project-relative path → what the file must hold: the name of the hooks' copy of what they last wrote
+   * there (COPY_NAME), or the sha256 of what an agent wrote there (a review, as the hooks recorded it).
+   */
   files: { [rel: string]: string };
-  /** While a commit runs: what a file it touches may hold instead (null: it may be absent). */
+  /** While a commit runs: what a file it touches may hold instead (a copy's name or a digest; null: it may be absent). */
   prior: { [rel: string]: (string | null)[] };
   /**
    * The STATE_SHAPE of the hooks that saved the state (state/schema.ts). Hooks of the same shape read
@@ -114,12 +131,12 @@ function parseRecord(data: unknown): IntegrityRecord {
   const r = data as Partial<IntegrityRecord> | null;
   const files: IntegrityRecord['files'] = {};
   const prior: IntegrityRecord['prior'] = {};
-  if (!r || r.version !== RECORD_VERSION) return emptyRecord();
+  if (!r || typeof r.version !== 'number' || !READABLE_VERSIONS.includes(r.version)) return emptyRecord();
   for (const [k, v] of Object.entries(r.files ?? {})) if (typeof v === 'string') files[k] = v;
   for (const [k, v] of Object.entries(r.prior ?? {})) if (Array.isArray(v)) prior[k] = v.filter((d): d is string | null => d === null || typeof d === 'string');
   const generation = typeof r.generation === 'number' && Number.isSafeInteger(r.generation) && r.generation >= 0 ? r.generation : null;
   const pins = r.pins && typeof r.pins === 'object' ? { gitDir: parsePins(r.pins.gitDir), checks: parsePins(r.pins.checks) } : null;
-  return { version: RECORD_VERSION, files, prior, shape: typeof r.shape === 'string' ? r.shape : null, generation, pins };
+  return { version: r.version, files, prior, shape: typeof r.shape === 'string' ? r.shape : null, generation, pins };
 }
 
 function parsePins(data: unknown): Pins {
@@ -133,12 +150,12 @@ export function writeRecord(dir: string, record: IntegrityRecord): void {
   writeAtomic(recordFile(dir), `${JSON.stringify(record)}\n`, dir);
 }
 
-/** Stores a text (or its bytes, with their digest when known) under its digest; returns the digest. */
-export function putObject(dir: string, text: string | Uint8Array, digest = sha256(text)): string {
+/** Stores a text (or its bytes) under its digest, or under `name` (a copy's, COPY_NAME); returns the name. */
+export function putObject(dir: string, text: string | Uint8Array, name = sha256(text)): string {
   // One already there is written again unless it holds this text: an agent may have put other bytes
-  // under a digest it could foresee (that of the review it is about to write).
-  if (!objectHolds(dir, digest, text)) writeAtomic(objectFile(dir, digest), text, dir);
-  return digest;
+  // under a name it could foresee (the digest of the review it is about to write, the next copy's name).
+  if (!objectHolds(dir, name, text)) writeAtomic(objectFile(dir, name), text, dir);
+  return name;
 }
 
 /**
@@ -149,11 +166,15 @@ export function getObject(dir: string, digest: string): string | null {
   return getObjectBytes(dir, digest)?.toString('utf8') ?? null;
 }
 
-/** A stored object's bytes, or null when it is missing or no longer matches its digest. */
-export function getObjectBytes(dir: string, digest: string): Buffer | null {
-  if (!/^[0-9a-f]{64}$/.test(digest)) return null;
-  const bytes = readRegular(objectFile(dir, digest));
-  return bytes instanceof Buffer && sha256(bytes) === digest ? bytes : null;
+/**
+ * A stored object's bytes, or null when it is missing or (named by a digest) no longer matches it. A copy
+ * is not checked: it is trusted as the record beside it is (see objectHolds).
+ */
+export function getObjectBytes(dir: string, name: string): Buffer | null {
+  if (!isObjectName(name)) return null;
+  const bytes = readRegular(objectFile(dir, name));
+  if (!(bytes instanceof Buffer)) return null;
+  return COPY_NAME.test(name) || sha256(bytes) === name ? bytes : null;
 }
 
 /**
@@ -165,7 +186,7 @@ export function getObjectBytes(dir: string, digest: string): Buffer | null {
  * digest check does.
  */
 export function objectHolds(dir: string, digest: string, content: string | Uint8Array): boolean {
-  if (!/^[0-9a-f]{64}$/.test(digest)) return false;
+  if (!isObjectName(digest)) return false;
   const held = readRegular(objectFile(dir, digest));
   if (!(held instanceof Buffer)) return false;
   return typeof content === 'string' ? held.toString('utf8') === content : held.equals(content);
@@ -183,7 +204,7 @@ export function pruneObjects(dir: string, keep: ReadonlySet<string>): void {
     return;
   }
   for (const name of names) {
-    if (keep.has(name) || !/^[0-9a-f]{64}$/.test(name)) continue;
+    if (keep.has(name) || !isObjectName(name)) continue;
     try {
       removeFile(path.join(dir, 'objects', name));
     } catch {
@@ -192,18 +213,34 @@ export function pruneObjects(dir: string, keep: ReadonlySet<string>): void {
   }
 }
 
-export type FileCheck = { ok: true } | { ok: false; problem: 'changed' | 'deleted' | 'added' };
+export type FileCheck = { ok: true } | { ok: false; problem: 'changed' | 'deleted' | 'added'; copyLost?: true };
 
 /**
- * Whether a hook-owned file holds what the record says (digest: its sha256 now, null when absent). A file
- * the record does not list is fine when absent and "added" when present.
+ * Whether a hook-owned file holds what the record says (`bytes`: what it holds now, null when absent,
+ * 'unreadable' when something stands there that cannot be read), or one of the alternatives a commit
+ * under way left. A copy is compared with the file. A digest is compared without hashing when the object
+ * of that name holds the same bytes (a review beside its frozen copy), else with the sha256 of the bytes,
+ * or of their text (a review an agent wrote in other bytes than UTF-8 was pinned as the text it reads as).
+ * A file the record does not list is fine when absent and "added" when present. `copyLost`: the file is
+ * there but the hooks' copy it is pinned by is not (deleted, or made unreadable), so nothing vouches for it.
  */
-export function checkDigest(record: IntegrityRecord, rel: string, digest: string | null): FileCheck {
+export function checkFile(record: IntegrityRecord, dir: string | null, rel: string, bytes: Buffer | null | 'unreadable'): FileCheck {
   const expected = record.files[rel];
-  const alternatives = record.prior[rel] ?? [];
-  if (digest === (expected ?? null) || alternatives.includes(digest)) return { ok: true };
+  const candidates = [expected ?? null, ...(record.prior[rel] ?? [])];
+  let raw: string | undefined;
+  let text: string | undefined;
+  const holds = (want: string | null): boolean => {
+    if (want === null || bytes === null) return want === bytes;
+    if (bytes === 'unreadable') return false;
+    if (dir !== null && objectHolds(dir, want, bytes)) return true;
+    if (!DIGEST_NAME.test(want)) return false;
+    return want === (raw ??= sha256(bytes)) || want === (text ??= sha256(bytes.toString('utf8')));
+  };
+  if (candidates.some(holds)) return { ok: true };
   if (expected === undefined) return { ok: false, problem: 'added' };
-  return { ok: false, problem: digest === null ? 'deleted' : 'changed' };
+  if (bytes === null) return { ok: false, problem: 'deleted' };
+  const lost = COPY_NAME.test(expected) && (dir === null || !(readRegular(objectFile(dir, expected)) instanceof Buffer));
+  return lost ? { ok: false, problem: 'deleted', copyLost: true } : { ok: false, problem: 'changed' };
 }
 
 /**

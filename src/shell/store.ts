@@ -16,7 +16,7 @@ import { State, STATE_SHAPE, STATE_VERSION } from '../state/schema';
 import { openRegular, ownDir, ownTmp, readRegular, readText, sweepTemps, writeAtomic, writeBeside } from './files';
 import { reportError } from './io';
 import { withFileLock } from './lock';
-import { checkDigest, emptyRecord, findGitDir, getObject, getObjectBytes, markerGeneration, markerHeld, objectHolds, pruneObjects, putObject, readRecordFile, recordDir, recordName, setMarker, writeRecord, type IntegrityRecord } from './record';
+import { checkFile, copyName, emptyRecord, findGitDir, getObject, getObjectBytes, markerGeneration, markerHeld, objectHolds, pruneObjects, putObject, readRecordFile, recordDir, recordName, RECORD_VERSION, setMarker, writeRecord, type FileCheck, type IntegrityRecord } from './record';
 
 export const statePath = (root: string): string => path.join(root, STATE_FILE);
 const tmpRoot = (root: string): string => path.join(root, TMP_DIR);
@@ -76,13 +76,13 @@ function objectText(store: Store, digest: string): string | null {
   return text;
 }
 
-type Raw = { kind: 'absent' } | { kind: 'unreadable'; problem: string } | { kind: 'text'; text: string };
+type Raw = { kind: 'absent' } | { kind: 'unreadable'; problem: string } | { kind: 'text'; text: string; bytes: Buffer };
 
 function readState(root: string): Raw {
   // A FIFO would block a read forever, a directory fails it: only a regular file is read, checked on the
   // descriptor it is read from (nothing can be swapped in between).
   const read = openRegular(statePath(root));
-  if (read.kind === 'bytes') return { kind: 'text', text: read.bytes.toString('utf8') };
+  if (read.kind === 'bytes') return { kind: 'text', text: read.bytes.toString('utf8'), bytes: read.bytes };
   if (read.kind === 'absent') return { kind: 'absent' };
   return { kind: 'unreadable', problem: read.kind === 'not-a-file' ? 'it is not a regular file' : `cannot read it: ${read.error.message}` };
 }
@@ -114,13 +114,16 @@ function sound(loaded: Loaded): Loaded {
 
 /** The last state the hooks saved, from their record; null when it is not to be had or not sound. */
 function trustedState(store: Store): State | null {
-  const digest = store.record?.files[STATE_FILE];
-  const text = store.dir && digest ? getObject(store.dir, digest) : null;
+  const copy = store.record?.files[STATE_FILE];
+  const text = store.dir && copy ? getObject(store.dir, copy) : null;
   const loaded = text === null ? null : parseState(text);
   return loaded?.kind === 'ok' && stateProblems(loaded.state).length === 0 ? loaded.state : null;
 }
 
-/** The state, checked against the record: its digest only (the gates' path), or with `full` every hook-owned file. */
+/** What a failed check reports: the file, or the hooks' copy of it when that is what went. */
+const tamperOf = (rel: string, check: Extract<FileCheck, { ok: false }>): Tamper => (check.copyLost ? { file: `${rel} (the hooks' copy)`, problem: 'deleted' } : { file: rel, problem: check.problem });
+
+/** The state, checked against the record: state.json only (the gates' path), or with `full` every hook-owned file. */
 export function loadFrom(store: Store, full: boolean): Loaded {
   const raw = readState(store.root);
   const record = store.record;
@@ -136,12 +139,12 @@ export function loadFrom(store: Store, full: boolean): Loaded {
     if (raw.kind === 'absent') return { kind: 'none' };
     return sound(raw.kind === 'unreadable' ? { kind: 'broken', problem: raw.problem } : parseState(raw.text));
   }
-  const own = raw.kind === 'text' && holdsOwnCopy(store, raw.text);
-  const check = checkDigest(record, STATE_FILE, raw.kind === 'text' ? (own ? record.files[STATE_FILE]! : sha256(raw.text)) : raw.kind === 'absent' ? null : 'unreadable');
+  const own = raw.kind === 'text' && holdsOwnCopy(store, raw.bytes);
+  const check: FileCheck = own ? { ok: true } : checkFile(record, store.dir, STATE_FILE, raw.kind === 'text' ? raw.bytes : raw.kind === 'absent' ? null : 'unreadable');
   if (!check.ok) {
     const trusted = trustedState(store);
     if (check.problem === 'deleted' && trusted && !findGitDir(store.root) && cancelledElsewhere(store.root, trusted.runId)) return { kind: 'none' };
-    return { kind: 'tampered', state: trusted, problems: [{ file: STATE_FILE, problem: check.problem }], claimedBy: trusted ? undefined : claimedSession(raw) };
+    return { kind: 'tampered', state: trusted, problems: [tamperOf(STATE_FILE, check)], claimedBy: trusted ? undefined : claimedSession(raw) };
   }
   if (raw.kind !== 'text') return { kind: 'none' };
   const loaded = sound(own && record.shape === STATE_SHAPE ? ownState(raw.text) : parseState(raw.text));
@@ -161,10 +164,10 @@ function claimedSession(raw: Raw): string | null {
   }
 }
 
-/** Whether state.json holds exactly the hooks' copy of the state they last saved: then it has the recorded digest, found without hashing. */
-function holdsOwnCopy(store: Store, text: string): boolean {
+/** Whether state.json holds exactly the hooks' copy of the state they last saved (not one a commit under way may have left). */
+function holdsOwnCopy(store: Store, bytes: Buffer): boolean {
   const expected = store.record?.files[STATE_FILE];
-  return expected !== undefined && store.dir !== null && objectHolds(store.dir, expected, text);
+  return expected !== undefined && store.dir !== null && objectHolds(store.dir, expected, bytes);
 }
 
 /**
@@ -203,8 +206,8 @@ function cancelledElsewhere(root: string, runId: string): boolean {
 /** Every hook-owned file but the state, and the frozen reviews of the current round. */
 function ownedFileProblems(store: Store, state: State): Tamper[] {
   const problems: Tamper[] = [];
-  /** Files that hold what the record says, by path: their bytes and digest. */
-  const intact = new Map<string, { bytes: Buffer; digest: string }>();
+  /** Files that hold what the record says, by path: their bytes. */
+  const intact = new Map<string, Buffer>();
   for (const rel of Object.keys(store.record!.files)) {
     if (rel === STATE_FILE) continue;
     const bytes = readRegular(path.join(store.root, rel));
@@ -212,21 +215,19 @@ function ownedFileProblems(store: Store, state: State): Tamper[] {
       problems.push({ file: rel, problem: 'changed' });
       continue;
     }
-    let digest = bytes && sha256(bytes);
-    let check = checkDigest(store.record!, rel, digest);
-    // A review its reviewer wrote in other bytes than UTF-8 was pinned as the text they read as.
-    if (!check.ok && bytes) check = checkDigest(store.record!, rel, (digest = sha256(bytes.toString('utf8'))));
-    if (!check.ok) problems.push({ file: rel, problem: check.problem });
-    else if (bytes && digest) intact.set(rel, { bytes, digest });
+    const check = checkFile(store.record!, store.dir, rel, bytes);
+    if (!check.ok) problems.push(tamperOf(rel, check));
+    else if (bytes) intact.set(rel, bytes);
   }
   const runs = currentIteration(state).r1.reviewers;
   for (const r of REVIEWERS) {
     const frozen = runs[r].frozen;
     if (frozen === null) continue;
-    // The review file still holds the frozen text: the hooks' copy is checked against its bytes, not hashed again.
-    const file = intact.get(reviewerFile(state.iteration, r));
-    if (file?.digest === frozen && store.dir && !store.objects.has(frozen) && objectHolds(store.dir, frozen, file.bytes)) store.objects.set(frozen, file.bytes);
-    if (object(store, frozen) === null) problems.push({ file: `${reviewerFile(state.iteration, r)} (the hooks' copy)`, problem: 'deleted' });
+    // The review file still holds the frozen text: the hooks' copy is compared with its bytes, not hashed.
+    const rel = reviewerFile(state.iteration, r);
+    const file = intact.get(rel);
+    if (file && store.record!.files[rel] === frozen && store.dir && !store.objects.has(frozen) && objectHolds(store.dir, frozen, file)) store.objects.set(frozen, file);
+    if (object(store, frozen) === null) problems.push({ file: `${rel} (the hooks' copy)`, problem: 'deleted' });
   }
   return problems;
 }
@@ -281,9 +282,8 @@ const PRE_SAVE = new Set<Effect['type']>(['write', 'mkdir', 'archive-previous'])
 export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: string): State | null {
   const before = loaded.kind === 'ok' ? loaded.state : null;
   const saving = outcome.state !== null && (outcome.state !== before || loaded.kind === 'tampered');
-  // Each file is encoded once: its digest for the record and the write use the same bytes.
+  // Each file is encoded once: the hooks' copy of it and the write use the same bytes.
   const stateText = saving ? Buffer.from(`${JSON.stringify(outcome.state, null, 2)}\n`) : null;
-  const stateDigest = stateText && sha256(stateText);
   const encoded = new Map<Effect, Buffer>();
   const bytesOf = (effect: Extract<Effect, { type: 'write' }>): Buffer => {
     let bytes = encoded.get(effect);
@@ -293,6 +293,13 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
   const old = store.record ?? emptyRecord();
   // Counted on from the record this commit replaces (see IntegrityRecord.generation).
   const generation = (old.generation ?? 0) + 1;
+  /** The copies this commit keeps of the files it writes, by their names (see record.ts's COPY_NAME). */
+  const copies = new Map<string, Buffer>();
+  const copyOf = (bytes: Buffer): string => {
+    const name = copyName(generation, copies.size);
+    copies.set(name, bytes);
+    return name;
+  };
   // The shape the state on disk was saved under: this schema's once this commit saves it, else as it was.
   const shape = stateText !== null ? STATE_SHAPE : old.shape;
   const files = { ...old.files };
@@ -300,10 +307,10 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
   let pins = old.pins;
   // A file written is replaced by a rename, so until then it holds what it held (or is absent if it was);
   // only a file moved away may also be absent. A commit cut short does not make a deleted state.json fine.
-  const touch = (rel: string, digest: string | null) => {
-    prior[rel] = [...new Set([...(prior[rel] ?? []), old.files[rel] ?? null, ...(digest === null ? [null] : [])])];
-    if (digest === null) delete files[rel];
-    else files[rel] = digest;
+  const touch = (rel: string, pin: string | null) => {
+    prior[rel] = [...new Set([...(prior[rel] ?? []), old.files[rel] ?? null, ...(pin === null ? [null] : [])])];
+    if (pin === null) delete files[rel];
+    else files[rel] = pin;
   };
   const moved = (effect: Effect) => {
     const phases = effect.type === 'archive-previous' || (effect.type === 'archive-run' && effect.phases);
@@ -312,10 +319,10 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
   const pre = outcome.effects.filter((e) => PRE_SAVE.has(e.type));
   const post = outcome.effects.filter((e) => !PRE_SAVE.has(e.type));
   for (const effect of pre) {
-    if (effect.type === 'write' && isRecorded(effect.path)) touch(effect.path, sha256(bytesOf(effect)));
+    if (effect.type === 'write' && isRecorded(effect.path)) touch(effect.path, copyOf(bytesOf(effect)));
     if (effect.type === 'archive-previous') moved(effect);
   }
-  if (stateDigest !== null) touch(STATE_FILE, stateDigest);
+  if (stateText !== null) touch(STATE_FILE, copyOf(stateText));
   for (const effect of post) {
     if (effect.type === 'pin') files[effect.path] = sha256(effect.content);
     if (effect.type === 'archive-run') moved(effect);
@@ -326,21 +333,22 @@ export function commit(store: Store, loaded: Loaded, outcome: Outcome, now: stri
   if (store.dir) {
     // Kept by digest for the rest of this hook too: the round's verdict, computed next, reads them back.
     for (const effect of outcome.effects) if (effect.type === 'freeze') store.objects.set(putObject(store.dir, effect.content), effect.content);
-    if (stateText !== null) putObject(store.dir, stateText, stateDigest!);
-    writeRecord(store.dir, { version: old.version, files, prior, shape, generation, pins });
+    for (const [name, bytes] of copies) putObject(store.dir, bytes, name);
+    writeRecord(store.dir, { version: RECORD_VERSION, files, prior, shape, generation, pins });
   }
   for (const effect of pre) applyFileEffect(store.root, effect, now, bytesOf);
   if (stateText !== null) {
     writeAtomic(statePath(store.root), stateText, tmpRoot(store.root));
   }
   for (const effect of post) applyFileEffect(store.root, effect, now, bytesOf);
-  const record: IntegrityRecord = { version: old.version, files, prior: {}, shape, generation, pins };
+  const record: IntegrityRecord = { version: RECORD_VERSION, files, prior: {}, shape, generation, pins };
   if (store.dir) {
     writeRecord(store.dir, record);
     store.record = record;
     const live = files[STATE_FILE] !== undefined;
     setMarker(store.env, live, generation);
-    pruneObjects(store.dir, new Set([...(live ? [files[STATE_FILE]!] : []), ...(live && outcome.state ? frozenDigests(outcome.state) : [])]));
+    // The copies the record names, and the frozen reviews the state names; nothing once the loop is archived.
+    pruneObjects(store.dir, new Set(live ? [...Object.values(files), ...(outcome.state ? frozenDigests(outcome.state) : [])] : []));
   }
   const archived = post.some((e) => e.type === 'archive-run') || (outcome.state === null && pre.some((e) => e.type === 'archive-previous'));
   return archived ? null : (outcome.state ?? before);

@@ -97,7 +97,13 @@ describe('the node builtins a hook run loads', () => {
   // the switch for a large round; each loads node's streams. The gates on everyday input need none of
   // them (state.json is compared with the hooks' copy, not hashed; the Bash gate's --liftoff-only is on
   // its command line): bench/hooks.bench.ts measured node:crypto alone at a fifth of a node start here.
+  // Nor do hooks that change the state before a review is recorded: the record pins what the hooks write
+  // by copies (shell/record.ts), and temporary names and lock tickets need no random bytes. Once reviews
+  // are frozen, every locked load checks their copies against the sha256 that names them.
   it.each([
+    ['Stop re-injecting R1', (l: Loop) => l.stop()],
+    ['the task gate dispatching a reviewer', (l: Loop) => l.dispatch(agentType('critic'))],
+    ['a prompt in the owning session', (l: Loop) => l.prompt('how far is it?')],
     ['the edit gate denying the orchestrator', (l: Loop) => l.gateWrite(l.dir.abs('src/a.ts'), null)],
     ["the edit gate in another session's loop", (l: Loop) => l.gateWrite(l.dir.abs('src/a.ts'), null, { session_id: 'another-session' })],
     ['the Bash gate on plain words', (l: Loop) => l.gateBash('git status', null)],

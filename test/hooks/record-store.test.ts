@@ -42,7 +42,12 @@ describe('load against the record', () => {
     expect(loadFrom(openStore(dir.root, env), true)).toEqual({ kind: 'ok', state });
     const record = readRecord(recordDirOf(dir.root))!;
     expect(Object.keys(record.files).sort()).toEqual([VERDICT, STATE].sort());
-    expect(record.files[STATE]).toBe(sha256(dir.read(STATE)));
+    // Pinned by the hooks' copies, named by the commit that wrote them: nothing is hashed.
+    expect(record.files[STATE]).toMatch(/^c1\.\d$/);
+    expect(record.files[VERDICT]).toMatch(/^c1\.\d$/);
+    expect(record.version).toBe(2);
+    expect(fs.readFileSync(path.join(recordDirOf(dir.root), 'objects', record.files[STATE]!), 'utf8')).toBe(dir.read(STATE));
+    expect(fs.readFileSync(path.join(recordDirOf(dir.root), 'objects', record.files[VERDICT]!), 'utf8')).toBe('{"v":1}\n');
     expect(record.prior).toEqual({});
   });
 
@@ -61,17 +66,56 @@ describe('load against the record', () => {
     expect(load(dir.root, env)).toEqual(gatesSee ? { kind: 'tampered', state, problems: [{ file, problem }] } : { kind: 'ok', state });
   });
 
-  it.each<[string, (d: TestDir, objects: string) => void, Loaded['kind']]>([
-    ["the hooks' copy of the state gone: state.json is hashed instead, and vouched for", (d, objects) => fs.rmSync(path.join(objects, sha256(d.read(STATE)))), 'ok'],
-    ["the hooks' copy gone and state.json rewritten", (d, objects) => {
-      fs.rmSync(path.join(objects, sha256(d.read(STATE))));
+  /** The object holding the hooks' copy of a file. */
+  const copyOf = (d: TestDir, rel: string): string => path.join(recordDirOf(d.root), 'objects', readRecord(recordDirOf(d.root))!.files[rel]!);
+
+  it.each<[string, (d: TestDir) => void, string]>([
+    ["the hooks' copy of the state deleted", (d) => fs.rmSync(copyOf(d, STATE)), STATE],
+    ["the hooks' copy of the state made a folder", (d) => {
+      fs.rmSync(copyOf(d, STATE));
+      fs.mkdirSync(copyOf(d, STATE));
+    }, STATE],
+    ["the hooks' copy deleted and state.json rewritten", (d) => {
+      fs.rmSync(copyOf(d, STATE));
       d.write(STATE, d.read(STATE).replace('"R1"', '"DONE"'));
-    }, 'tampered'],
-  ])('%s', (_, change, kind) => {
+    }, STATE],
+    ["the hooks' copy of the verdict deleted", (d) => fs.rmSync(copyOf(d, VERDICT)), VERDICT],
+  ])('%s: nothing vouches for the file, and the load says which copy went', (_, change, file) => {
+    const { dir, state, env } = started();
+    change(dir);
+    const problems = [{ file: `${file} (the hooks' copy)`, problem: 'deleted' }];
+    // Without its copy the state cannot be vouched for, nor taken as the last one the hooks wrote.
+    if (file === STATE) {
+      expect(load(dir.root, env)).toMatchObject({ kind: 'tampered', state: null, problems });
+      expect(loadFrom(openStore(dir.root, env), true)).toMatchObject({ kind: 'tampered', state: null, problems, claimedBy: 's1' });
+    } else {
+      expect(load(dir.root, env)).toEqual({ kind: 'ok', state });
+      expect(loadFrom(openStore(dir.root, env), true)).toEqual({ kind: 'tampered', state, problems });
+    }
+  });
+
+  it("a copy changed beside its file (both rewritten alike, by whoever can write the record's folder) is believed, as a rewritten record.json would be", () => {
     const { dir, env } = started();
-    change(dir, path.join(recordDirOf(dir.root), 'objects'));
-    expect(load(dir.root, env).kind).toBe(kind);
-    expect(loadFrom(openStore(dir.root, env), true).kind).toBe(kind);
+    dir.write(VERDICT, '{"v":2}\n');
+    fs.writeFileSync(copyOf(dir, VERDICT), '{"v":2}\n');
+    expect(loadFrom(openStore(dir.root, env), true).kind).toBe('ok');
+  });
+
+  it('a record of version 1 (every file pinned by its sha256) is still read: its files are hashed, and the next commit pins copies', () => {
+    const { dir, state, env } = started();
+    const recordDir = recordDirOf(dir.root);
+    const record = readRecord(recordDir)!;
+    writeRecord(recordDir, { ...record, version: 1, files: { [STATE]: sha256(dir.read(STATE)), [VERDICT]: sha256(dir.read(VERDICT)) } });
+    fs.rmSync(path.join(recordDir, 'objects'), { recursive: true });
+    expect(loadFrom(openStore(dir.root, env), true)).toEqual({ kind: 'ok', state });
+    dir.write(VERDICT, '{"v":2}\n');
+    expect(loadFrom(openStore(dir.root, env), true)).toEqual({ kind: 'tampered', state, problems: [{ file: VERDICT, problem: 'changed' }] });
+    dir.write(VERDICT, '{"v":1}\n');
+    const next = { ...state, updatedAt: new Date(Date.now() + 1000).toISOString() };
+    commit(openStore(dir.root, env), { kind: 'ok', state }, { state: next, effects: [] }, NOW);
+    const after = readRecord(recordDir)!;
+    expect(after).toMatchObject({ version: 2, files: { [STATE]: expect.stringMatching(/^c\d+\.0$/), [VERDICT]: sha256('{"v":1}\n') } });
+    expect(loadFrom(openStore(dir.root, env), true)).toEqual({ kind: 'ok', state: next });
   });
 
   /** Replaces the state with `text` as the hooks would have saved it (copy, digest), the record's shape set to `shape`. */
@@ -190,7 +234,7 @@ describe('load against the record', () => {
 });
 
 describe('a commit cut short is not tampering', () => {
-  // The record is written first, naming the new digests and what each touched file may still hold.
+  // The record is written first, naming the new copies and what each touched file may still hold.
   it.each([
     ['before the state was written', (d: TestDir, old: string) => d.write(STATE, old)],
     ['after the state was written', () => undefined],
@@ -200,12 +244,15 @@ describe('a commit cut short is not tampering', () => {
     const old = dir.read(STATE);
     const recordDir = recordDirOf(dir.root);
     const before = readRecord(recordDir)!;
+    // The copies the first write of the record names as alternatives: a commit cut short never pruned them.
+    const oldCopies = [STATE, VERDICT].map((rel) => [path.join(recordDir, 'objects', before.files[rel]!), fs.readFileSync(path.join(recordDir, 'objects', before.files[rel]!))] as const);
     const next = { ...state, updatedAt: new Date(Date.now() + 1000).toISOString() };
     const store = openStore(dir.root, env);
     commit(store, { kind: 'ok', state }, { state: next, effects: [{ type: 'write', path: VERDICT, content: '{"v":3}\n' }] }, NOW);
     const after = readRecord(recordDir)!;
-    // Put back the record as the first write left it: new digests, and the old ones as alternatives.
+    // Put back the record as the first write left it: new copies, and the old ones as alternatives.
     writeRecord(recordDir, { ...after, prior: { [STATE]: [before.files[STATE]!, null], [VERDICT]: [before.files[VERDICT]!, null] } });
+    for (const [file, bytes] of oldCopies) fs.writeFileSync(file, bytes);
     rollBack(dir, old);
     expect(['ok']).toContain(load(dir.root, env).kind);
     expect(loadFrom(openStore(dir.root, env), true).kind).toBe('ok');
