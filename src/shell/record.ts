@@ -1,7 +1,8 @@
 /**
  * The hooks' private record of the files they own: for each, a copy of what the hooks last wrote there
  * (an object named by the commit that wrote it, compared byte for byte), or for a file an agent wrote
- * (a review) its sha256; and the reviews as they were validated (objects named by their sha256). It lives where agents are not pointed: inside the git dir (<git dir>/minions/record/<key>),
+ * (the fixer's answers, once accepted) its sha256; and the reviews as they were validated (objects named
+ * by their sha256). It lives where agents are not pointed: inside the git dir (<git dir>/minions/record/<key>),
  * else in the plugin's data folder (${CLAUDE_PLUGIN_DATA}/records/<key>). Finding it costs a few stats
  * and no git process, because the gates read it on every tool call.
  *
@@ -23,7 +24,7 @@ import type { Pins, PinRecord } from '../checks/pins';
 export const RECORD_VERSION = 2;
 const READABLE_VERSIONS: readonly number[] = [1, 2];
 
-/** An object named by its sha256 (a review, its reading, a state of version 1). */
+/** An object named by its sha256 (a review, its reading, a state.json of a version 1 record). */
 const DIGEST_NAME = /^[0-9a-f]{64}$/;
 /** An object named by the commit that wrote it: `c<generation>.<n>` (a copy of a file the hooks wrote). */
 const COPY_NAME = /^c\d{1,15}\.\d{1,6}$/;
@@ -35,7 +36,7 @@ export interface IntegrityRecord {
   version: number;
   /**
    * Project-relative path → what the file must hold: the name of the hooks' copy of what they last wrote
-   * there (COPY_NAME), or the sha256 of what an agent wrote there (a review, as the hooks recorded it).
+   * there (COPY_NAME), or the sha256 of what an agent wrote there (the fixer's answers, as accepted).
    */
   files: { [rel: string]: string };
   /** While a commit runs: what a file it touches may hold instead (a copy's name or a digest; null: it may be absent). */
@@ -219,8 +220,9 @@ export type FileCheck = { ok: true } | { ok: false; problem: 'changed' | 'delete
  * Whether a hook-owned file holds what the record says (`bytes`: what it holds now, null when absent,
  * 'unreadable' when something stands there that cannot be read), or one of the alternatives a commit
  * under way left. A copy is compared with the file. A digest is compared without hashing when the object
- * of that name holds the same bytes (a review beside its frozen copy), else with the sha256 of the bytes,
- * or of their text (a review an agent wrote in other bytes than UTF-8 was pinned as the text it reads as).
+ * of that name holds the same bytes (a state.json of a version 1 record beside its copy), else with the
+ * sha256 of the bytes, or of their text (a file an agent wrote in other bytes than UTF-8 was pinned as the
+ * text it reads as).
  * A file the record does not list is fine when absent and "added" when present. `copyLost`: the file is
  * there but the hooks' copy it is pinned by is not (deleted, or made unreadable), so nothing vouches for it.
  */
