@@ -101,6 +101,23 @@ describe('load against the record', () => {
     expect(loadFrom(openStore(dir.root, env), true).kind).toBe('ok');
   });
 
+  it('a copy planted under the name the next commit will give it is written over with what the hooks wrote', () => {
+    const { dir, state, env } = started();
+    const recordDir = recordDirOf(dir.root);
+    const generation = readRecord(recordDir)!.generation!;
+    // Names are foreseeable (the record's count and an index): whatever stands there is compared first.
+    const planted = [0, 1, 2].map((n) => path.join(recordDir, 'objects', `c${generation + 1}.${n}`));
+    for (const file of planted) fs.writeFileSync(file, '{"forged":true}\n');
+    const next = { ...state, updatedAt: new Date(Date.now() + 1000).toISOString() };
+    commit(openStore(dir.root, env), { kind: 'ok', state }, { state: next, effects: [{ type: 'write', path: VERDICT, content: '{"v":4}\n' }] }, NOW);
+    const record = readRecord(recordDir)!;
+    expect(fs.readFileSync(path.join(recordDir, 'objects', record.files[STATE]!), 'utf8')).toBe(dir.read(STATE));
+    expect(fs.readFileSync(path.join(recordDir, 'objects', record.files[VERDICT]!), 'utf8')).toBe('{"v":4}\n');
+    expect(loadFrom(openStore(dir.root, env), true)).toEqual({ kind: 'ok', state: next });
+    // The one planted copy no file names is pruned with the rest.
+    expect(planted.filter((file) => fs.existsSync(file))).toHaveLength(2);
+  });
+
   it('a record of version 1 (every file pinned by its sha256) is still read: its files are hashed, and the next commit pins copies', () => {
     const { dir, state, env } = started();
     const recordDir = recordDirOf(dir.root);
