@@ -10,9 +10,10 @@
  *   npm run build && npx tsx bench/aggregate.bench.ts
  *
  * BENCH_PAIRS (default 7) sets the pairs per case, BENCH_ONLY=<part of a name> picks cases,
- * BENCH_PROFILE=<dir> writes one V8 profile per case instead of measuring, BENCH_STRICT=1 exits 1 when a
- * target is missed, and BENCH_AGAINST=<another checkout> measures each case's fifth stop against the same
- * stop run by that checkout's built hooks, in the same project (its loop files must read the same).
+ * BENCH_PROFILE=<dir> writes one V8 profile per case instead of measuring (BENCH_PROFILE_INTERVAL=<µs>
+ * samples more often than node's 1,000 µs), BENCH_STRICT=1 exits 1 when a target is missed, and
+ * BENCH_AGAINST=<another checkout> measures each case's fifth stop against the same stop run by that
+ * checkout's built hooks, in the same project (its loop files must read the same).
  *
  * The targets (docs/performance.md): the largest round the limits allow is aggregated well inside the
  * host's timeout for the hook (a tenth of it, as CPU time); the 5 × 2,000 case costs at most 2× its lower
@@ -343,7 +344,9 @@ for (const c of CASES.filter((x) => !only || x.name.includes(only))) {
   if (profile) {
     // One run under the V8 profiler instead of the measurement: BENCH_PROFILE=<dir for the .cpuprofile>.
     subject.setup?.();
-    const argv = [process.execPath, '--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`, path.join(root, 'dist/launch.cjs'), 'on-subagent-stop'];
+    // BENCH_PROFILE_INTERVAL: the sampling interval in microseconds (node's default, 1000, sees little of a 300 ms hook).
+    const interval = process.env.BENCH_PROFILE_INTERVAL ? [`--cpu-prof-interval=${Number(process.env.BENCH_PROFILE_INTERVAL)}`] : [];
+    const argv = [process.execPath, '--cpu-prof', ...interval, `--cpu-prof-dir=${path.resolve(profile)}`, path.join(root, 'dist/launch.cjs'), 'on-subagent-stop'];
     const out = spawnSync(argv[0]!, argv.slice(1), { input: subject.input, cwd: dir, encoding: 'utf8', env: subject.env });
     console.log(`${c.name}: exit ${out.status}, profile in ${profile}, project ${dir}`, out.stderr);
     fs.rmSync(store, { recursive: true, force: true });
