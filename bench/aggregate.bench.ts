@@ -10,8 +10,10 @@
  *   npm run build && npx tsx bench/aggregate.bench.ts
  *
  * BENCH_PAIRS (default 7) sets the pairs per case, BENCH_ONLY=<part of a name> picks cases,
- * BENCH_PROFILE=<dir> writes one V8 profile per case instead of measuring, BENCH_STRICT=1 exits 1 when a
- * target is missed.
+ * BENCH_PROFILE=<dir> writes one V8 profile per case instead of measuring (BENCH_PROFILE_INTERVAL=<µs>
+ * samples more often than node's 1,000 µs), BENCH_STRICT=1 exits 1 when a target is missed, and
+ * BENCH_AGAINST=<another checkout> measures each case's fifth stop against the same stop run by that
+ * checkout's built hooks, in the same project (its loop files must read the same).
  *
  * The targets (docs/performance.md): the largest round the limits allow is aggregated well inside the
  * host's timeout for the hook (a tenth of it, as CPU time); the 5 × 2,000 case costs at most 2× its lower
@@ -317,6 +319,22 @@ function verdictOf(dir: string): { findings: { grounding: { status: string } }[]
   return JSON.parse(fs.readFileSync(verdictPath(dir), 'utf8'));
 }
 
+/**
+ * BENCH_AGAINST: the fifth stop of another checkout's built hooks, run in the case's project as that
+ * checkout's hooks.json runs it. A change to the aggregation saves a few percent, inside the noise of a
+ * ratio to a bare node start or to the lower bound; against the same stop before the change, the two share
+ * the project and the machine's load sample by sample. The other build gets a plugin data folder of its
+ * own (each build's code cache would otherwise replace the other's at every sample) holding this one's
+ * live-loop markers, which every sample puts back.
+ */
+const againstRoot = process.env.BENCH_AGAINST ? path.resolve(process.env.BENCH_AGAINST) : null;
+function againstOf(subject: Command): Command {
+  const other = JSON.parse(fs.readFileSync(path.join(againstRoot!, 'hooks/hooks.json'), 'utf8')).hooks;
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'minions-aggregate-against-'));
+  fs.symlinkSync(path.join(pluginData, 'live'), path.join(data, 'live'));
+  return { ...subject, argv: ['/bin/sh', '-c', other.SubagentStop[0].hooks[0].command], env: { ...subject.env, CLAUDE_PLUGIN_ROOT: againstRoot!, CLAUDE_PLUGIN_DATA: data } };
+}
+
 const only = process.env.BENCH_ONLY;
 const results: PairResult[] = [];
 const targets: TargetRow[] = [];
@@ -326,10 +344,18 @@ for (const c of CASES.filter((x) => !only || x.name.includes(only))) {
   if (profile) {
     // One run under the V8 profiler instead of the measurement: BENCH_PROFILE=<dir for the .cpuprofile>.
     subject.setup?.();
-    const argv = [process.execPath, '--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`, path.join(root, 'dist/launch.cjs'), 'on-subagent-stop'];
+    // BENCH_PROFILE_INTERVAL: the sampling interval in microseconds (node's default, 1000, sees little of a 300 ms hook).
+    const interval = process.env.BENCH_PROFILE_INTERVAL ? [`--cpu-prof-interval=${Number(process.env.BENCH_PROFILE_INTERVAL)}`] : [];
+    const argv = [process.execPath, '--cpu-prof', ...interval, `--cpu-prof-dir=${path.resolve(profile)}`, path.join(root, 'dist/launch.cjs'), 'on-subagent-stop'];
     const out = spawnSync(argv[0]!, argv.slice(1), { input: subject.input, cwd: dir, encoding: 'utf8', env: subject.env });
     console.log(`${c.name}: exit ${out.status}, profile in ${profile}, project ${dir}`, out.stderr);
     fs.rmSync(store, { recursive: true, force: true });
+    continue;
+  }
+  if (againstRoot) {
+    const other = againstOf(subject);
+    results.push(measurePairs(c.name, other, subject, pairs));
+    for (const d of [dir, store, other.env!.CLAUDE_PLUGIN_DATA!]) fs.rmSync(d, { recursive: true, force: true });
     continue;
   }
   const result = measurePairs(c.name, bareNode, subject, pairs);
@@ -365,9 +391,10 @@ for (const c of CASES.filter((x) => !only || x.name.includes(only))) {
 }
 fs.rmSync(pluginData, { recursive: true, force: true });
 if (profile) process.exit(0);
-console.log(`aggregation (the fifth reviewer's SubagentStop), CPU time against a bare node start (${process.version}), median of ${pairs} interleaved pairs`);
+const baseline = againstRoot ? `the same stop of ${againstRoot}` : 'a bare node start';
+console.log(`aggregation (the fifth reviewer's SubagentStop), CPU time against ${baseline} (${process.version}), median of ${pairs} interleaved pairs`);
 console.log(formatPairs(results));
-const note = caBundleNote(pairs);
+const note = againstRoot ? null : caBundleNote(pairs);
 if (note) console.log(note);
 if (targets.length > 0) console.log(`\ntargets\n${formatTargets(targets)}`);
 if (targets.some((t) => !t.pass) && process.env.BENCH_STRICT) process.exitCode = 1;

@@ -178,24 +178,38 @@ export function aggregateRound(input: RoundInput): Verdict {
     const findings = parsed?.ok ? parsed.issues : partly!.findings;
     const read = kept?.rows ?? null;
     const interpreted = parsed?.ok ? parsed.interpreted : undefined;
-    const mine = findings.map((finding, i): Reported => {
+    // One pass over the review's findings (a round holds thousands): each report, and the counts of its grounding.
+    const grounded: Finding[] = [];
+    let ungrounded = 0;
+    let unquoted = 0;
+    let unchecked = 0;
+    for (let i = 0; i < findings.length; i++) {
+      const finding = findings[i]!;
       const grounding = read ? read[i]!.grounding : grounder.ground(finding);
       const key = read ? read[i]!.key : identity(finding, grounding);
       // Read other than as written: the reader's notes, and a line taken from where the quote was found.
-      const notes = [...(interpreted?.[i] ?? []), ...(finding.line === null && grounding.line !== null ? [reviewTexts.lineFromQuote(grounding.line)] : [])];
-      return { reviewer: r, finding, key, grounding, ...(notes.length ? { interpreted: notes } : {}) };
-    });
-    reported.push(...mine);
-    // Unquoted findings are not grounded: they do not count in the reviewer's score either way.
-    const grounded = mine.filter((m) => m.grounding.status !== 'ungrounded' && m.grounding.status !== 'unquoted').map((m) => m.finding);
+      const notes = interpreted?.[i];
+      const fromQuote = finding.line === null && grounding.line !== null;
+      const report: Reported = { reviewer: r, finding, key, grounding };
+      if (fromQuote) report.interpreted = [...(notes ?? []), reviewTexts.lineFromQuote(grounding.line!)];
+      else if (notes?.length) report.interpreted = notes;
+      reported.push(report);
+      // Unquoted findings are not grounded: they do not count in the reviewer's score either way.
+      if (grounding.status === 'ungrounded') ungrounded++;
+      else if (grounding.status === 'unquoted') unquoted++;
+      else {
+        if (grounding.status === 'unchecked') unchecked++;
+        grounded.push(finding);
+      }
+    }
     const score = parsed?.ok ? scoreFindings(grounded) : partly!.data ? heuristicScore(partly!.data, grounded) : 0;
     reviewers[r] = {
       status: parsed?.ok ? 'valid' : 'invalid',
       scoring: parsed?.ok ? 'findings' : partly!.data ? 'heuristic' : 'none',
       ...countBySeverity(grounded),
-      ungrounded: mine.filter((m) => m.grounding.status === 'ungrounded').length,
-      unquoted: mine.filter((m) => m.grounding.status === 'unquoted').length,
-      unchecked: mine.filter((m) => m.grounding.status === 'unchecked').length,
+      ungrounded,
+      unquoted,
+      unchecked,
       ...scoreOf(score),
       error: parsed?.ok ? null : (review.error ?? (parsed && !parsed.ok ? parsed.error : 'no valid output')),
       notes: parsed?.ok ? parsed.notes : [],

@@ -58,16 +58,18 @@ export function classify(findings: MergedFinding[], history: readonly Verdict[],
 
   const parent = open.map((_, i) => i);
   const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i]!)));
-  const firstOf = new Map<string, number>();
-  const join = (key: string, i: number) => {
+  // The first finding of each inherited class and of each pattern (two tables: no key is built per finding).
+  const firstOfClass = new Map<string, number>();
+  const firstOfPattern = new Map<string, number>();
+  const join = (firstOf: Map<string, number>, key: string, i: number) => {
     const first = firstOf.get(key);
     if (first === undefined) firstOf.set(key, i);
     else parent[root(i)] = root(first);
   };
-  open.forEach((_, i) => {
-    if (inherited[i] !== null) join(`class\0${inherited[i]}`, i);
-    if (patterns[i] !== null) join(`pattern\0${patterns[i]}`, i);
-  });
+  for (let i = 0; i < open.length; i++) {
+    if (inherited[i] !== null) join(firstOfClass, inherited[i]!, i);
+    if (patterns[i] !== null) join(firstOfPattern, patterns[i]!, i);
+  }
   const groups = new Map<number, number[]>();
   open.forEach((_, i) => {
     const members = groups.get(root(i));
@@ -80,7 +82,9 @@ export function classify(findings: MergedFinding[], history: readonly Verdict[],
   const classByFingerprint = new Map<string, string>();
   for (const members of groups.values()) {
     // The class with the longest history wins when this round joins two; a class of new findings is named after its first.
-    const candidates = [...new Set(members.flatMap((i) => (inherited[i] ? [inherited[i]!] : [])))].map((id) => ({ id, attempts: attemptsOf(id, history, fixes, iteration, openIn) }));
+    // A round's new findings (all of a first round's) inherit nothing: no candidates to weigh.
+    const ids = members.some((i) => inherited[i]) ? [...new Set(members.flatMap((i) => (inherited[i] ? [inherited[i]!] : [])))] : [];
+    const candidates = ids.map((id) => ({ id, attempts: attemptsOf(id, history, fixes, iteration, openIn) }));
     const best = candidates.reduce<(typeof candidates)[number] | null>((a, b) => (a && a.attempts.length >= b.attempts.length ? a : b), null);
     const id = best?.id ?? open[members[0]!]!.fingerprint;
     const attempts = best?.attempts ?? [];

@@ -103,18 +103,16 @@ export interface IdentityKey {
   family: string;
   /** Normalised evidence; the code around the cited line when the evidence is empty. */
   text: string;
-}
-
-/** Fingerprints worked out by an earlier hook, by key (a reviewer's reading keeps its findings'). */
-const known = new WeakMap<IdentityKey, string>();
-
-/** Records the fingerprint an earlier hook worked out for a key it kept. */
-export function knownFingerprint(key: IdentityKey, fingerprint: string): void {
-  known.set(key, fingerprint);
+  /**
+   * The key's fingerprint as an earlier hook worked it out (a reviewer's reading keeps its findings'):
+   * the verdict needs one for each of a round's thousands of findings. Carried on the key itself, since
+   * a side table (a WeakMap) of 8,000 keys cost the fifth stop more than the hashing it saved.
+   */
+  fingerprint?: string;
 }
 
 export function fingerprintOf(key: IdentityKey): string {
-  return known.get(key) ?? sha256(`${key.file}\0${key.family}\0${key.text}`).slice(0, 12);
+  return key.fingerprint ?? sha256(`${key.file}\0${key.family}\0${key.text}`).slice(0, 12);
 }
 
 /** Evidence shorter than this never matches by containment (too generic: "return x;"). */

@@ -9,7 +9,7 @@
  * format's version. Anything else (missing, another version, another review, rows that do not cover the
  * review's findings) is no reading, and the verdict works it out from the frozen text.
  */
-import { fingerprintOf, knownFingerprint, type IdentityKey } from './fingerprint';
+import { fingerprintOf, type IdentityKey } from './fingerprint';
 import type { Grounding, Reading } from './grounding';
 import type { Finding, ParsedReview } from '../protocol/reviewer-output';
 
@@ -52,9 +52,9 @@ function keptRow({ grounding: g, key }: ReadingRow, finding: Finding | undefined
 
 function readRow(row: KeptRow, finding: Finding): ReadingRow {
   const text = row[8];
-  const key = { file: row[6] === 1 ? finding.file : row[6], family: row[7], text };
   const fingerprint = row[9];
-  if (typeof fingerprint === 'string' && fingerprint.length === 12) knownFingerprint(key, fingerprint);
+  const file = row[6] === 1 ? finding.file : row[6];
+  const key: IdentityKey = typeof fingerprint === 'string' && fingerprint.length === 12 ? { file, family: row[7], text, fingerprint } : { file, family: row[7], text };
   const reading = row[3] === 'as-written' && row[4]?.length === 0 ? AS_WRITTEN : { file: row[3], evidence: row[4] };
   return { grounding: { status: row[0], reason: row[1], line: row[2], reading, matched: row[5] === 1 ? text : row[5] }, key };
 }

@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { REVIEWERS, type Reviewer } from '../../src/protocol/agents';
 import { DEFAULT_RULES } from '../../src/protocol/stop-rules';
 import { aggregateRound, type RoundInput } from '../../src/review/aggregate';
-import { classShape, sameClass, type FixRound } from '../../src/review/classes';
+import { classShape, classify, sameClass, type FixRound } from '../../src/review/classes';
 import type { Sources } from '../../src/review/grounding';
 import type { Diagnosis, Finding } from '../../src/protocol/reviewer-output';
-import type { Verdict } from '../../src/protocol/verdict-schema';
+import type { MergedFinding, Verdict } from '../../src/protocol/verdict-schema';
 import { NOW } from './builders';
 
 // The same swallowed error copied into three loaders, and an unrelated off-by-one.
@@ -174,6 +174,48 @@ describe('classShape', () => {
         expect(classShape(text)).toBe(text.replace(/'[^']*'/g, "''").replace(/\d+/g, '#'));
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('classify', () => {
+  // Findings of a few categories and identities, some open; `was` names the previous round's open finding a fingerprint continues.
+  const finding = (i: number, category: string, identity: string, open: boolean): MergedFinding =>
+    ({ fingerprint: `fp${i}`, category, identity, toFixer: open, file: `f${i}.ts`, line: i + 1, class: '' }) as MergedFinding;
+  const arbitrary = fc.array(fc.record({ category: fc.constantFrom('correctness', 'design'), identity: fc.constantFrom('return x;', "row.get('a').as(1);", "row.get('b').as(2);", 'for(leti=1;i<n;i++)sum+=a[i];', 'try{x()}catch(e){}', 'q'), open: fc.boolean(), was: fc.option(fc.nat(3), { nil: undefined }) }), { maxLength: 12 });
+
+  it('groups the open findings that are one class, by the pairwise rule: the same pattern, or the class an earlier finding of theirs had', () => {
+    fc.assert(
+      fc.property(arbitrary, (specs) => {
+        const findings = specs.map((s, i) => finding(i, s.category, s.identity, s.open));
+        // The previous round: one open finding per earlier class, under the fingerprint the finding continues.
+        const previous = specs.flatMap((s, i) => (s.was === undefined ? [] : [{ ...finding(100 + i, 'docs', 'zzzzzzzzzzzzzzzzzz' + i, true), fingerprint: `fp${i}`, class: `class${s.was}` }]));
+        const history = [{ iteration: 1, findings: previous } as unknown as Verdict];
+        const { classes } = classify(findings, history, [], 2);
+        const open = findings.filter((f) => f.toFixer);
+        const inherited = (f: MergedFinding) => previous.find((p) => p.fingerprint === f.fingerprint)?.class ?? null;
+        // Connected by the pairwise relations, transitively.
+        const linked = (a: MergedFinding, b: MergedFinding) => sameClass(a, b) || (inherited(a) !== null && inherited(a) === inherited(b));
+        const groupOf = (f: MergedFinding): Set<MergedFinding> => {
+          const group = new Set([f]);
+          for (let grew = true; grew; ) {
+            grew = false;
+            for (const g of open) if (!group.has(g) && [...group].some((h) => linked(g, h))) grew = group.add(g) !== undefined;
+          }
+          return group;
+        };
+        expect(classes.map((c) => c.fingerprints.length).reduce((a, b) => a + b, 0)).toBe(open.length);
+        for (const c of classes) {
+          const members = open.filter((f) => c.fingerprints.includes(f.fingerprint));
+          expect(new Set(members)).toEqual(groupOf(members[0]!));
+          // Every member carries the class's name; a class of new findings is named after its first.
+          for (const f of members) expect(f.class).toBe(c.id);
+          if (members.every((f) => inherited(f) === null)) expect(c.id).toBe(members[0]!.fingerprint);
+          else expect(members.map(inherited)).toContain(c.id);
+        }
+        for (const f of findings) if (!f.toFixer) expect(f.class).toBe('');
+      }),
+      { numRuns: 500 },
     );
   });
 });
