@@ -90,10 +90,25 @@ export function recordDir(root: string, env: NodeJS.ProcessEnv = process.env): s
   const git = findGitDir(root);
   if (git) {
     const inside = path.relative(git.top, root).split(path.sep).join('/');
-    return path.join(git.gitDir, 'minions', 'record', inside ? sha256(inside).slice(0, 16) : 'top');
+    return inside ? keyed(path.join(git.gitDir, 'minions', 'record'), inside) : path.join(git.gitDir, 'minions', 'record', 'top');
   }
   const data = env.CLAUDE_PLUGIN_DATA;
-  return data && path.isAbsolute(data) ? path.join(data, 'records', sha256(root).slice(0, 16)) : null;
+  return data && path.isAbsolute(data) ? keyed(path.join(data, 'records'), root) : null;
+}
+
+/**
+ * The folder in `base` for a key (a path): the path spelled as one file name (`p-` and the path with
+ * every other character than a letter, digit, `.`, `_` or `-` as `%XX`), which every hook can work out
+ * without node:crypto. Hooks before it named the folder by the path's sha256: while no folder of the new
+ * name is there, one of the old name is used (a loop those hooks started goes on), and a path too long for
+ * one file name keeps the old name.
+ */
+function keyed(base: string, key: string): string {
+  const spelled = `p-${Array.from(Buffer.from(key, 'utf8'), (b) => (/[\w.-]/.test(String.fromCharCode(b)) && b < 0x80 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('')}`;
+  const named = path.join(base, spelled);
+  if (spelled.length <= 200 && fs.existsSync(named)) return named;
+  const hashed = path.join(base, sha256(key).slice(0, 16));
+  return spelled.length > 200 || fs.existsSync(hashed) ? hashed : named;
 }
 
 const recordFile = (dir: string): string => path.join(dir, 'record.json');

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Loop, denyReason, messages, projectTestdir } from '../helpers/loop';
 import { REVIEWERS, agentType, cleanReview, issue, reviewWithIssues } from '../helpers/reviews';
 import { REPO_ROOT, cleanEnv, spawnProcess, type HookResult } from '../helpers/run';
-import { cloneTestdir, removeTestdirs, tempDir, type TestDir } from '../helpers/testdir';
+import { cloneTestdir, openTestdir, removeTestdirs, tempDir, testdir, type TestDir } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
 
@@ -113,6 +113,21 @@ describe('the node builtins a hook run loads', () => {
     const { result, modules } = await loaded(run);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(modules.filter((m) => ['NativeModule crypto', 'NativeModule v8', 'NativeModule stream'].includes(m))).toEqual([]);
+  });
+
+  it('in a project in a folder of its repository too: the record is found without hashing its path', async () => {
+    const repo = testdir({ 'app/src/a.ts': 'export const a = 1;\n', 'README.md': '# mono\n' });
+    const app = openTestdir(repo.abs('app'));
+    await new Loop(app, undefined, { projectDir: app.root }).start('--max-iterations 2 mono');
+    expect(fs.readdirSync(repo.abs('.git/minions/record'))).toEqual(['p-app']);
+    const log = repo.abs('../modules.log');
+    const loop = new Loop(app, undefined, { projectDir: app.root, env: { NODE_OPTIONS: `--require ${recorder}`, MINIONS_TEST_MODULES: log } });
+    for (const run of [() => loop.gateWrite(app.abs('src/a.ts'), null), () => loop.stop()]) {
+      const result = await run();
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      const modules = JSON.parse(fs.readFileSync(log, 'utf8').trim().split('\n').at(-1)!) as string[];
+      expect(modules.filter((m) => ['NativeModule crypto', 'NativeModule stream'].includes(m))).toEqual([]);
+    }
   });
 
   it('the Bash gate on other shell syntax loads the parser, and with it node:v8', async () => {

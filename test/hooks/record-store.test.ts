@@ -11,14 +11,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { initialState } from '../../src/core/start';
 import { sweepTemps, writeAtomic } from '../../src/shell/files';
 import { MAX_HOLD_MS, withFileLock } from '../../src/shell/lock';
-import { readRecord, writeRecord } from '../../src/shell/record';
+import { readRecord, recordDir, writeRecord } from '../../src/shell/record';
 import { commit, frozenText, load, loadFrom, openStore } from '../../src/shell/store';
 import { sha256 } from '../../src/state/digest';
 import type { Loaded } from '../../src/core/events';
 import { STATE_SHAPE, type State } from '../../src/state/schema';
 import { hookEnv } from '../helpers/run';
 import { recordDirOf } from '../helpers/state';
-import { removeTestdirs, testdir, type TestDir } from '../helpers/testdir';
+import { removeTestdirs, tempDir, testdir, type TestDir } from '../helpers/testdir';
 
 afterAll(removeTestdirs);
 
@@ -247,6 +247,42 @@ describe('load against the record', () => {
     const dir = testdir();
     dir.write(STATE, '{');
     expect(load(dir.root, hookEnv(dir.root))).toEqual({ kind: 'broken', problem: 'not valid JSON' });
+  });
+});
+
+describe("the record's folder for a project", () => {
+  it('a project at the top of its repository: record/top', () => {
+    const dir = testdir();
+    expect(recordDir(dir.root, {})).toBe(path.join(dir.root, '.git/minions/record/top'));
+  });
+
+  it('a project in a folder of its repository: its path spelled as one name, worked out without hashing', () => {
+    const repo = testdir({ 'packages/my app/é/a.ts': 'x\n' });
+    expect(recordDir(repo.abs('packages/my app/é'), {})).toBe(path.join(repo.root, '.git/minions/record/p-packages%2Fmy%20app%2F%C3%A9'));
+    // Two folders never share a name: the spelling is one to one.
+    expect(recordDir(repo.abs('packages/my app/é'), {})).not.toBe(recordDir(repo.abs('packages/my%20app/é'), {}));
+  });
+
+  it("a loop older hooks started keeps its record, named by the path's sha256, until a folder of the new name is there", () => {
+    const repo = testdir({ 'app/a.ts': 'x\n' });
+    const old = path.join(repo.root, '.git/minions/record', sha256('app').slice(0, 16));
+    fs.mkdirSync(old, { recursive: true });
+    expect(recordDir(repo.abs('app'), {})).toBe(old);
+    fs.mkdirSync(path.join(repo.root, '.git/minions/record/p-app'));
+    expect(recordDir(repo.abs('app'), {})).toBe(path.join(repo.root, '.git/minions/record/p-app'));
+  });
+
+  it('a path too long for one name is named by its sha256', () => {
+    const deep = Array.from({ length: 30 }, (_, i) => `folder-number-${i}`).join('/');
+    const repo = testdir({ [`${deep}/a.ts`]: 'x\n' });
+    expect(recordDir(repo.abs(deep), {})).toBe(path.join(repo.root, '.git/minions/record', sha256(deep).slice(0, 16)));
+  });
+
+  it("outside git: in the plugin's data folder, under the project's path spelled the same way", () => {
+    const data = tempDir('minions-data-');
+    const root = tempDir('minions-plain-');
+    expect(recordDir(root, { CLAUDE_PLUGIN_DATA: data })).toBe(path.join(data, 'records', `p-${root.replace(/\//g, '%2F')}`));
+    expect(recordDir(root, {})).toBeNull();
   });
 });
 
