@@ -206,8 +206,6 @@ function cancelledElsewhere(root: string, runId: string): boolean {
 /** Every hook-owned file but the state, and the frozen reviews of the current round. */
 function ownedFileProblems(store: Store, state: State): Tamper[] {
   const problems: Tamper[] = [];
-  /** Files that hold what the record says, by path: their bytes. */
-  const intact = new Map<string, Buffer>();
   for (const rel of Object.keys(store.record!.files)) {
     if (rel === STATE_FILE) continue;
     const bytes = readRegular(path.join(store.root, rel));
@@ -217,17 +215,12 @@ function ownedFileProblems(store: Store, state: State): Tamper[] {
     }
     const check = checkFile(store.record!, store.dir, rel, bytes);
     if (!check.ok) problems.push(tamperOf(rel, check));
-    else if (bytes) intact.set(rel, bytes);
   }
   const runs = currentIteration(state).r1.reviewers;
   for (const r of REVIEWERS) {
     const frozen = runs[r].frozen;
-    if (frozen === null) continue;
-    // The review file still holds the frozen text: the hooks' copy is compared with its bytes, not hashed.
-    const rel = reviewerFile(state.iteration, r);
-    const file = intact.get(rel);
-    if (file && store.record!.files[rel] === frozen && store.dir && !store.objects.has(frozen) && objectHolds(store.dir, frozen, file)) store.objects.set(frozen, file);
-    if (object(store, frozen) === null) problems.push({ file: `${rel} (the hooks' copy)`, problem: 'deleted' });
+    // Checked against the sha256 that names it, and kept for the verdict this hook may compute next.
+    if (frozen !== null && object(store, frozen) === null) problems.push({ file: `${reviewerFile(state.iteration, r)} (the hooks' copy)`, problem: 'deleted' });
   }
   return problems;
 }
