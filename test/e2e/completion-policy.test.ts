@@ -4,21 +4,15 @@
  * under its own heading and never sent to the fixer, an info finding goes to the fixer only as optional,
  * and the loop ends DONE with both still there.
  */
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { paced } from '../helpers/pace';
-import { copyShippedPlugin } from './harness';
+import { copyShippedPluginForFile } from './plugin-copy';
 import { FINDING, FIX, runLoop, sampleScenario, type LoopReport, explain } from './scenarios';
 import type { ScenarioFinding } from './scripted-model';
 
 const RUN_TIMEOUT_MS = paced(300_000);
 let pluginDir: string;
-beforeAll(() => {
-  pluginDir = copyShippedPlugin();
-});
-afterAll(() => {
-  rmSync(pluginDir, { recursive: true, force: true });
-});
+copyShippedPluginForFile((dir) => (pluginDir = dir));
 
 
 /** A warning its one reviewer is not sure of, and a nit. */

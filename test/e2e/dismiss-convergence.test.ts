@@ -5,24 +5,17 @@
  * /minions:dismiss runs it.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { paced } from '../helpers/pace';
-import { copyShippedPlugin } from './harness';
+import { copyShippedPluginForFile } from './plugin-copy';
 import { FINDING, SAMPLE_BASE, runLoop, sampleScenario, type LoopReport } from './scenarios';
 import type { ScenarioFinding } from './scripted-model';
 
 const RUN_TIMEOUT_MS = paced(300_000);
 let pluginDir: string;
-
-beforeAll(() => {
-  pluginDir = copyShippedPlugin();
-});
-
-afterAll(() => {
-  rmSync(pluginDir, { recursive: true, force: true });
-});
+copyShippedPluginForFile((dir) => (pluginDir = dir));
 
 function explain(report: LoopReport, assertions: () => void): void {
   try {

@@ -3,24 +3,15 @@
  * each dispatched with the model the phase prompt names, reach DONE; the scripted server sees the
  * subagents' requests on that model.
  */
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { paced } from '../helpers/pace';
-import { copyShippedPlugin } from './harness';
+import { copyShippedPluginForFile } from './plugin-copy';
 import { FINDING, FIX, runLoop, sampleScenario, type LoopReport, explain } from './scenarios';
 import { identify } from './scripted-model';
 
 const RUN_TIMEOUT_MS = paced(300_000);
 let pluginDir: string;
-
-beforeAll(() => {
-  pluginDir = copyShippedPlugin();
-});
-
-afterAll(() => {
-  rmSync(pluginDir, { recursive: true, force: true });
-});
-
+copyShippedPluginForFile((dir) => (pluginDir = dir));
 
 describe('cost profiles in the real CLI', () => {
   test('--effort quick: three reviewers and the fixer on sonnet, DONE at iteration 2', async () => {

@@ -5,23 +5,14 @@
  * not end DONE: the loop ends STOPPED, the file named in the progress line, the verdict, REVIEW.md and
  * REPORT.md.
  */
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { paced } from '../helpers/pace';
-import { copyShippedPlugin } from './harness';
+import { copyShippedPluginForFile } from './plugin-copy';
 import { runLoop, sampleScenario, type LoopReport, explain } from './scenarios';
 
 const RUN_TIMEOUT_MS = paced(300_000);
 let pluginDir: string;
-
-beforeAll(() => {
-  pluginDir = copyShippedPlugin();
-});
-
-afterAll(() => {
-  rmSync(pluginDir, { recursive: true, force: true });
-});
-
+copyShippedPluginForFile((dir) => (pluginDir = dir));
 
 describe('the git dir, pinned (real CLI)', () => {
   test("a reviewer's interpreter plants core.fsmonitor in .git/config during R1: named, STOPPED, never DONE", async () => {

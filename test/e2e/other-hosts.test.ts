@@ -9,10 +9,9 @@
  * A failing assertion prints the run's state, phases, every tool result and the CLI's output, and keeps
  * the run's files (MINIONS_E2E_KEEP=1 keeps every run's).
  */
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { paced } from '../helpers/pace';
-import { copyShippedPlugin } from './harness';
+import { copyShippedPluginForFile } from './plugin-copy';
 import { runHostLoop, type HostLoopReport } from './other-hosts';
 import { FINDING, FIX, sampleScenario, explain } from './scenarios';
 import { identify } from './scripted-model';
@@ -20,15 +19,7 @@ import { identify } from './scripted-model';
 /** Only stops a hung run; the longest takes about 40 s on an idle machine. */
 const RUN_TIMEOUT_MS = paced(400_000);
 let pluginDir: string;
-
-beforeAll(() => {
-  pluginDir = copyShippedPlugin();
-});
-
-afterAll(() => {
-  rmSync(pluginDir, { recursive: true, force: true });
-});
-
+copyShippedPluginForFile((dir) => (pluginDir = dir));
 
 function expectFinished(r: HostLoopReport, phase: 'DONE' | 'STOPPED', iteration: number): void {
   expect(r.run.timedOut, 'the CLI run timed out').toBe(false);

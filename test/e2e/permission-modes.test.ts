@@ -7,22 +7,15 @@
  * end instead of hanging. (Measured on 2.1.328 before relying on it: in `default` mode under -p a
  * Write or Edit is refused and listed in `permission_denials`; a PreToolUse `allow` skips that.)
  */
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { paced } from '../helpers/pace';
-import { copyShippedPlugin, resultEvents, type PermissionMode } from './harness';
+import { resultEvents, type PermissionMode } from './harness';
+import { copyShippedPluginForFile } from './plugin-copy';
 import { FINDING, FIX, runLoop, sampleScenario, type LoopReport } from './scenarios';
 import type { Scenario } from './scripted-model';
 
 let pluginDir: string;
-
-beforeAll(() => {
-  pluginDir = copyShippedPlugin();
-});
-
-afterAll(() => {
-  rmSync(pluginDir, { recursive: true, force: true });
-});
+copyShippedPluginForFile((dir) => (pluginDir = dir));
 
 interface Denial {
   tool_name: string;

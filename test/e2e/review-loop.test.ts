@@ -8,12 +8,13 @@
  * events, the state file and a compact model log, and keeps the run's files (MINIONS_E2E_VERBOSE=1 prints
  * the diagnostics of every run; MINIONS_E2E_KEEP=1 keeps every run's project, HOME and logs).
  */
-import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { similarity } from '../../src/checks/layer0/simhash64';
 import { paced } from '../helpers/pace';
-import { copyShippedPlugin, runClaude, systemEvents } from './harness';
+import { runClaude, systemEvents } from './harness';
+import { copyShippedPluginForFile } from './plugin-copy';
 import { contentText, startModelServer } from './model-server';
 import {
   FINDING,
@@ -35,14 +36,7 @@ import { identify, latestPhasePrompt, REVIEWER_NAMES, scriptedModel, type FixEdi
  */
 const RUN_TIMEOUT_MS = paced(300_000);
 let pluginDir: string;
-
-beforeAll(() => {
-  pluginDir = copyShippedPlugin();
-});
-
-afterAll(() => {
-  rmSync(pluginDir, { recursive: true, force: true });
-});
+copyShippedPluginForFile((dir) => (pluginDir = dir));
 
 /** Runs the assertions; on failure the error carries the run's diagnostics and the run's files are kept. */
 

@@ -6,26 +6,20 @@
  * gates the job, as docs/ci.md's workflow runs them (short of the upload).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Ajv from 'ajv-draft-04';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { paced } from '../helpers/pace';
 import { spawnProcess, cleanEnv } from '../helpers/run';
-import { copyShippedPlugin, makeGitProject } from './harness';
+import { makeGitProject } from './harness';
+import { copyShippedPluginForFile } from './plugin-copy';
 import { FINDING, SAMPLE_BASE, SAMPLE_CHANGE, runLoop, sampleScenario, type LoopReport, explain } from './scenarios';
 import { identify, REVIEWER_NAMES as REVIEWERS } from './scripted-model';
 
 const RUN_TIMEOUT_MS = paced(300_000);
 let pluginDir: string;
-
-beforeAll(() => {
-  pluginDir = copyShippedPlugin();
-});
-
-afterAll(() => {
-  rmSync(pluginDir, { recursive: true, force: true });
-});
+copyShippedPluginForFile((dir) => (pluginDir = dir));
 
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' });
 
@@ -42,7 +36,6 @@ function featureProject(): { dir: string; mainCommit: string } {
   git(dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'cart totals');
   return { dir, mainCommit };
 }
-
 
 type State = { status: string; currentPhase: string; base: string; baseChoice: { ref: string | null; why: string }; reviewOnly: boolean; iterations: { r2: { dispatches: number } }[] };
 const state = (r: LoopReport): State => r.state as unknown as State;
